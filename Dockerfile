@@ -1,0 +1,21 @@
+# One image for every Meterline service (migrate, ingest, aggregator,
+# billing-api, scheduler). TypeScript runs directly through tsx; no build step.
+FROM node:20-bookworm-slim
+
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+ENV NODE_ENV=production
+WORKDIR /app
+
+# Install dependencies first so this layer is cached across source changes.
+# tsx is a runtime dependency, so --omit=dev still provides it.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+COPY . .
+
+# Default: everything in one process. docker-compose.yml overrides the command
+# per service.
+CMD ["npx", "tsx", "scripts/all-in-one.ts"]

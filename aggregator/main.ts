@@ -1,0 +1,4 @@
+// The aggregator service alone, for split deployments (docker-compose) against real servers.
+import { runServices } from '../scripts/platform.js'
+
+await runServices(['aggregator'])

@@ -1,0 +1,136 @@
+// Pure steps of the aggregator: match an event to meters and build the ClickHouse rows.
+// No I/O here, so every rule (filters, field paths, multiplier, rounding) is unit-testable.
+import { Decimal } from 'decimal.js'
+import type { IngestBatch, UsageEvent } from '../schemas/events.js'
+import { chDateTime } from '../clickhouse/client.js'
+
+export interface MeterDefinition {
+  id: string
+  tenant_id: string
+  environment_id: string
+  event_name: string
+  aggregation: { type: string; field?: string | null; multiplier?: string | null }
+  filters: { key: string; values: string[] }[]
+}
+
+const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP })
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/
+/** meter_usage.value is Decimal(38, 12): 26 integer digits, 12 fractional. */
+const VALUE_SCALE = 12
+const VALUE_LIMIT = new Dec('1e26')
+/** Rows with a larger version win a merge; earlier ingestion must win, so count down. */
+const VERSION_BASE = 4_102_444_800_000 // 2100-01-01T00:00:00Z in ms
+
+export function dedupVersion(ingestedAtMs: number): number {
+  return VERSION_BASE - ingestedAtMs
+}
+
+export function meterIndexKey(tenantId: string, environmentId: string, eventName: string): string {
+  return `${tenantId}\u0000${environmentId}\u0000${eventName}`
+}
+
+export function indexMeters(meters: MeterDefinition[]): Map<string, MeterDefinition[]> {
+  const index = new Map<string, MeterDefinition[]>()
+  for (const m of meters) {
+    const key = meterIndexKey(m.tenant_id, m.environment_id, m.event_name)
+    const list = index.get(key)
+    if (list) list.push(m)
+    else index.set(key, [m])
+  }
+  return index
+}
+
+/** `a.b.c` walks nested objects; a literal key containing dots wins if present. */
+export function readProperty(props: Record<string, unknown>, path: string): unknown {
+  if (path in props) return props[path]
+  let cur: unknown = props
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined
+    cur = (cur as Record<string, unknown>)[part]
+  }
+  return cur
+}
+
+function scalarText(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v)
+}
+
+export function matchesFilters(meter: MeterDefinition, props: Record<string, unknown>): boolean {
+  for (const f of meter.filters) {
+    const v = readProperty(props, f.key)
+    if (v === undefined || v === null || !f.values.includes(scalarText(v))) return false
+  }
+  return true
+}
+
+export type MeterValue = { value: string; text: string } | { skip: 'missing_field' | 'non_numeric' | 'out_of_range' }
+
+export function meterValue(meter: MeterDefinition, props: Record<string, unknown>): MeterValue {
+  const { type, field, multiplier } = meter.aggregation
+  if (type === 'COUNT') return { value: '1', text: '' }
+  const raw = field ? readProperty(props, field) : undefined
+  if (raw === undefined || raw === null) return { skip: 'missing_field' }
+  if (type === 'COUNT_UNIQUE') return { value: '1', text: scalarText(raw) }
+  let n: Decimal
+  if (typeof raw === 'number' && Number.isFinite(raw)) n = new Dec(String(raw))
+  else if (typeof raw === 'string' && DECIMAL_TEXT.test(raw.trim())) n = new Dec(raw.trim())
+  else return { skip: 'non_numeric' }
+  if (multiplier) n = n.times(multiplier)
+  n = n.toDecimalPlaces(VALUE_SCALE, Decimal.ROUND_HALF_UP)
+  if (n.abs().gte(VALUE_LIMIT)) return { skip: 'out_of_range' }
+  return { value: n.toFixed(), text: '' }
+}
+
+/** Top-level properties as strings, for group_by at query time. */
+export function propertyMap(props: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(props)) if (v !== null && v !== undefined) out[k] = scalarText(v)
+  return out
+}
+
+export interface BuiltRows {
+  raw: unknown[][]
+  meter: unknown[][]
+  skipped: Record<string, number>
+}
+
+export function parseProperties(event: UsageEvent): Record<string, unknown> {
+  try {
+    const p = JSON.parse(event.properties)
+    return p && typeof p === 'object' && !Array.isArray(p) ? p : {}
+  } catch {
+    return {}
+  }
+}
+
+/** Appends the rows of one decoded batch. */
+export function buildRows(batch: IngestBatch, index: Map<string, MeterDefinition[]>, out: BuiltRows, withRaw = true): void {
+  const ingestedAt = chDateTime(batch.ingested_at)
+  const version = dedupVersion(batch.ingested_at)
+  for (const e of batch.events) {
+    const ts = chDateTime(e.timestamp)
+    if (withRaw) {
+      out.raw.push([
+        batch.tenant_id, batch.environment_id, e.event_id, e.event_name, e.external_customer_id, e.customer_id ?? '',
+        ts, e.source ?? '', e.properties, ingestedAt, version,
+      ])
+    }
+    const meters = index.get(meterIndexKey(batch.tenant_id, batch.environment_id, e.event_name))
+    if (!meters) continue
+    const props = parseProperties(e)
+    let map: Record<string, string> | undefined
+    for (const m of meters) {
+      if (!matchesFilters(m, props)) continue
+      const v = meterValue(m, props)
+      if ('skip' in v) {
+        out.skipped[v.skip] = (out.skipped[v.skip] ?? 0) + 1
+        continue
+      }
+      map ??= propertyMap(props)
+      out.meter.push([
+        batch.tenant_id, batch.environment_id, m.id, e.event_id, e.external_customer_id, ts, v.value, v.text,
+        e.source ?? '', map, ingestedAt, version,
+      ])
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// API-key authentication and tenancy scoping for every /v1 route (spec: Authentication).
+// The tenant comes from the key; the environment from the X-Environment-ID header when
+// present (it must belong to the key's tenant), else the key's own environment.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { MikroORM } from '@mikro-orm/postgresql'
+import { NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
+import type { Clock } from '../../platform/clock.js'
+import { hashApiKey } from './api-key.js'
+
+export const API_KEY_HEADER = 'x-api-key'
+export const ENVIRONMENT_HEADER = 'x-environment-id'
+
+export interface AuthContext {
+  tenantId: string
+  environmentId: string
+  userId: string
+  apiKeyId: string
+  roles: string[]
+}
+
+/** What every repository query filters on. */
+export interface Scope {
+  tenant_id: string
+  environment_id: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext
+  }
+}
+
+interface KeyRow {
+  id: string
+  tenant_id: string
+  environment_id: string
+  user_id: string
+  roles: string[]
+  expires_at: Date | null
+}
+
+export function scopeOf(request: FastifyRequest): Scope {
+  return { tenant_id: request.auth.tenantId, environment_id: request.auth.environmentId }
+}
+
+export function requireRole(request: FastifyRequest, role: string): void {
+  if (!request.auth.roles.includes(role)) throw new PermissionDeniedError(`this operation requires the ${role} role`)
+}
+
+/**
+ * Returns the onRequest hook. Lookups are cached for `ttlMs` (a revoked key stops working
+ * within that time); ingest calls this for every batch, so the cache matters.
+ */
+export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number) {
+  const keys = new Map<string, { row: KeyRow | null; until: number }>()
+  const envs = new Map<string, { ok: boolean; until: number }>()
+  const conn = orm.em.getConnection()
+
+  async function lookupKey(hash: string): Promise<KeyRow | null> {
+    const now = Date.now()
+    const hit = keys.get(hash)
+    if (hit && hit.until > now) return hit.row
+    const rows = (await conn.execute(
+      `SELECT k.id, k.tenant_id, k.environment_id, k.user_id, u.roles, k.expires_at
+         FROM api_keys k JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
+         JOIN tenants t ON t.id = k.tenant_id
+        WHERE k.key_hash = ? AND k.status = 'published' AND u.status = 'published' AND t.status = 'published'`,
+      [hash],
+    )) as KeyRow[]
+    const row = rows[0] ? { ...rows[0], expires_at: rows[0].expires_at ? new Date(rows[0].expires_at) : null } : null
+    if (keys.size > 10_000) keys.clear()
+    keys.set(hash, { row, until: now + ttlMs })
+    return row
+  }
+
+  async function environmentBelongs(tenantId: string, environmentId: string): Promise<boolean> {
+    const k = `${tenantId}/${environmentId}`
+    const now = Date.now()
+    const hit = envs.get(k)
+    if (hit && hit.until > now) return hit.ok
+    const rows = await conn.execute(
+      `SELECT 1 FROM environments WHERE id = ? AND tenant_id = ? AND status = 'published'`,
+      [environmentId, tenantId],
+    )
+    const ok = rows.length > 0
+    if (envs.size > 10_000) envs.clear()
+    envs.set(k, { ok, until: now + ttlMs })
+    return ok
+  }
+
+  const hook = async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const raw = request.headers[API_KEY_HEADER]
+    const key = Array.isArray(raw) ? raw[0] : raw
+    if (!key) throw new PermissionDeniedError(`missing API key: send it in the ${API_KEY_HEADER} header`, 401)
+    const row = await lookupKey(hashApiKey(key))
+    if (!row || (row.expires_at && row.expires_at <= clock.now())) {
+      throw new PermissionDeniedError('invalid or expired API key', 401)
+    }
+    const envHeader = request.headers[ENVIRONMENT_HEADER]
+    let environmentId = row.environment_id
+    if (typeof envHeader === 'string' && envHeader !== '' && envHeader !== row.environment_id) {
+      if (!(await environmentBelongs(row.tenant_id, envHeader))) throw new NotFoundError('environment', envHeader)
+      environmentId = envHeader
+    }
+    request.auth = {
+      tenantId: row.tenant_id,
+      environmentId,
+      userId: row.user_id,
+      apiKeyId: row.id,
+      roles: row.roles ?? [],
+    }
+  }
+
+  return { hook, invalidate: () => { keys.clear(); envs.clear() } }
+}

@@ -1,0 +1,181 @@
+// Service accounts (users) and their API keys (secrets). Administration needs super_admin.
+import type { FastifyInstance } from 'fastify'
+import { LockMode } from '@mikro-orm/core'
+import { InvalidOperationError, NotFoundError, ValidationError } from '../../platform/errors.js'
+import { newId } from '../../platform/ids.js'
+import type { BillingContext } from '../context.js'
+import { iso } from '../db/common.js'
+import { EnvironmentSchema } from '../tenants/tenant.entity.js'
+import { dateTime, idParams, metadataSchema } from '../http/schemas.js'
+import { generateApiKey } from './api-key.js'
+import { ApiKeySchema, type ApiKey } from './api-key.entity.js'
+import { requireRole } from './authenticate.js'
+import { UserSchema, type User } from './user.entity.js'
+
+const ROLES = ['super_admin', 'member'] as const
+
+function serializeUser(u: User) {
+  return {
+    id: u.id, tenant_id: u.tenant_id, name: u.name, email: u.email, type: u.type, roles: u.roles, status: u.status,
+    metadata: u.metadata ?? {}, created_at: iso(u.created_at), updated_at: iso(u.updated_at),
+    created_by: u.created_by ?? null, updated_by: u.updated_by ?? null,
+  }
+}
+
+function serializeKey(k: ApiKey) {
+  return {
+    id: k.id, tenant_id: k.tenant_id, environment_id: k.environment_id, user_id: k.user_id, name: k.name,
+    display_id: k.display_id, status: k.status, expires_at: iso(k.expires_at), last_used_at: iso(k.last_used_at),
+    created_at: iso(k.created_at), updated_at: iso(k.updated_at),
+  }
+}
+
+const userBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    roles: { type: 'array', items: { type: 'string', enum: ROLES }, uniqueItems: true },
+    metadata: metadataSchema,
+  },
+} as const
+
+export async function authRoutes(app: FastifyInstance, ctx: BillingContext, invalidateKeys: () => void): Promise<void> {
+  const findUser = async (tenantId: string, id: string) => {
+    const user = await ctx.orm.em.fork().findOne(UserSchema, { id, tenant_id: tenantId, status: { $ne: 'deleted' } })
+    if (!user) throw new NotFoundError('user', id)
+    return user
+  }
+
+  app.get('/users', { schema: { tags: ['users'] } }, async (request) => {
+    const users = await ctx.orm.em.fork().find(UserSchema, { tenant_id: request.auth.tenantId, status: 'published' }, { orderBy: { created_at: 'asc' } })
+    return { items: users.map(serializeUser), pagination: { limit: users.length, offset: 0, total: users.length } }
+  })
+
+  app.get('/users/:id', { schema: { tags: ['users'], params: idParams } }, async (request) => {
+    return serializeUser(await findUser(request.auth.tenantId, (request.params as { id: string }).id))
+  })
+
+  app.post('/users', { schema: { tags: ['users'], body: userBody } }, async (request, reply) => {
+    requireRole(request, 'super_admin')
+    const body = request.body as { name?: string; roles?: string[]; metadata?: Record<string, string> }
+    const em = ctx.orm.em.fork()
+    const user = em.create(UserSchema, {
+      id: newId('user'), tenant_id: request.auth.tenantId, name: body.name ?? null, email: null, type: 'service_account',
+      roles: body.roles ?? ['member'], status: 'published', metadata: body.metadata ?? {},
+      created_by: request.auth.userId, updated_by: request.auth.userId,
+    } as any)
+    await em.flush()
+    return reply.code(201).send(serializeUser(user))
+  })
+
+  app.put('/users/:id', { schema: { tags: ['users'], params: idParams, body: userBody } }, async (request) => {
+    requireRole(request, 'super_admin')
+    const body = request.body as { name?: string; roles?: string[]; metadata?: Record<string, string> }
+    const em = ctx.orm.em.fork()
+    const user = await em.findOne(UserSchema, { id: (request.params as { id: string }).id, tenant_id: request.auth.tenantId, status: 'published' })
+    if (!user) throw new NotFoundError('user', (request.params as { id: string }).id)
+    if (body.name !== undefined) user.name = body.name
+    if (body.metadata !== undefined) user.metadata = body.metadata
+    if (body.roles !== undefined) user.roles = body.roles
+    user.updated_by = request.auth.userId
+    await em.flush()
+    invalidateKeys()
+    return serializeUser(user)
+  })
+
+  app.delete('/users/:id', { schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
+    requireRole(request, 'super_admin')
+    const { id } = request.params as { id: string }
+    await ctx.orm.em.fork().transactional(async (em) => {
+      const user = await em.findOne(UserSchema, { id, tenant_id: request.auth.tenantId, status: 'published' }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      if (!user) throw new NotFoundError('user', id)
+      const activeKeys = await em.count(ApiKeySchema, {
+        tenant_id: request.auth.tenantId, user_id: id, status: 'published',
+        $or: [{ expires_at: null }, { expires_at: { $gt: ctx.clock.now() } }],
+      })
+      if (activeKeys > 0) {
+        throw new InvalidOperationError(`user ${id} has ${activeKeys} active API key(s); revoke them before archiving the user`)
+      }
+      user.status = 'archived'
+      user.updated_by = request.auth.userId
+    })
+    return reply.code(204).send()
+  })
+
+  app.get(
+    '/secrets/api/keys',
+    {
+      schema: {
+        tags: ['secrets'],
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { user_id: { type: 'string' }, not_expired_at: dateTime },
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as { user_id?: string; not_expired_at?: string }
+      const where: Record<string, unknown> = { tenant_id: request.auth.tenantId, status: 'published' }
+      if (q.user_id) where.user_id = q.user_id
+      if (q.not_expired_at) where.$or = [{ expires_at: null }, { expires_at: { $gt: new Date(q.not_expired_at) } }]
+      const keys = await ctx.orm.em.fork().find(ApiKeySchema, where, { orderBy: { created_at: 'asc' } })
+      return { items: keys.map(serializeKey), pagination: { limit: keys.length, offset: 0, total: keys.length } }
+    },
+  )
+
+  app.post(
+    '/secrets/api/keys',
+    {
+      schema: {
+        tags: ['secrets'],
+        body: {
+          type: 'object',
+          required: ['name'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 255 },
+            user_id: { type: 'string' },
+            environment_id: { type: 'string' },
+            expires_at: dateTime,
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      requireRole(request, 'super_admin')
+      const body = request.body as { name: string; user_id?: string; environment_id?: string; expires_at?: string }
+      const em = ctx.orm.em.fork()
+      const userId = body.user_id ?? request.auth.userId
+      await findUser(request.auth.tenantId, userId)
+      const environmentId = body.environment_id ?? request.auth.environmentId
+      const env = await em.findOne(EnvironmentSchema, { id: environmentId, tenant_id: request.auth.tenantId, status: 'published' })
+      if (!env) throw new NotFoundError('environment', environmentId)
+      const expiresAt = body.expires_at ? new Date(body.expires_at) : null
+      if (expiresAt && expiresAt <= ctx.clock.now()) throw new ValidationError('expires_at must be in the future', 'expires_at')
+      const key = generateApiKey()
+      const row = em.create(ApiKeySchema, {
+        id: newId('key'), tenant_id: request.auth.tenantId, environment_id: environmentId, user_id: userId, name: body.name,
+        key_hash: key.hash, display_id: key.displayId, status: 'published', expires_at: expiresAt, last_used_at: null,
+        metadata: {}, created_by: request.auth.userId, updated_by: request.auth.userId,
+      } as any)
+      await em.flush()
+      // The plaintext key is returned once, here, and never again.
+      return reply.code(201).send({ ...serializeKey(row), api_key: key.plaintext })
+    },
+  )
+
+  app.delete('/secrets/api/keys/:id', { schema: { tags: ['secrets'], params: idParams } }, async (request, reply) => {
+    requireRole(request, 'super_admin')
+    const { id } = request.params as { id: string }
+    const em = ctx.orm.em.fork()
+    const key = await em.findOne(ApiKeySchema, { id, tenant_id: request.auth.tenantId, status: 'published' })
+    if (!key) throw new NotFoundError('api key', id)
+    key.status = 'archived'
+    key.updated_by = request.auth.userId
+    await em.flush()
+    invalidateKeys()
+    return reply.code(204).send()
+  })
+}

@@ -1,0 +1,12 @@
+import type { MikroORM } from '@mikro-orm/postgresql'
+import type { ClickHouse } from '../clickhouse/client.js'
+import type { Clock } from '../platform/clock.js'
+import type { Config } from '../platform/config.js'
+
+/** What billing-api use cases need from the outside world, passed explicitly. */
+export interface BillingContext {
+  config: Config
+  orm: MikroORM
+  ch: ClickHouse
+  clock: Clock
+}

@@ -1,0 +1,60 @@
+// Columns shared by every tenant-owned record (spec: common fields).
+import type { EntitySchemaProperty } from '@mikro-orm/core'
+
+export type Metadata = Record<string, string>
+
+export interface BaseRecord {
+  id: string
+  tenant_id: string
+  environment_id: string
+  status: string
+  metadata: Metadata
+  created_at: Date
+  updated_at: Date
+  created_by?: string | null
+  updated_by?: string | null
+}
+
+type Props = Record<string, Partial<EntitySchemaProperty<any, any>>>
+
+export const baseProperties: Props = {
+  id: { type: 'string', primary: true, columnType: 'text' },
+  tenant_id: { type: 'string', columnType: 'text' },
+  environment_id: { type: 'string', columnType: 'text' },
+  status: { type: 'string', columnType: 'text', default: 'published' },
+  metadata: { type: 'json', default: '{}' },
+  created_at: { type: 'Date', columnType: 'timestamptz', onCreate: () => new Date() },
+  updated_at: { type: 'Date', columnType: 'timestamptz', onCreate: () => new Date(), onUpdate: () => new Date() },
+  created_by: { type: 'string', columnType: 'text', nullable: true },
+  updated_by: { type: 'string', columnType: 'text', nullable: true },
+}
+
+/** For tenant-wide records (environments, users) that are not scoped to one environment. */
+export const tenantWideProperties: Props = Object.fromEntries(
+  Object.entries(baseProperties).filter(([k]) => k !== 'environment_id'),
+)
+
+export const text = (nullable = false) => ({ type: 'string', columnType: 'text', nullable }) as const
+export const timestamp = (nullable = false) => ({ type: 'Date', columnType: 'timestamptz', nullable }) as const
+/** numeric columns map to decimal strings, never JS numbers. */
+export const decimal = (nullable = false) => ({ type: 'decimal', columnType: 'numeric', nullable }) as const
+export const json = (nullable = false) => ({ type: 'json', nullable }) as const
+export const integer = (nullable = false) => ({ type: 'integer', nullable }) as const
+export const bool = () => ({ type: 'boolean' }) as const
+
+/** Wire form of the common fields: ISO timestamps, metadata as a string map. */
+export function serializeBase(r: BaseRecord) {
+  return {
+    id: r.id,
+    tenant_id: r.tenant_id,
+    environment_id: r.environment_id,
+    status: r.status,
+    metadata: r.metadata ?? {},
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+    created_by: r.created_by ?? null,
+    updated_by: r.updated_by ?? null,
+  }
+}
+
+export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null)

@@ -1,0 +1,34 @@
+// JSON-schema fragments shared by route definitions.
+export const metadataSchema = {
+  type: 'object',
+  additionalProperties: { type: 'string', maxLength: 1000 },
+  maxProperties: 50,
+} as const
+
+export const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 100 } },
+} as const
+
+/** Decimal amounts travel as strings; this pattern keeps floats out at the edge. */
+export const decimalString = { type: 'string', pattern: '^-?[0-9]{1,20}(\\.[0-9]{1,12})?$' } as const
+export const nonNegativeDecimalString = { type: 'string', pattern: '^[0-9]{1,20}(\\.[0-9]{1,12})?$' } as const
+
+export const dateTime = { type: 'string', format: 'date-time' } as const
+
+export const DEFAULT_LIMIT = 50
+
+export const paginationQuery = {
+  limit: { type: 'integer', minimum: 1, maximum: 1000, default: DEFAULT_LIMIT },
+  offset: { type: 'integer', minimum: 0, default: 0 },
+} as const
+
+export interface Page {
+  limit: number
+  offset: number
+}
+
+export function listResponse<T>(items: T[], total: number, page: Page) {
+  return { items, pagination: { limit: page.limit, offset: page.offset, total } }
+}

@@ -1,0 +1,103 @@
+import { EntitySchema } from '@mikro-orm/core'
+import { baseProperties, decimal, integer, text, timestamp, type BaseRecord } from '../db/common.js'
+
+export type InvoiceStatus = 'DRAFT' | 'FINALIZED' | 'VOIDED' | 'SKIPPED'
+export type PaymentStatus =
+  | 'INITIATED' | 'PENDING' | 'PROCESSING' | 'SUCCEEDED' | 'OVERPAID' | 'FAILED' | 'REFUNDED' | 'PARTIALLY_REFUNDED'
+
+export const INVOICE_AMOUNT_FIELDS = [
+  'subtotal', 'total_discount', 'total_tax', 'total_prepaid_credits_applied', 'adjustment_amount', 'total',
+  'amount_due', 'amount_paid', 'amount_remaining', 'overpaid_amount', 'refunded_amount',
+] as const
+type AmountField = (typeof INVOICE_AMOUNT_FIELDS)[number]
+
+export type Invoice = BaseRecord & Record<AmountField, string> & {
+  customer_id: string
+  subscription_id: string | null
+  invoice_type: 'SUBSCRIPTION' | 'ONE_OFF' | 'CREDIT'
+  invoice_status: InvoiceStatus
+  payment_status: PaymentStatus
+  currency: string
+  billing_reason: string
+  billing_period: string | null
+  period_start: Date | null
+  period_end: Date | null
+  invoice_number: string | null
+  billing_sequence: number | null
+  idempotency_key: string
+  description: string | null
+  issue_date: Date | null
+  due_date: Date | null
+  finalized_at: Date | null
+  paid_at: Date | null
+  voided_at: Date | null
+  last_computed_at: Date | null
+  version: number
+}
+
+export const InvoiceSchema = new EntitySchema<Invoice>({
+  name: 'Invoice',
+  tableName: 'invoices',
+  properties: {
+    ...(baseProperties as any),
+    ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, decimal()])),
+    customer_id: text(),
+    subscription_id: text(true),
+    invoice_type: text(),
+    invoice_status: text(),
+    payment_status: text(),
+    currency: text(),
+    billing_reason: text(),
+    billing_period: text(true),
+    period_start: timestamp(true),
+    period_end: timestamp(true),
+    invoice_number: text(true),
+    billing_sequence: integer(true),
+    idempotency_key: text(),
+    description: text(true),
+    issue_date: timestamp(true),
+    due_date: timestamp(true),
+    finalized_at: timestamp(true),
+    paid_at: timestamp(true),
+    voided_at: timestamp(true),
+    last_computed_at: timestamp(true),
+    version: { ...integer(), version: true },
+  },
+})
+
+export interface InvoiceLineItem extends BaseRecord {
+  invoice_id: string
+  customer_id: string
+  subscription_id: string | null
+  subscription_line_item_id: string | null
+  price_id: string | null
+  price_type: string | null
+  meter_id: string | null
+  currency: string
+  display_name: string | null
+  amount: string
+  quantity: string
+  period_start: Date | null
+  period_end: Date | null
+}
+
+export const InvoiceLineItemSchema = new EntitySchema<InvoiceLineItem>({
+  name: 'InvoiceLineItem',
+  tableName: 'invoice_line_items',
+  properties: {
+    ...(baseProperties as any),
+    invoice_id: text(),
+    customer_id: text(),
+    subscription_id: text(true),
+    subscription_line_item_id: text(true),
+    price_id: text(true),
+    price_type: text(true),
+    meter_id: text(true),
+    currency: text(),
+    display_name: text(true),
+    amount: decimal(),
+    quantity: decimal(),
+    period_start: timestamp(true),
+    period_end: timestamp(true),
+  },
+})

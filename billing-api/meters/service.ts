@@ -1,0 +1,111 @@
+// Meter use cases: create, read, archive, and the usage query over the ClickHouse rows.
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { D } from '../pricing/index.js'
+import { NotFoundError, ValidationError } from '../../platform/errors.js'
+import { newId } from '../../platform/ids.js'
+import { queryMeterUsage, type WindowSize } from '../../clickhouse/queries/meter-usage.js'
+import type { ClickHouse } from '../../clickhouse/client.js'
+import type { Scope } from '../auth/authenticate.js'
+import { AGGREGATION_TYPES, MeterSchema, type Meter, type MeterAggregation, type MeterFilter } from './meter.entity.js'
+
+export interface CreateMeterInput {
+  name: string
+  event_name: string
+  aggregation: MeterAggregation
+  filters?: MeterFilter[]
+  reset_usage?: Meter['reset_usage']
+  metadata?: Record<string, string>
+}
+
+export async function createMeter(em: EntityManager, scope: Scope, userId: string, input: CreateMeterInput): Promise<Meter> {
+  const eventName = input.event_name.trim()
+  if (!eventName) throw new ValidationError('event_name must not be blank', 'event_name')
+  const agg = input.aggregation
+  if (!AGGREGATION_TYPES.includes(agg.type)) throw new ValidationError(`aggregation.type must be one of ${AGGREGATION_TYPES.join(', ')}`)
+  if (agg.type !== 'COUNT' && !agg.field) throw new ValidationError(`aggregation.field is required for ${agg.type}`, 'aggregation.field')
+  if (agg.multiplier != null && D(agg.multiplier).lte(0)) throw new ValidationError('aggregation.multiplier must be greater than 0', 'aggregation.multiplier')
+  const meter = em.create(MeterSchema, {
+    id: newId('meter'),
+    ...scope,
+    name: input.name,
+    event_name: eventName,
+    aggregation: { type: agg.type, field: agg.field ?? null, multiplier: agg.multiplier ?? null, group_by: agg.group_by ?? null },
+    filters: (input.filters ?? []).map((f) => ({ key: f.key, values: [...f.values] })),
+    reset_usage: input.reset_usage ?? 'BILLING_PERIOD',
+    status: 'published',
+    metadata: input.metadata ?? {},
+    created_by: userId,
+    updated_by: userId,
+  } as any)
+  await em.flush()
+  return meter
+}
+
+export async function getMeter(em: EntityManager, scope: Scope, id: string): Promise<Meter> {
+  const meter = await em.findOne(MeterSchema, { id, ...scope, status: { $ne: 'deleted' } })
+  if (!meter) throw new NotFoundError('meter', id)
+  return meter
+}
+
+export interface UsageRequest {
+  external_customer_id?: string
+  start_time: string
+  end_time: string
+  window_size?: WindowSize
+  group_by?: string[]
+}
+
+export interface UsageResult {
+  meter_id: string
+  event_name: string
+  aggregation: string
+  external_customer_id: string | null
+  start_time: string
+  end_time: string
+  window_size: WindowSize | null
+  value: string
+  event_count: number
+  items: { window_start: string | null; value: string; event_count: number; group_by: Record<string, string> }[]
+}
+
+const avgOrValue = (agg: string, value: string, count: string): string =>
+  agg === 'AVG' ? (count === '0' ? '0' : D(value).div(count).toString()) : value
+
+const isoUtc = (chTime: string) => new Date(chTime.replace(' ', 'T') + 'Z').toISOString()
+
+export async function meterUsage(ch: ClickHouse, meter: Meter, req: UsageRequest): Promise<UsageResult> {
+  const start = new Date(req.start_time)
+  const end = new Date(req.end_time)
+  if (!(start < end)) throw new ValidationError('start_time must be before end_time', 'start_time')
+  const base = {
+    tenantId: meter.tenant_id,
+    environmentId: meter.environment_id,
+    meterId: meter.id,
+    aggregation: meter.aggregation.type,
+    externalCustomerId: req.external_customer_id,
+    start,
+    end,
+  }
+  const [total] = await queryMeterUsage(ch, base)
+  const items =
+    req.window_size || req.group_by?.length
+      ? await queryMeterUsage(ch, { ...base, windowSize: req.window_size, groupBy: req.group_by })
+      : []
+  return {
+    meter_id: meter.id,
+    event_name: meter.event_name,
+    aggregation: meter.aggregation.type,
+    external_customer_id: req.external_customer_id ?? null,
+    start_time: start.toISOString(),
+    end_time: end.toISOString(),
+    window_size: req.window_size ?? null,
+    value: avgOrValue(meter.aggregation.type, total.value, total.event_count),
+    event_count: Number(total.event_count),
+    items: items.map((r) => ({
+      window_start: r.window_start ? isoUtc(r.window_start) : null,
+      value: avgOrValue(meter.aggregation.type, r.value, r.event_count),
+      event_count: Number(r.event_count),
+      group_by: r.groups,
+    })),
+  }
+}

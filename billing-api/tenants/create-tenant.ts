@@ -1,0 +1,56 @@
+// Bootstraps a tenant: its environments, a super_admin service account and a first API key.
+// Used by the operator CLI (scripts/create-tenant.ts), the demo set-up and tests.
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { newId } from '../../platform/ids.js'
+import { generateApiKey } from '../auth/api-key.js'
+import { ApiKeySchema } from '../auth/api-key.entity.js'
+import { UserSchema } from '../auth/user.entity.js'
+import { EnvironmentSchema, TenantSchema, type Environment, type TenantBillingDetails } from './tenant.entity.js'
+
+export interface CreateTenantInput {
+  name: string
+  billing_details?: TenantBillingDetails
+  /** the environment the first API key is bound to */
+  keyEnvironment?: 'production' | 'development'
+}
+
+export interface CreatedTenant {
+  tenantId: string
+  environments: Record<'production' | 'development', string>
+  userId: string
+  apiKey: string
+}
+
+export async function createTenant(em: EntityManager, input: CreateTenantInput): Promise<CreatedTenant> {
+  return em.transactional(async (tx) => {
+    const tenantId = newId('tenant')
+    tx.create(TenantSchema, {
+      id: tenantId,
+      name: input.name,
+      status: 'published',
+      billing_details: input.billing_details ?? {},
+      metadata: {},
+    } as any)
+    const envs = {} as Record<'production' | 'development', string>
+    for (const type of ['production', 'development'] as const) {
+      const id = newId('env')
+      envs[type] = id
+      tx.create(EnvironmentSchema, {
+        id, tenant_id: tenantId, name: type === 'production' ? 'Production' : 'Sandbox', type,
+        status: 'published', metadata: {},
+      } as Partial<Environment> as any)
+    }
+    const userId = newId('user')
+    tx.create(UserSchema, {
+      id: userId, tenant_id: tenantId, name: 'admin', email: null, type: 'service_account', roles: ['super_admin'],
+      status: 'published', metadata: {},
+    } as any)
+    const key = generateApiKey()
+    tx.create(ApiKeySchema, {
+      id: newId('key'), tenant_id: tenantId, environment_id: envs[input.keyEnvironment ?? 'production'], user_id: userId,
+      name: 'bootstrap', key_hash: key.hash, display_id: key.displayId, status: 'published', expires_at: null,
+      last_used_at: null, metadata: {}, created_by: userId, updated_by: userId,
+    } as any)
+    return { tenantId, environments: envs, userId, apiKey: key.plaintext }
+  })
+}

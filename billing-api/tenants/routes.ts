@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify'
+import { NotFoundError } from '../../platform/errors.js'
+import { newId } from '../../platform/ids.js'
+import { requireRole } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { iso } from '../db/common.js'
+import { idParams, metadataSchema } from '../http/schemas.js'
+import { EnvironmentSchema, TenantSchema, type Environment, type Tenant } from './tenant.entity.js'
+
+function serializeTenant(t: Tenant) {
+  return {
+    id: t.id,
+    name: t.name,
+    status: t.status,
+    billing_details: t.billing_details ?? {},
+    metadata: t.metadata ?? {},
+    created_at: iso(t.created_at),
+    updated_at: iso(t.updated_at),
+  }
+}
+
+function serializeEnvironment(e: Environment) {
+  return {
+    id: e.id, tenant_id: e.tenant_id, name: e.name, type: e.type, status: e.status, metadata: e.metadata ?? {},
+    created_at: iso(e.created_at), updated_at: iso(e.updated_at),
+  }
+}
+
+export async function tenantRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  app.get('/tenants/:id', { schema: { tags: ['tenants'], params: idParams } }, async (request) => {
+    const { id } = request.params as { id: string }
+    // Another tenant's id answers exactly like an unknown one: existence is not leaked.
+    if (id !== request.auth.tenantId) throw new NotFoundError('tenant', id)
+    const tenant = await ctx.orm.em.fork().findOne(TenantSchema, { id })
+    if (!tenant) throw new NotFoundError('tenant', id)
+    return serializeTenant(tenant)
+  })
+
+  app.get('/environments', { schema: { tags: ['environments'] } }, async (request) => {
+    const envs = await ctx.orm.em
+      .fork()
+      .find(EnvironmentSchema, { tenant_id: request.auth.tenantId, status: 'published' }, { orderBy: { created_at: 'asc' } })
+    return { items: envs.map(serializeEnvironment), pagination: { limit: envs.length, offset: 0, total: envs.length } }
+  })
+
+  app.post(
+    '/environments',
+    {
+      schema: {
+        tags: ['environments'],
+        body: {
+          type: 'object',
+          required: ['name', 'type'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 100 },
+            type: { type: 'string', enum: ['production', 'development'] },
+            metadata: metadataSchema,
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      requireRole(request, 'super_admin')
+      const body = request.body as { name: string; type: 'production' | 'development'; metadata?: Record<string, string> }
+      const em = ctx.orm.em.fork()
+      const env = em.create(EnvironmentSchema, {
+        id: newId('env'), tenant_id: request.auth.tenantId, name: body.name, type: body.type, status: 'published',
+        metadata: body.metadata ?? {}, created_by: request.auth.userId, updated_by: request.auth.userId,
+      } as any)
+      await em.flush()
+      return reply.code(201).send(serializeEnvironment(env))
+    },
+  )
+}

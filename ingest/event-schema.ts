@@ -1,0 +1,37 @@
+// JSON schemas of the ingest endpoints; fastify validates every request against them
+// before anything is produced, so an invalid event rejects its whole batch.
+export const MAX_EVENTS_PER_REQUEST = 1000
+
+export const eventSchema = {
+  type: 'object',
+  required: ['event_name', 'external_customer_id'],
+  additionalProperties: false,
+  properties: {
+    event_id: { type: 'string', minLength: 1, maxLength: 255 },
+    event_name: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
+    external_customer_id: { type: 'string', minLength: 1, maxLength: 255 },
+    customer_id: { type: 'string', maxLength: 255 },
+    timestamp: { type: 'string', format: 'date-time' },
+    source: { type: 'string', maxLength: 255 },
+    properties: { type: 'object' },
+  },
+} as const
+
+export const bulkSchema = {
+  type: 'object',
+  required: ['events'],
+  additionalProperties: false,
+  properties: {
+    events: { type: 'array', minItems: 1, maxItems: MAX_EVENTS_PER_REQUEST, items: eventSchema },
+  },
+} as const
+
+export interface EventInput {
+  event_id?: string
+  event_name: string
+  external_customer_id: string
+  customer_id?: string
+  timestamp?: string
+  source?: string
+  properties?: Record<string, unknown>
+}

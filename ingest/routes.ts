@@ -1,0 +1,48 @@
+// POST /v1/events and POST /v1/events/raw/bulk. 202 only after Kafka acknowledged the
+// whole request; a Kafka failure answers 503 and the client retries with the same event_ids.
+import type { FastifyInstance } from 'fastify'
+import type { Producer } from 'kafkajs'
+import { ServiceUnavailableError } from '../platform/errors.js'
+import { ingestEventsAccepted, ingestEventsRejected } from '../platform/metrics.js'
+import type { Clock } from '../platform/clock.js'
+import { bulkSchema, eventSchema, type EventInput } from './event-schema.js'
+import { encode, enrich, produce } from './pipeline.js'
+
+export interface IngestDeps {
+  producer: Producer
+  topic: string
+  clock: Clock
+}
+
+export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
+  async function accept(inputs: EventInput[], tenantId: string, environmentId: string) {
+    const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
+    try {
+      await produce(deps.producer, deps.topic, batch, encode(batch))
+    } catch (err) {
+      ingestEventsRejected.inc({ reason: 'kafka_unavailable' }, inputs.length)
+      app.log.error({ err }, 'kafka produce failed')
+      throw new ServiceUnavailableError('the event log did not acknowledge the batch; retry with the same event_ids')
+    }
+    ingestEventsAccepted.inc(inputs.length)
+    return batch
+  }
+
+  app.addHook('onError', async (request, _reply, err) => {
+    if ((err as { validation?: unknown }).validation) {
+      const n = Array.isArray((request.body as { events?: unknown[] })?.events) ? (request.body as { events: unknown[] }).events.length : 1
+      ingestEventsRejected.inc({ reason: 'validation' }, n)
+    }
+  })
+
+  app.post('/events', { schema: { tags: ['events'], body: eventSchema } }, async (request, reply) => {
+    const batch = await accept([request.body as EventInput], request.auth.tenantId, request.auth.environmentId)
+    return reply.code(202).send({ message: 'event accepted for processing', event_id: batch.events[0].event_id })
+  })
+
+  app.post('/events/raw/bulk', { schema: { tags: ['events'], body: bulkSchema } }, async (request, reply) => {
+    const { events } = request.body as { events: EventInput[] }
+    const batch = await accept(events, request.auth.tenantId, request.auth.environmentId)
+    return reply.code(202).send({ message: 'events accepted for processing', count: events.length, batch_id: batch.batch_id })
+  })
+}

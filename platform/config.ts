@@ -1,0 +1,125 @@
+// Configuration is read and validated once at start-up into one typed object.
+// Defaults describe the local stack started by `npm run up` / `npm test`; a bad
+// value stops the process with a message naming the variable.
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+
+export interface Config {
+  host: string
+  port: number
+  logLevel: string
+  dataDir: string
+  databaseUrl: string
+  redisUrl: string
+  redisPrefix: string
+  kafkaBrokers: string[]
+  kafkaClientId: string
+  eventsTopic: string
+  systemEventsTopic: string
+  aggregatorGroupId: string
+  clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
+  ingestBodyLimitBytes: number
+  apiKeyCacheTtlMs: number
+  finalizationDelayMinutes: number
+  billingScheduleEveryMs: number
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name]
+  return v === undefined || v === '' ? fallback : v
+}
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`)
+  }
+  return Number(raw)
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const v = str(env, name, fallback)
+  let parsed: URL
+  try {
+    parsed = new URL(v)
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL: "${v}"`)
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`)
+  }
+  return v
+}
+
+/** Local mode: the broker launcher writes its (random) bootstrap address here. */
+function kafkaBrokers(env: Env, dataDir: string): string[] {
+  let raw = env.KAFKA_BROKERS
+  if (!raw) {
+    const file = join(dataDir, 'kafka', 'bootstrap')
+    if (!existsSync(file)) {
+      throw new ConfigError(`KAFKA_BROKERS is not set and ${file} does not exist (is the local stack running? npm run up)`)
+    }
+    raw = readFileSync(file, 'utf8').trim()
+  }
+  const brokers = raw.split(',').map((b) => b.trim()).filter(Boolean)
+  for (const b of brokers) {
+    if (!/^[\w.-]+:\d+$/.test(b)) throw new ConfigError(`KAFKA_BROKERS entry "${b}" is not host:port`)
+  }
+  if (brokers.length === 0) throw new ConfigError('KAFKA_BROKERS is empty')
+  return brokers
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const dataDir = resolve(str(env, 'METERLINE_DATA_DIR', join(PROJECT_ROOT, '.data')))
+  const clickhouseUrl = env.CLICKHOUSE_URL ? url(env, 'CLICKHOUSE_URL', '', ['http:', 'https:']) : undefined
+  const config: Config = {
+    host: str(env, 'HOST', '127.0.0.1'),
+    port: int(env, 'PORT', 8080),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    dataDir,
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://meterline:meterline@127.0.0.1:54329/meterline', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:63799', ['redis:', 'rediss:']),
+    redisPrefix: str(env, 'REDIS_PREFIX', 'meterline'),
+    kafkaBrokers: overrides.kafkaBrokers ?? kafkaBrokers(env, dataDir),
+    kafkaClientId: str(env, 'KAFKA_CLIENT_ID', 'meterline'),
+    eventsTopic: str(env, 'KAFKA_EVENTS_TOPIC', 'events'),
+    systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC', 'system_events'),
+    aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP', 'meterline-aggregator'),
+    clickhouse: {
+      url: clickhouseUrl,
+      chdbPath: resolve(str(env, 'CHDB_PATH', join(dataDir, 'chdb'))),
+      database: str(env, 'CLICKHOUSE_DATABASE', 'meterline'),
+      user: env.CLICKHOUSE_USER,
+      password: env.CLICKHOUSE_PASSWORD,
+    },
+    ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
+    apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 30_000),
+    finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES', 120),
+    billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 120_000, 1000),
+  }
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
+    throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)
+  }
+  return { ...config, ...overrides }
+}
+
+/** For entrypoints: load config or exit with a message naming the bad variable. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`configuration error: ${err.message}`)
+      process.exit(2)
+    }
+    throw err
+  }
+}

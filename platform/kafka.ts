@@ -1,0 +1,31 @@
+// The one module that owns Kafka: client, producer and consumer factories.
+import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs'
+import type { Config } from './config.js'
+
+export function createKafka(config: Pick<Config, 'kafkaBrokers' | 'kafkaClientId'>, clientSuffix: string): Kafka {
+  return new Kafka({
+    clientId: `${config.kafkaClientId}-${clientSuffix}`,
+    brokers: config.kafkaBrokers,
+    logLevel: logLevel.ERROR,
+    retry: { initialRetryTime: 100, retries: 8 },
+  })
+}
+
+/** acks=-1 on every send: a produce resolves only when all in-sync replicas have the records. */
+export async function createProducer(kafka: Kafka): Promise<Producer> {
+  const producer = kafka.producer({ allowAutoTopicCreation: true })
+  await producer.connect()
+  return producer
+}
+
+export function createConsumer(kafka: Kafka, groupId: string): Consumer {
+  return kafka.consumer({
+    groupId,
+    allowAutoTopicCreation: true,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3_000,
+    maxBytesPerPartition: 4 * 1024 * 1024,
+    maxBytes: 16 * 1024 * 1024,
+    maxWaitTimeInMs: 100,
+  })
+}

@@ -1,0 +1,92 @@
+// Prometheus metrics (prom-client) shared by all services. Names are the contract with
+// grafana/dashboards/meterline.json.
+import client from 'prom-client'
+
+export const registry = new client.Registry()
+client.collectDefaultMetrics({ register: registry })
+
+const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+export const httpRequestSeconds = new client.Histogram({
+  name: 'meterline_http_request_duration_seconds',
+  help: 'HTTP request latency',
+  labelNames: ['service', 'method', 'route', 'status_code'],
+  buckets: latencyBuckets,
+  registers: [registry],
+})
+
+export const ingestEventsAccepted = new client.Counter({
+  name: 'meterline_ingest_events_accepted_total',
+  help: 'Events accepted by ingest (acknowledged by Kafka)',
+  registers: [registry],
+})
+
+export const ingestEventsRejected = new client.Counter({
+  name: 'meterline_ingest_events_rejected_total',
+  help: 'Events rejected by ingest',
+  labelNames: ['reason'],
+  registers: [registry],
+})
+
+export const kafkaProduceSeconds = new client.Histogram({
+  name: 'meterline_kafka_produce_duration_seconds',
+  help: 'Time until Kafka acknowledged a produce request (acks=all)',
+  buckets: latencyBuckets,
+  registers: [registry],
+})
+
+export const aggregatorEventsConsumed = new client.Counter({
+  name: 'meterline_aggregator_events_consumed_total',
+  help: 'Events decoded by the aggregator',
+  registers: [registry],
+})
+
+export const aggregatorMeterRowsWritten = new client.Counter({
+  name: 'meterline_aggregator_meter_rows_written_total',
+  help: 'Meter usage rows written to ClickHouse',
+  registers: [registry],
+})
+
+export const aggregatorEventsSkipped = new client.Counter({
+  name: 'meterline_aggregator_events_skipped_total',
+  help: 'Events a meter matched but could not take a value from',
+  labelNames: ['reason'],
+  registers: [registry],
+})
+
+export const aggregatorConsumerLag = new client.Gauge({
+  name: 'meterline_aggregator_consumer_lag',
+  help: 'High watermark minus the last processed offset, per partition',
+  labelNames: ['topic', 'partition'],
+  registers: [registry],
+})
+
+export const clickhouseInsertSeconds = new client.Histogram({
+  name: 'meterline_clickhouse_insert_duration_seconds',
+  help: 'ClickHouse insert latency',
+  labelNames: ['table'],
+  buckets: latencyBuckets,
+  registers: [registry],
+})
+
+export const schedulerJobRuns = new client.Counter({
+  name: 'meterline_scheduler_job_runs_total',
+  help: 'Scheduled job runs',
+  labelNames: ['job_name', 'outcome'],
+  registers: [registry],
+})
+
+export const schedulerJobSeconds = new client.Histogram({
+  name: 'meterline_scheduler_job_duration_seconds',
+  help: 'Scheduled job run duration',
+  labelNames: ['job_name'],
+  buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+  registers: [registry],
+})
+
+export const schedulerJobItems = new client.Counter({
+  name: 'meterline_scheduler_job_items_total',
+  help: 'Items processed by scheduled jobs',
+  labelNames: ['job_name'],
+  registers: [registry],
+})

@@ -1,0 +1,73 @@
+// BullMQ job schedulers (no HTTP cron endpoints). A job's name selects its definition;
+// every run is measured (runs, items, failures, duration).
+import { Queue, QueueEvents, Worker, type Job } from 'bullmq'
+import type { Redis } from 'ioredis'
+import type { BillingContext } from '../billing-api/context.js'
+import { schedulerJobItems, schedulerJobRuns, schedulerJobSeconds } from '../platform/metrics.js'
+import { JOBS } from './jobs.js'
+
+export const SCHEDULER_QUEUE = 'scheduler'
+
+export interface Scheduler {
+  queue: Queue
+  /** Runs a job now (operators' CLI, tests) and resolves with its item count. */
+  trigger(name: string, timeoutMs?: number): Promise<number>
+  stop(): Promise<void>
+}
+
+export interface SchedulerOptions {
+  ctx: BillingContext
+  redis: Redis
+  prefix: string
+  /** false: enqueue and process on demand only, no recurring schedule (tests) */
+  schedule?: boolean
+  concurrency?: number
+}
+
+export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler> {
+  const connection = opts.redis
+  const queue = new Queue(SCHEDULER_QUEUE, { connection, prefix: opts.prefix })
+  const events = new QueueEvents(SCHEDULER_QUEUE, { connection: connection.duplicate(), prefix: opts.prefix })
+  await events.waitUntilReady()
+
+  const worker = new Worker(
+    SCHEDULER_QUEUE,
+    async (job: Job) => {
+      const def = JOBS[job.name]
+      if (!def) throw new Error(`unknown job ${job.name}`)
+      const end = schedulerJobSeconds.startTimer({ job_name: job.name })
+      try {
+        const items = await def.run(opts.ctx)
+        schedulerJobRuns.inc({ job_name: job.name, outcome: 'success' })
+        schedulerJobItems.inc({ job_name: job.name }, items)
+        return items
+      } catch (err) {
+        schedulerJobRuns.inc({ job_name: job.name, outcome: 'failure' })
+        throw err
+      } finally {
+        end()
+      }
+    },
+    { connection: connection.duplicate(), prefix: opts.prefix, concurrency: opts.concurrency ?? 1 },
+  )
+
+  if (opts.schedule !== false) {
+    for (const [name, def] of Object.entries(JOBS)) {
+      await queue.upsertJobScheduler(name, { every: def.everyMs(opts.ctx) }, { name, opts: { removeOnComplete: 100, removeOnFail: 500 } })
+    }
+  }
+
+  return {
+    queue,
+    async trigger(name, timeoutMs = 60_000) {
+      if (!JOBS[name]) throw new Error(`unknown job ${name}; known: ${Object.keys(JOBS).join(', ')}`)
+      const job = await queue.add(name, {}, { removeOnComplete: 100, removeOnFail: 500 })
+      return (await job.waitUntilFinished(events, timeoutMs)) as number
+    },
+    async stop() {
+      await worker.close()
+      await events.close()
+      await queue.close()
+    },
+  }
+}

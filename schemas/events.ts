@@ -1,0 +1,36 @@
+// Shared event types and the Avro codec of the ingest -> aggregator topic.
+import avro from 'avsc'
+import { readFileSync } from 'node:fs'
+
+export interface UsageEvent {
+  event_id: string
+  event_name: string
+  external_customer_id: string
+  customer_id: string | null
+  /** epoch milliseconds */
+  timestamp: number
+  source: string | null
+  /** JSON text of the event's properties object */
+  properties: string
+}
+
+export interface IngestBatch {
+  batch_id: string
+  tenant_id: string
+  environment_id: string
+  /** epoch milliseconds */
+  ingested_at: number
+  events: UsageEvent[]
+}
+
+const schema = JSON.parse(readFileSync(new URL('./ingest-batch.avsc', import.meta.url), 'utf8'))
+// Timestamps travel as plain longs (epoch ms); no logical-type objects on the hot path.
+const batchType = avro.Type.forSchema(schema)
+
+export function encodeBatch(batch: IngestBatch): Buffer {
+  return batchType.toBuffer(batch)
+}
+
+export function decodeBatch(buf: Buffer): IngestBatch {
+  return batchType.fromBuffer(buf) as IngestBatch
+}

@@ -1,0 +1,23 @@
+// Creates the demo tenant once and remembers its key in .data/demo.json (local use only:
+// the database stores only the key's hash).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { MikroORM } from '@mikro-orm/postgresql'
+import { hashApiKey } from '../billing-api/auth/api-key.js'
+import { ApiKeySchema } from '../billing-api/auth/api-key.entity.js'
+import { createTenant, type CreatedTenant } from '../billing-api/tenants/create-tenant.js'
+
+export async function ensureDemoTenant(orm: MikroORM, dataDir: string): Promise<CreatedTenant> {
+  const file = join(dataDir, 'demo.json')
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as CreatedTenant
+    const key = await orm.em.fork().findOne(ApiKeySchema, { key_hash: hashApiKey(saved.apiKey), status: 'published' })
+    if (key) return saved
+  }
+  const created = await createTenant(orm.em.fork(), {
+    name: 'Demo Inc.',
+    billing_details: { email: 'billing@demo.example', address: { address_line1: '1 Demo Street', address_city: 'Berlin', address_country: 'DE' } },
+  })
+  writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 })
+  return created
+}

@@ -1,0 +1,26 @@
+// Runs the Postgres (MikroORM) migrations and the ClickHouse DDL, then exits.
+//   node --import tsx scripts/migrate.ts [--postgres-only]
+import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
+import { ClickHouse } from '../clickhouse/client.js'
+import { migrateClickHouse } from '../clickhouse/migrate.js'
+import { loadConfig } from '../platform/config.js'
+
+const postgresOnly = process.argv.includes('--postgres-only')
+// Migrations need no broker; an unset KAFKA_BROKERS must not stop them.
+const config = loadConfig(process.env, { kafkaBrokers: ['unused:9092'] })
+const orm = await openOrm(config.databaseUrl, 2)
+try {
+  const pg = await migratePostgres(orm)
+  console.log(`postgres: ${pg.length ? `applied ${pg.join(', ')}` : 'up to date'}`)
+} finally {
+  await orm.close()
+}
+if (!postgresOnly) {
+  const ch = ClickHouse.open(config.clickhouse)
+  try {
+    const applied = await migrateClickHouse(ch)
+    console.log(`clickhouse: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`)
+  } finally {
+    await ch.close()
+  }
+}

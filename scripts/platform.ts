@@ -1,0 +1,137 @@
+// Composes the four services into one process. Locally (chDB) all four must share one
+// process, because the embedded ClickHouse binds its data directory to one process; in
+// split deployments each service's main.ts starts only itself against real servers.
+import swagger from '@fastify/swagger'
+import type { FastifyInstance } from 'fastify'
+import type { Producer } from 'kafkajs'
+import type { Redis } from 'ioredis'
+import type { MikroORM } from '@mikro-orm/postgresql'
+import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
+import { registerBillingApi } from '../billing-api/app.js'
+import { createAuthenticator } from '../billing-api/auth/authenticate.js'
+import type { BillingContext } from '../billing-api/context.js'
+import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
+import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
+import { ClickHouse } from '../clickhouse/client.js'
+import { migrateClickHouse } from '../clickhouse/migrate.js'
+import { registerIngest } from '../ingest/app.js'
+import { systemClock, type Clock } from '../platform/clock.js'
+import type { Config } from '../platform/config.js'
+import { createHttpServer } from '../platform/http.js'
+import { createKafka, createProducer } from '../platform/kafka.js'
+import { createRedis } from '../platform/redis.js'
+import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
+
+export type ServiceName = 'ingest' | 'aggregator' | 'billing-api' | 'scheduler'
+export const ALL_SERVICES: ServiceName[] = ['ingest', 'aggregator', 'billing-api', 'scheduler']
+
+export interface PlatformOptions {
+  services?: ServiceName[]
+  clock?: Clock
+  /** run migrations first: both stores, or only ClickHouse (tests migrate Postgres once up front) */
+  migrate?: boolean | 'clickhouse'
+  /** false: the scheduler processes on-demand triggers only */
+  schedule?: boolean
+  aggregatorHooks?: AggregatorHooks
+  listen?: boolean
+}
+
+export interface Platform {
+  app: FastifyInstance
+  url: string
+  ctx: BillingContext
+  aggregator?: Aggregator
+  scheduler?: Scheduler
+  stop(): Promise<void>
+}
+
+export async function startPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
+  const services = new Set(opts.services ?? ALL_SERVICES)
+  const clock = opts.clock ?? systemClock
+  const closers: (() => Promise<unknown>)[] = []
+  const stopAll = async () => {
+    for (const close of closers.reverse()) await close().catch((err) => console.error('shutdown step failed', err))
+  }
+  try {
+    const ch = ClickHouse.open(config.clickhouse)
+    closers.push(() => ch.close())
+    const orm: MikroORM = await openOrm(config.databaseUrl)
+    closers.push(() => orm.close())
+    if (opts.migrate === true) await migratePostgres(orm)
+    if (opts.migrate) await migrateClickHouse(ch)
+    const ctx: BillingContext = { config, orm, ch, clock }
+    const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
+    const app = createHttpServer({ service: serviceName, logLevel: config.logLevel })
+    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs)
+
+    if (services.has('billing-api')) {
+      await app.register(swagger, {
+        openapi: {
+          info: { title: 'Meterline API', version: '1.0.0' },
+          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+          security: [{ apiKey: [] }],
+        },
+      })
+      app.get('/v1/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+      await registerBillingApi(app, ctx, auth)
+    }
+
+    let producer: Producer | undefined
+    if (services.has('ingest')) {
+      producer = await createProducer(createKafka(config, 'ingest'))
+      closers.push(() => producer!.disconnect())
+      await registerIngest(app, { producer, topic: config.eventsTopic, clock }, auth, config.ingestBodyLimitBytes)
+    }
+
+    let aggregator: Aggregator | undefined
+    if (services.has('aggregator')) {
+      aggregator = await startAggregator({
+        kafka: createKafka(config, 'aggregator'),
+        ch,
+        meters: postgresMeterSource(orm),
+        topic: config.eventsTopic,
+        groupId: config.aggregatorGroupId,
+        hooks: opts.aggregatorHooks,
+        log: (msg, err) => app.log.error({ err }, msg),
+      })
+      closers.push(() => aggregator!.stop())
+    }
+
+    let scheduler: Scheduler | undefined
+    let redis: Redis | undefined
+    if (services.has('scheduler')) {
+      redis = createRedis(config.redisUrl)
+      closers.push(() => redis!.quit())
+      scheduler = await startScheduler({ ctx, redis, prefix: config.redisPrefix, schedule: opts.schedule })
+      closers.push(() => scheduler!.stop())
+    }
+
+    // Closed first on shutdown: stop taking requests before the producer and consumers go.
+    closers.push(() => app.close())
+    await app.ready()
+    let url = ''
+    if (opts.listen !== false) {
+      url = await app.listen({ host: config.host, port: config.port })
+    }
+    return { app, url, ctx, aggregator, scheduler, stop: stopAll }
+  } catch (err) {
+    await stopAll()
+    throw err
+  }
+}
+
+/** Starts the given services with config from the environment and stops them on SIGINT/SIGTERM. */
+export async function runServices(services: ServiceName[], opts: PlatformOptions = {}): Promise<Platform> {
+  const { loadConfigOrExit } = await import('../platform/config.js')
+  const platform = await startPlatform(loadConfigOrExit(), { ...opts, services })
+  let stopping = false
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return
+      stopping = true
+      console.log(`${signal}: stopping ${services.join(', ')}...`)
+      void platform.stop().then(() => process.exit(0))
+    })
+  }
+  return platform
+}
