@@ -26,8 +26,11 @@ export interface SchedulerOptions {
 
 export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler> {
   const connection = opts.redis
+  // BullMQ leaves connections it was given open; the scheduler owns these two and closes them.
+  const eventsConnection = connection.duplicate()
+  const workerConnection = connection.duplicate()
   const queue = new Queue(SCHEDULER_QUEUE, { connection, prefix: opts.prefix })
-  const events = new QueueEvents(SCHEDULER_QUEUE, { connection: connection.duplicate(), prefix: opts.prefix })
+  const events = new QueueEvents(SCHEDULER_QUEUE, { connection: eventsConnection, prefix: opts.prefix })
   await events.waitUntilReady()
 
   const worker = new Worker(
@@ -48,7 +51,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
         end()
       }
     },
-    { connection: connection.duplicate(), prefix: opts.prefix, concurrency: opts.concurrency ?? 1 },
+    { connection: workerConnection, prefix: opts.prefix, concurrency: opts.concurrency ?? 1 },
   )
 
   if (opts.schedule !== false) {
@@ -68,6 +71,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
       await worker.close()
       await events.close()
       await queue.close()
+      await Promise.all([eventsConnection.quit(), workerConnection.quit()])
     },
   }
 }

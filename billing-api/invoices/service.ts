@@ -67,9 +67,9 @@ export async function createSubscriptionInvoice(
   const existing = await em.findOne(InvoiceSchema, { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
   if (existing) return existing
   const computed = await computeSubscriptionInvoice(ctx, em, sub, periodStart, periodEnd, reason)
-  const fork = em.fork()
   try {
-    return await fork.transactional(async (tx) => {
+    // Inside a caller's transaction this is a savepoint, so a lost race rolls back only itself.
+    return await em.transactional(async (tx) => {
       const zero = D(computed.subtotal).isZero()
       const invoice = tx.create(InvoiceSchema, {
         id: newId('inv'), ...scope, customer_id: sub.customer_id, subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
@@ -94,7 +94,7 @@ export async function createSubscriptionInvoice(
     })
   } catch (err) {
     if (!(err instanceof UniqueConstraintViolationException)) throw err
-    return em.fork().findOneOrFail(InvoiceSchema, { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
+    return em.findOneOrFail(InvoiceSchema, { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
   }
 }
 

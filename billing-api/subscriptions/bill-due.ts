@@ -25,7 +25,7 @@ export async function billDueSubscriptions(ctx: BillingContext, batchSize = 100)
         { limit: batchSize, orderBy: { current_period_end: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
       )
       for (const sub of due) {
-        // Invoice first (its own transaction, idempotent), then advance the period under the row lock.
+        // Invoice (a savepoint, idempotent by key) and the period advance commit together.
         await createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CYCLE')
         result.invoices++
         sub.current_period_start = sub.current_period_end

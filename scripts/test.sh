@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `npm test`: installs what is missing, starts Postgres, Redis and the Kafka-protocol broker
+# (scripts/stack.sh), migrates the test database and runs every test file with Node's test
+# runner. Services this script started are stopped again at the end.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+bash scripts/install-deps.sh
+
+export STACK_MODE=test
+started_here=0
+if ! bash scripts/stack.sh status | grep -q 'kafka: running'; then started_here=1; fi
+bash scripts/stack.sh start
+cleanup() { [ "$started_here" = 1 ] && bash scripts/stack.sh stop || true; }
+trap cleanup EXIT
+
+eval "$(bash scripts/stack.sh env)"
+export DATABASE_URL="${DATABASE_URL%/*}/meterline_test"
+node --import tsx scripts/migrate.ts --postgres-only
+
+mapfile -t files < <(find aggregator billing-api clickhouse ingest platform scheduler schemas scripts test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
+if [ $# -gt 0 ]; then files=("$@"); fi
+echo "running ${#files[@]} test files"
+node --test --import tsx --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"

@@ -1,0 +1,117 @@
+// Boots the real platform in the test process: Postgres and Redis over TCP, the Kafka-protocol
+// broker over TCP and the embedded ClickHouse engine (its own data directory per test process).
+// Each platform gets its own Kafka topic, consumer group and BullMQ prefix, so test files can
+// run in any order and never see each other's events.
+import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Clock } from '../../platform/clock.js'
+import { loadConfig, type Config } from '../../platform/config.js'
+import { startPlatform, type Platform, type PlatformOptions } from '../../scripts/platform.js'
+import { createTenant, type CreatedTenant } from '../../billing-api/tenants/create-tenant.js'
+
+export interface TestPlatform extends Platform {
+  config: Config
+  client(apiKey?: string, environmentId?: string): ApiClient
+  newTenant(name?: string): Promise<CreatedTenant & { api: ApiClient }>
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const id = `${process.pid}-${randomBytes(3).toString('hex')}`
+  const base = loadConfig(process.env)
+  const chdbPath = join(base.dataDir, 'chdb-test', String(process.pid))
+  return {
+    ...base,
+    host: '127.0.0.1',
+    port: 0,
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'fatal',
+    eventsTopic: `events-test-${id}`,
+    aggregatorGroupId: `aggregator-test-${id}`,
+    redisPrefix: `mltest-${id}`,
+    clickhouse: { ...base.clickhouse, chdbPath },
+    ...overrides,
+  }
+}
+
+let cleanedChdb = false
+
+export async function startTestPlatform(opts: PlatformOptions & { clock?: Clock; config?: Partial<Config> } = {}): Promise<TestPlatform> {
+  const config = testConfig(opts.config)
+  if (!cleanedChdb) {
+    rmSync(config.clickhouse.chdbPath, { recursive: true, force: true })
+    cleanedChdb = true
+  }
+  const platform = await startPlatform(config, { migrate: 'clickhouse', schedule: false, ...opts })
+  const client = (apiKey?: string, environmentId?: string) => new ApiClient(platform.url, apiKey, environmentId)
+  return {
+    ...platform,
+    config,
+    client,
+    async newTenant(name = 'Test tenant') {
+      const created = await createTenant(platform.ctx.orm.em.fork(), { name })
+      return { ...created, api: client(created.apiKey) }
+    },
+  }
+}
+
+export interface ApiResponse<T = any> {
+  status: number
+  body: T
+}
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly apiKey?: string,
+    readonly environmentId?: string,
+  ) {}
+
+  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    const h: Record<string, string> = { ...headers }
+    if (this.apiKey) h['x-api-key'] = this.apiKey
+    if (this.environmentId) h['x-environment-id'] = this.environmentId
+    let payload: string | undefined
+    if (body !== undefined) {
+      h['content-type'] ??= 'application/json'
+      payload = typeof body === 'string' ? body : JSON.stringify(body)
+    }
+    const res = await fetch(this.baseUrl + path, { method, headers: h, body: payload })
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = text ? JSON.parse(text) : null
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body: parsed as T }
+  }
+
+  get<T = any>(path: string) {
+    return this.request<T>('GET', path)
+  }
+  post<T = any>(path: string, body?: unknown) {
+    return this.request<T>('POST', path, body ?? {})
+  }
+  put<T = any>(path: string, body?: unknown) {
+    return this.request<T>('PUT', path, body ?? {})
+  }
+  delete<T = any>(path: string) {
+    return this.request<T>('DELETE', path)
+  }
+}
+
+/** Polls until `check` returns a value (not undefined) or the deadline passes. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  for (;;) {
+    try {
+      const v = await check()
+      if (v !== undefined) return v
+    } catch (err) {
+      last = err
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
