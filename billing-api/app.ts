@@ -3,12 +3,7 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import type { BillingContext } from './context.js'
 import { authRoutes } from './auth/routes.js'
-import { customerRoutes } from './customers/routes.js'
-import { invoiceRoutes } from './invoices/routes.js'
-import { meterRoutes } from './meters/routes.js'
-import { planRoutes } from './plans/routes.js'
-import { subscriptionRoutes } from './subscriptions/routes.js'
-import { tenantRoutes } from './tenants/routes.js'
+import { modules } from './modules.js'
 
 export interface Authenticator {
   hook: onRequestHookHandler
@@ -19,13 +14,11 @@ export async function registerBillingApi(app: FastifyInstance, ctx: BillingConte
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', auth.hook)
-      await v1.register(async (s) => tenantRoutes(s, ctx))
       await v1.register(async (s) => authRoutes(s, ctx, auth.invalidate))
-      await v1.register(async (s) => meterRoutes(s, ctx))
-      await v1.register(async (s) => customerRoutes(s, ctx))
-      await v1.register(async (s) => planRoutes(s, ctx))
-      await v1.register(async (s) => subscriptionRoutes(s, ctx))
-      await v1.register(async (s) => invoiceRoutes(s, ctx))
+      for (const m of modules) {
+        const routes = m.routes
+        if (routes) await v1.register(async (s) => routes(s, ctx))
+      }
     },
     { prefix: '/v1' },
   )

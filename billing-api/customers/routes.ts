@@ -4,6 +4,7 @@ import { newId } from '../../platform/ids.js'
 import { scopeOf, type Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { serializeBase } from '../db/common.js'
+import { publishSystemEvent } from '../events/publish.js'
 import { idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
 import { CustomerSchema, type Customer } from './customer.entity.js'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -55,19 +56,23 @@ export async function customerRoutes(app: FastifyInstance, ctx: BillingContext):
     { schema: { tags: ['customers'], body: { type: 'object', required: ['external_id'], additionalProperties: false, properties: customerFields } } },
     async (request, reply) => {
       const body = request.body as CustomerInput
-      const em = ctx.orm.em.fork()
-      const customer = em.create(CustomerSchema, {
-        name: null, email: null, address_line1: null, address_line2: null, address_city: null, address_state: null,
-        address_postal_code: null, address_country: null,
-        ...body,
-        id: newId('cust'),
-        ...scopeOf(request),
-        status: 'published',
-        metadata: body.metadata ?? {},
-        created_by: request.auth.userId,
-        updated_by: request.auth.userId,
-      } as any)
-      await em.flush()
+      const customer = await ctx.orm.em.fork().transactional(async (em) => {
+        const c = em.create(CustomerSchema, {
+          name: null, email: null, address_line1: null, address_line2: null, address_city: null, address_state: null,
+          address_postal_code: null, address_country: null,
+          ...body,
+          id: newId('cust'),
+          ...scopeOf(request),
+          status: 'published',
+          metadata: body.metadata ?? {},
+          created_by: request.auth.userId,
+          updated_by: request.auth.userId,
+        } as any)
+        await em.flush()
+        // Same transaction as the customer: the event exists if and only if the customer does.
+        publishSystemEvent(em, scopeOf(request), { event_name: 'customer.created', entity_type: 'customer', entity_id: c.id, payload: serializeCustomer(c) })
+        return c
+      })
       return reply.code(201).send(serializeCustomer(customer))
     },
   )

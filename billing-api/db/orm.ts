@@ -1,22 +1,12 @@
-// The one module that owns the Postgres connection (MikroORM). Entities are defined
-// with EntitySchema beside their domain code and listed here.
+// The one module that owns the Postgres connection (MikroORM). Entities and migrations
+// come from the domain modules (billing-api/modules.ts).
 import { MikroORM, defineConfig } from '@mikro-orm/postgresql'
 import { Migrator } from '@mikro-orm/migrations'
-import { ApiKeySchema } from '../auth/api-key.entity.js'
-import { UserSchema } from '../auth/user.entity.js'
-import { CustomerSchema } from '../customers/customer.entity.js'
-import { InvoiceLineItemSchema, InvoiceSchema } from '../invoices/invoice.entity.js'
-import { MeterSchema } from '../meters/meter.entity.js'
-import { PlanSchema } from '../plans/plan.entity.js'
-import { PriceSchema } from '../plans/price.entity.js'
-import { SubscriptionLineItemSchema, SubscriptionSchema } from '../subscriptions/subscription.entity.js'
-import { EnvironmentSchema, TenantSchema } from '../tenants/tenant.entity.js'
-import { migrations } from './migrations.js'
+import { modules } from '../modules.js'
+import { foundationMigrations } from './migrations.js'
 
-export const entities = [
-  TenantSchema, EnvironmentSchema, UserSchema, ApiKeySchema, MeterSchema, CustomerSchema,
-  PlanSchema, PriceSchema, SubscriptionSchema, SubscriptionLineItemSchema, InvoiceSchema, InvoiceLineItemSchema,
-]
+export const entities = modules.flatMap((m) => m.entities)
+export const migrations = [...foundationMigrations, ...modules.flatMap((m) => m.migrations)]
 
 export type Orm = MikroORM
 
@@ -27,7 +17,7 @@ export async function openOrm(databaseUrl: string, poolMax = 10): Promise<MikroO
       entities,
       discovery: { warnWhenNoEntities: false },
       extensions: [Migrator],
-      migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations' },
+      migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations', silent: true },
       pool: { min: 0, max: poolMax },
       allowGlobalContext: false,
       forceUtcTimezone: true,
@@ -36,7 +26,13 @@ export async function openOrm(databaseUrl: string, poolMax = 10): Promise<MikroO
   )
 }
 
+/** Applies pending migrations; an advisory lock keeps concurrent starters from racing. */
 export async function migratePostgres(orm: MikroORM): Promise<string[]> {
-  const applied = await orm.getMigrator().up()
-  return applied.map((m) => m.name)
+  const knex = orm.em.getConnection().getKnex()
+  return knex.transaction(async (trx) => {
+    // Transaction-scoped lock: released at commit, held while the migrator runs.
+    await trx.raw('SELECT pg_advisory_xact_lock(8134001)')
+    const applied = await orm.getMigrator().up()
+    return applied.map((m) => m.name)
+  })
 }

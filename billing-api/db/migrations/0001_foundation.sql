@@ -281,3 +281,23 @@ CREATE TABLE invoice_line_items (
   updated_by                 text
 );
 CREATE INDEX invoice_line_items_invoice ON invoice_line_items (invoice_id);
+
+-- System events outbox (spec: Events): rows are written in the transaction of their cause
+-- and drained to the Kafka topic system_events by a relay.
+CREATE TABLE system_events_outbox (
+  id              text PRIMARY KEY,
+  tenant_id       text NOT NULL REFERENCES tenants(id) DEFERRABLE INITIALLY DEFERRED,
+  environment_id  text NOT NULL REFERENCES environments(id) DEFERRABLE INITIALLY DEFERRED,
+  event_name      text NOT NULL,
+  entity_type     text NOT NULL,
+  entity_id       text NOT NULL,
+  payload         jsonb NOT NULL DEFAULT '{}'::jsonb,
+  published_at    timestamptz,
+  status          text NOT NULL DEFAULT 'published',
+  metadata        jsonb NOT NULL DEFAULT '{}'::jsonb,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  updated_at      timestamptz NOT NULL DEFAULT now(),
+  created_by      text,
+  updated_by      text
+);
+CREATE INDEX system_events_outbox_unpublished ON system_events_outbox (created_at) WHERE published_at IS NULL;

@@ -1,0 +1,6 @@
+import type { DomainModule } from '../module.js'
+import { ApiKeySchema } from './api-key.entity.js'
+import { UserSchema } from './user.entity.js'
+
+/** Routes are registered by app.ts: they need the authenticator's cache invalidation. */
+export const authModule: DomainModule = { name: 'auth', entities: [UserSchema, ApiKeySchema], migrations: [] }

@@ -1,0 +1,4 @@
+import type { DomainModule } from '../module.js'
+import { SystemEventSchema } from './system-event.entity.js'
+
+export const eventsModule: DomainModule = { name: 'events', entities: [SystemEventSchema], migrations: [] }

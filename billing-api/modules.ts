@@ -1,0 +1,22 @@
+// Every billing-api domain, in registration (and migration) order. A new domain adds its
+// DomainModule here and nowhere else.
+import { authModule } from './auth/module.js'
+import { customersModule } from './customers/module.js'
+import { eventsModule } from './events/module.js'
+import { invoicesModule } from './invoices/module.js'
+import { metersModule } from './meters/module.js'
+import type { DomainModule } from './module.js'
+import { plansModule } from './plans/module.js'
+import { subscriptionsModule } from './subscriptions/module.js'
+import { tenantsModule } from './tenants/module.js'
+
+export const modules: DomainModule[] = [
+  tenantsModule,
+  authModule,
+  eventsModule,
+  metersModule,
+  customersModule,
+  plansModule,
+  subscriptionsModule,
+  invoicesModule,
+]
