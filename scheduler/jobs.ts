@@ -3,16 +3,20 @@
 import type { BillingContext } from '../billing-api/context.js'
 import { billDueSubscriptions } from '../billing-api/subscriptions/bill-due.js'
 
+export interface JobData {
+  tenant_id?: string
+}
+
 export interface JobDefinition {
   /** repeat interval */
   everyMs: (ctx: BillingContext) => number
-  /** returns the number of items processed */
-  run: (ctx: BillingContext) => Promise<number>
+  /** returns the number of items processed; `data` comes from on-demand triggers */
+  run: (ctx: BillingContext, data: JobData) => Promise<number>
 }
 
 export const JOBS: Record<string, JobDefinition> = {
   'subscription-billing': {
     everyMs: (ctx) => ctx.config.billingScheduleEveryMs,
-    run: async (ctx) => (await billDueSubscriptions(ctx)).invoices,
+    run: async (ctx, data) => (await billDueSubscriptions(ctx, { tenantId: data.tenant_id })).invoices,
   },
 }

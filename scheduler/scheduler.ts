@@ -4,14 +4,14 @@ import { Queue, QueueEvents, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { BillingContext } from '../billing-api/context.js'
 import { schedulerJobItems, schedulerJobRuns, schedulerJobSeconds } from '../platform/metrics.js'
-import { JOBS } from './jobs.js'
+import { JOBS, type JobData } from './jobs.js'
 
 export const SCHEDULER_QUEUE = 'scheduler'
 
 export interface Scheduler {
   queue: Queue
   /** Runs a job now (operators' CLI, tests) and resolves with its item count. */
-  trigger(name: string, timeoutMs?: number): Promise<number>
+  trigger(name: string, data?: JobData, timeoutMs?: number): Promise<number>
   stop(): Promise<void>
 }
 
@@ -40,7 +40,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
       if (!def) throw new Error(`unknown job ${job.name}`)
       const end = schedulerJobSeconds.startTimer({ job_name: job.name })
       try {
-        const items = await def.run(opts.ctx)
+        const items = await def.run(opts.ctx, (job.data ?? {}) as JobData)
         schedulerJobRuns.inc({ job_name: job.name, outcome: 'success' })
         schedulerJobItems.inc({ job_name: job.name }, items)
         return items
@@ -62,9 +62,9 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
 
   return {
     queue,
-    async trigger(name, timeoutMs = 60_000) {
+    async trigger(name, data = {}, timeoutMs = 60_000) {
       if (!JOBS[name]) throw new Error(`unknown job ${name}; known: ${Object.keys(JOBS).join(', ')}`)
-      const job = await queue.add(name, {}, { removeOnComplete: 100, removeOnFail: 500 })
+      const job = await queue.add(name, data, { removeOnComplete: 100, removeOnFail: 500 })
       return (await job.waitUntilFinished(events, timeoutMs)) as number
     },
     async stop() {

@@ -14,14 +14,21 @@ export interface BillDueResult {
   invoices: number
 }
 
-export async function billDueSubscriptions(ctx: BillingContext, batchSize = 100): Promise<BillDueResult> {
+export interface BillDueOptions {
+  batchSize?: number
+  /** limit the run to one tenant (operators' on-demand runs, tests) */
+  tenantId?: string
+}
+
+export async function billDueSubscriptions(ctx: BillingContext, opts: BillDueOptions = {}): Promise<BillDueResult> {
+  const batchSize = opts.batchSize ?? 100
   const result: BillDueResult = { subscriptions: 0, invoices: 0 }
   for (;;) {
     const now = ctx.clock.now()
     const claimed = await ctx.orm.em.fork().transactional(async (tx) => {
       const due = await tx.find(
         SubscriptionSchema,
-        { subscription_status: 'ACTIVE', status: 'published', current_period_end: { $lte: now } },
+        { subscription_status: 'ACTIVE', status: 'published', current_period_end: { $lte: now }, ...(opts.tenantId ? { tenant_id: opts.tenantId } : {}) },
         { limit: batchSize, orderBy: { current_period_end: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
       )
       for (const sub of due) {

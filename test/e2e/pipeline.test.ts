@@ -17,7 +17,7 @@ after(async () => {
 })
 
 test('10,000 events become exact meter totals and an exact invoice', async () => {
-  const { api } = await p.newTenant('E2E Inc.')
+  const { api, tenantId } = await p.newTenant('E2E Inc.')
   const tokens = await created(api.post('/v1/meters', { name: 'Tokens', event_name: 'llm_call', aggregation: { type: 'SUM', field: 'tokens' } }))
   const calls = await created(api.post('/v1/meters', { name: 'Calls', event_name: 'llm_call', aggregation: { type: 'COUNT' } }))
   const users = await created(api.post('/v1/meters', { name: 'Users', event_name: 'llm_call', aggregation: { type: 'COUNT_UNIQUE', field: 'user_id' } }))
@@ -69,8 +69,8 @@ test('10,000 events become exact meter totals and an exact invoice', async () =>
   assert.equal(preview.body.total, '1005.00') // 497,500 x 0.002 = 995.00, + 10.00
 
   // The billing schedule (a real BullMQ job) bills the ended October period exactly once.
-  assert.equal(await p.scheduler!.trigger('subscription-billing'), 1)
-  assert.equal(await p.scheduler!.trigger('subscription-billing'), 0)
+  assert.equal(await p.scheduler!.trigger('subscription-billing', { tenant_id: tenantId }), 1)
+  assert.equal(await p.scheduler!.trigger('subscription-billing', { tenant_id: tenantId }), 0)
   const list = await api.get(`/v1/invoices?subscription_id=${sub.id}`)
   assert.equal(list.body.pagination.total, 1)
   const invoice = (await api.get(`/v1/invoices/${list.body.items[0].id}`)).body

@@ -32,7 +32,7 @@ test("tenant B cannot see or change tenant A's meters, events, customers, plans,
     return u.event_count === 2 ? u.value : undefined
   }, "A's events"), '2')
 
-  await p.scheduler!.trigger('subscription-billing')
+  await p.scheduler!.trigger('subscription-billing', { tenant_id: a.tenantId })
   const invoices = (await a.api.get(`/v1/invoices?subscription_id=${sub.id}`)).body.items
   assert.equal(invoices.length, 1)
   assert.equal(invoices[0].total, '2.00', "only A's two events are billed")

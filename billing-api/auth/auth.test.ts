@@ -1,0 +1,87 @@
+// Service accounts, API keys and the tenant read (spec: Authentication, Errors 1 and 10).
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { created } from '../../test/support/fixtures.js'
+
+let p: TestPlatform
+before(async () => {
+  p = await startTestPlatform({ services: ['billing-api'], config: { apiKeyCacheTtlMs: 0 } })
+})
+after(async () => {
+  await p?.stop()
+})
+
+test('GET /v1/tenants/{id} returns the caller\'s tenant and 404 for any other id', async () => {
+  const a = await p.newTenant('Alpha GmbH')
+  const b = await p.newTenant('Beta Ltd')
+  const res = await a.api.get(`/v1/tenants/${a.tenantId}`)
+  assert.equal(res.status, 200)
+  assert.equal(res.body.id, a.tenantId)
+  assert.equal(res.body.name, 'Alpha GmbH')
+  assert.equal(res.body.status, 'published')
+  for (const id of [b.tenantId, 'tenant_unknown']) {
+    const r = await a.api.get(`/v1/tenants/${id}`)
+    assert.deepEqual(r.body, { code: 'not_found', http_status_code: 404, message: `tenant ${id} not found` })
+  }
+})
+
+test('service accounts and API keys: create, list with filters, revoke, and archive only without active keys', async () => {
+  const t = await p.newTenant()
+  const user = await created(t.api.post('/v1/users', { name: 'ci-bot', metadata: { team: 'platform' } }))
+  assert.equal(user.type, 'service_account')
+  assert.deepEqual(user.roles, ['member'])
+
+  const updated = await t.api.put(`/v1/users/${user.id}`, { name: 'ci-robot', metadata: { team: 'billing' } })
+  assert.equal(updated.status, 200)
+  assert.equal(updated.body.name, 'ci-robot')
+  assert.deepEqual(updated.body.metadata, { team: 'billing' })
+
+  const key = await created(t.api.post('/v1/secrets/api/keys', { name: 'ci', user_id: user.id, expires_at: '2099-01-01T00:00:00Z' }))
+  assert.match(key.api_key, /^ml_/)
+  const expiring = await created(t.api.post('/v1/secrets/api/keys', { name: 'short', user_id: user.id, expires_at: '2030-01-01T00:00:00Z' }))
+
+  // The new key works, as the member service account, in the same tenant.
+  const botApi = p.client(key.api_key)
+  assert.equal((await botApi.get(`/v1/tenants/${t.tenantId}`)).status, 200)
+  // Members cannot administer accounts.
+  const denied = await botApi.post('/v1/users', { name: 'x' })
+  assert.deepEqual(denied.body, { code: 'permission_denied', http_status_code: 403, message: 'this operation requires the super_admin role' })
+
+  const listed = (await t.api.get(`/v1/secrets/api/keys?user_id=${user.id}`)).body.items
+  assert.deepEqual(listed.map((k: any) => k.id).sort(), [key.id, expiring.id].sort())
+  assert.ok(listed.every((k: any) => k.api_key === undefined && k.user_id === user.id), 'the secret is never listed')
+  const notExpired = (await t.api.get(`/v1/secrets/api/keys?user_id=${user.id}&not_expired_at=2031-01-01T00:00:00Z`)).body.items
+  assert.deepEqual(notExpired.map((k: any) => k.id), [key.id])
+
+  // Archiving is refused while keys are active, and nothing changes.
+  const refused = await t.api.delete(`/v1/users/${user.id}`)
+  assert.equal(refused.status, 400)
+  assert.equal(refused.body.code, 'invalid_operation')
+  assert.match(refused.body.message, /2 active API key/)
+  assert.equal((await t.api.get(`/v1/users/${user.id}`)).body.status, 'published')
+
+  for (const k of [key, expiring]) assert.equal((await t.api.delete(`/v1/secrets/api/keys/${k.id}`)).status, 204)
+  assert.equal((await botApi.get(`/v1/tenants/${t.tenantId}`)).status, 401, 'a revoked key stops working')
+  assert.equal((await t.api.delete(`/v1/users/${user.id}`)).status, 204)
+  assert.equal((await t.api.get(`/v1/users/${user.id}`)).body.status, 'archived')
+})
+
+test('users and keys of another tenant are invisible', async () => {
+  const a = await p.newTenant()
+  const b = await p.newTenant()
+  const user = await created(a.api.post('/v1/users', { name: 'a-bot' }))
+  assert.equal((await b.api.get(`/v1/users/${user.id}`)).status, 404)
+  assert.equal((await b.api.put(`/v1/users/${user.id}`, { name: 'x' })).status, 404)
+  assert.equal((await b.api.delete(`/v1/users/${user.id}`)).status, 404)
+  assert.equal((await b.api.post('/v1/secrets/api/keys', { name: 'steal', user_id: user.id })).status, 404)
+  assert.ok(!(await b.api.get('/v1/users')).body.items.some((u: any) => u.id === user.id))
+  assert.equal((await b.api.get(`/v1/secrets/api/keys?user_id=${user.id}`)).body.items.length, 0)
+})
+
+test('an expired key is refused', async () => {
+  const t = await p.newTenant()
+  const past = await t.api.post('/v1/secrets/api/keys', { name: 'old', expires_at: '2001-01-01T00:00:00Z' })
+  assert.equal(past.status, 400)
+  assert.equal(past.body.code, 'validation_error')
+})
