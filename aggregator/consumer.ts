@@ -11,7 +11,7 @@ import { aggregatorConsumerLag, aggregatorEventsConsumed, aggregatorEventsSkippe
 import { decodeBatch } from '../schemas/events.js'
 import { backfillMeter } from './backfill.js'
 import { MeterCache } from './meter-cache.js'
-import { buildRows, type BuiltRows } from './meter-rows.js'
+import { buildRows, indexMeters, type BuiltRows } from './meter-rows.js'
 
 export interface AggregatorHooks {
   /** Called after the ClickHouse insert and before the offset commit (fault-injection point for tests). */
@@ -57,15 +57,25 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   async function eachBatch({ batch, resolveOffset, heartbeat }: EachBatchPayload): Promise<void> {
     if (batch.messages.length === 0) return
     await refreshMeters()
+    const snapshot = cache.current
     const out: BuiltRows = { raw: [], meter: [], skipped: {} }
+    const decoded = batch.messages.filter((m) => m.value).map((m) => decodeBatch(m.value!))
     let events = 0
-    for (const message of batch.messages) {
-      if (!message.value) continue
-      const decoded = decodeBatch(message.value)
-      events += decoded.events.length
-      buildRows(decoded, cache.current, out)
+    for (const d of decoded) {
+      events += d.events.length
+      buildRows(d, snapshot.index, out)
     }
     await Promise.all([opts.ch.insertCompact('events_raw', out.raw), opts.ch.insertCompact('meter_usage', out.meter)])
+    // A meter that appeared while this batch was in flight may have been backfilled before
+    // these raw events were inserted: give it this batch's rows too (duplicates merge away).
+    const added = cache.addedSince(snapshot)
+    if (added.length) {
+      const late: BuiltRows = { raw: [], meter: [], skipped: {} }
+      const index = indexMeters(added)
+      for (const d of decoded) buildRows(d, index, late, false)
+      await opts.ch.insertCompact('meter_usage', late.meter)
+      out.meter.push(...late.meter)
+    }
     const lastOffset = batch.lastOffset()
     await opts.hooks?.afterInsert?.({ partition: batch.partition, lastOffset, events })
     const next = (BigInt(lastOffset) + 1n).toString()
@@ -84,7 +94,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   await refreshMeters(true)
   await consumer.connect()
   await consumer.subscribe({ topic: opts.topic, fromBeginning: true })
-  await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 2, eachBatch })
+  await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 4, eachBatch })
   const timer = setInterval(() => void refreshMeters().catch((err) => log('meter refresh failed', err)), opts.meterRefreshMs ?? 500)
   timer.unref()
 

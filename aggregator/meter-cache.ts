@@ -3,9 +3,14 @@
 import type { MeterSource } from '../billing-api/meters/meter-definitions.js'
 import { indexMeters, type MeterDefinition } from './meter-rows.js'
 
+export interface MeterSnapshot {
+  index: Map<string, MeterDefinition[]>
+  ids: Set<string>
+}
+
 export class MeterCache {
-  private index = new Map<string, MeterDefinition[]>()
-  private known = new Set<string>()
+  private snapshot: MeterSnapshot = { index: new Map(), ids: new Set() }
+  private meters: MeterDefinition[] = []
   private version = ''
   private checkedAt = 0
 
@@ -14,8 +19,13 @@ export class MeterCache {
     private readonly maxAgeMs: number,
   ) {}
 
-  get current(): Map<string, MeterDefinition[]> {
-    return this.index
+  get current(): MeterSnapshot {
+    return this.snapshot
+  }
+
+  /** Meters loaded since `earlier` was taken. */
+  addedSince(earlier: MeterSnapshot): MeterDefinition[] {
+    return earlier === this.snapshot ? [] : this.meters.filter((m) => !earlier.ids.has(m.id))
   }
 
   /** Returns the meters that appeared since the previous load (all of them on the first load). */
@@ -26,9 +36,9 @@ export class MeterCache {
     const version = await this.source.version()
     if (version === this.version) return []
     const meters = await this.source.load()
-    const fresh = meters.filter((m) => !this.known.has(m.id))
-    this.index = indexMeters(meters)
-    this.known = new Set(meters.map((m) => m.id))
+    const fresh = meters.filter((m) => !this.snapshot.ids.has(m.id))
+    this.meters = meters
+    this.snapshot = { index: indexMeters(meters), ids: new Set(meters.map((m) => m.id)) }
     this.version = version
     return fresh
   }

@@ -2,7 +2,6 @@
 // No I/O here, so every rule (filters, field paths, multiplier, rounding) is unit-testable.
 import { Decimal } from 'decimal.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
-import { chDateTime } from '../clickhouse/client.js'
 
 export interface MeterDefinition {
   id: string
@@ -15,6 +14,8 @@ export interface MeterDefinition {
 
 const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP })
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/
+/** Already a valid Decimal(38, 12) literal: no arithmetic needed (the hot path). */
+const PLAIN_VALUE = /^-?\d{1,26}(\.\d{1,12})?$/
 /** meter_usage.value is Decimal(38, 12): 26 integer digits, 12 fractional. */
 const VALUE_SCALE = 12
 const VALUE_LIMIT = new Dec('1e26')
@@ -71,21 +72,18 @@ export function meterValue(meter: MeterDefinition, props: Record<string, unknown
   const raw = field ? readProperty(props, field) : undefined
   if (raw === undefined || raw === null) return { skip: 'missing_field' }
   if (type === 'COUNT_UNIQUE') return { value: '1', text: scalarText(raw) }
-  let n: Decimal
-  if (typeof raw === 'number' && Number.isFinite(raw)) n = new Dec(String(raw))
-  else if (typeof raw === 'string' && DECIMAL_TEXT.test(raw.trim())) n = new Dec(raw.trim())
+  let text: string
+  if (typeof raw === 'number' && Number.isFinite(raw)) text = String(raw)
+  else if (typeof raw === 'string') text = raw.trim()
   else return { skip: 'non_numeric' }
+  if (!multiplier && PLAIN_VALUE.test(text)) return { value: text, text: '' }
+  // String(number) may use exponent notation (1e-7); decimal.js reads it exactly.
+  if (!DECIMAL_TEXT.test(text) && !(typeof raw === 'number')) return { skip: 'non_numeric' }
+  let n: Decimal = new Dec(text)
   if (multiplier) n = n.times(multiplier)
   n = n.toDecimalPlaces(VALUE_SCALE, Decimal.ROUND_HALF_UP)
   if (n.abs().gte(VALUE_LIMIT)) return { skip: 'out_of_range' }
   return { value: n.toFixed(), text: '' }
-}
-
-/** Top-level properties as strings, for group_by at query time. */
-export function propertyMap(props: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(props)) if (v !== null && v !== undefined) out[k] = scalarText(v)
-  return out
 }
 
 export interface BuiltRows {
@@ -103,12 +101,12 @@ export function parseProperties(event: UsageEvent): Record<string, unknown> {
   }
 }
 
-/** Appends the rows of one decoded batch. */
+/** Appends the rows of one decoded batch. DateTime64(3) columns take epoch milliseconds as numbers. */
 export function buildRows(batch: IngestBatch, index: Map<string, MeterDefinition[]>, out: BuiltRows, withRaw = true): void {
-  const ingestedAt = chDateTime(batch.ingested_at)
+  const ingestedAt = batch.ingested_at
   const version = dedupVersion(batch.ingested_at)
   for (const e of batch.events) {
-    const ts = chDateTime(e.timestamp)
+    const ts = e.timestamp
     if (withRaw) {
       out.raw.push([
         batch.tenant_id, batch.environment_id, e.event_id, e.event_name, e.external_customer_id, e.customer_id ?? '',
@@ -118,7 +116,6 @@ export function buildRows(batch: IngestBatch, index: Map<string, MeterDefinition
     const meters = index.get(meterIndexKey(batch.tenant_id, batch.environment_id, e.event_name))
     if (!meters) continue
     const props = parseProperties(e)
-    let map: Record<string, string> | undefined
     for (const m of meters) {
       if (!matchesFilters(m, props)) continue
       const v = meterValue(m, props)
@@ -126,10 +123,9 @@ export function buildRows(batch: IngestBatch, index: Map<string, MeterDefinition
         out.skipped[v.skip] = (out.skipped[v.skip] ?? 0) + 1
         continue
       }
-      map ??= propertyMap(props)
       out.meter.push([
         batch.tenant_id, batch.environment_id, m.id, e.event_id, e.external_customer_id, ts, v.value, v.text,
-        e.source ?? '', map, ingestedAt, version,
+        e.source ?? '', e.properties, ingestedAt, version,
       ])
     }
   }

@@ -9,6 +9,14 @@ import type { DomainModule } from './module.js'
 import { plansModule } from './plans/module.js'
 import { subscriptionsModule } from './subscriptions/module.js'
 import { tenantsModule } from './tenants/module.js'
+import { couponsModule } from './coupons/module.js'
+import { taxesModule } from './taxes/module.js'
+import { featuresModule } from './features/module.js'
+import { groupsModule } from './groups/module.js'
+import { addonsModule } from './addons/module.js'
+import { entitlementsModule } from './entitlements/module.js'
+import { pricingUnitsModule } from './pricing-units/module.js'
+import { creditGrantsModule } from './credit-grants/module.js'
 
 export const modules: DomainModule[] = [
   tenantsModule,
@@ -19,4 +27,12 @@ export const modules: DomainModule[] = [
   plansModule,
   subscriptionsModule,
   invoicesModule,
+  couponsModule,
+  taxesModule,
+  featuresModule,
+  groupsModule,
+  addonsModule,
+  entitlementsModule,
+  pricingUnitsModule,
+  creditGrantsModule,
 ]

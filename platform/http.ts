@@ -1,6 +1,8 @@
 // One HTTP server factory for every service: the spec's ErrorResponse for every
 // 4xx/5xx, request metrics, /metrics and /health.
-import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifySchema } from 'fastify'
+import { Ajv } from 'ajv'
+import addFormats from 'ajv-formats'
 import {
   NotFoundError as OrmNotFoundError,
   OptimisticLockError,
@@ -66,14 +68,32 @@ export function toErrorResponse(err: FastifyError | Error): ErrorResponse {
   return body('internal_error', 500, 'internal server error')
 }
 
+function ajv(coerceTypes: false | 'array'): Ajv {
+  const instance = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false })
+  addFormats.default(instance)
+  return instance
+}
+
+/**
+ * JSON bodies are validated strictly (a number is never coerced into a decimal string, so
+ * floats cannot sneak into money fields); query strings and path parameters arrive as text
+ * and are coerced to the schema's types (`?limit=20`).
+ */
+function validatorCompiler() {
+  const strict = ajv(false)
+  const coercing = ajv('array')
+  return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema as object)
+}
+
 export function createHttpServer(opts: HttpOptions): FastifyInstance {
   const app = Fastify({
     logger: { level: opts.logLevel },
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     // Per-request log lines would dominate ingest's CPU; latency goes to metrics instead.
     logController: new LogController({ disableRequestLogging: true }),
-    ajv: { customOptions: { allErrors: false, removeAdditional: false, coerceTypes: false } },
   })
+  app.setValidatorCompiler(validatorCompiler())
 
   app.setErrorHandler((err, request, reply) => {
     const res = toErrorResponse(err as Error)

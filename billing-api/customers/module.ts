@@ -1,5 +1,11 @@
-import type { DomainModule } from '../module.js'
+import { sqlMigration, type DomainModule } from '../module.js'
+import { CustomerIntegrationSchema } from './customer-integration.entity.js'
 import { CustomerSchema } from './customer.entity.js'
 import { customerRoutes } from './routes.js'
 
-export const customersModule: DomainModule = { name: 'customers', entities: [CustomerSchema], migrations: [], routes: customerRoutes }
+export const customersModule: DomainModule = {
+  name: 'customers',
+  entities: [CustomerSchema, CustomerIntegrationSchema],
+  migrations: [sqlMigration('customers_0001_integrations', new URL('./migrations/0001_integrations.sql', import.meta.url))],
+  routes: customerRoutes,
+}

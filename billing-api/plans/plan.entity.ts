@@ -6,6 +6,8 @@ export interface Plan extends BaseRecord {
   lookup_key: string | null
   description: string | null
   display_order: number
+  /** the sequence of the plan's latest price; the next price takes this + 1 */
+  max_price_sequence: number
 }
 
 export const PlanSchema = new EntitySchema<Plan>({
@@ -17,5 +19,6 @@ export const PlanSchema = new EntitySchema<Plan>({
     lookup_key: text(true),
     description: text(true),
     display_order: integer(),
+    max_price_sequence: integer(),
   },
 })

@@ -33,6 +33,13 @@ export interface Price extends BaseRecord {
   sequence: number
   start_date: Date | null
   end_date: Date | null
+  /** pricing unit code, copied from the unit when the price is created */
+  price_unit: string | null
+  price_unit_id: string | null
+  price_unit_amount: string | null
+  price_unit_tiers: PriceTier[] | null
+  /** base-currency value of one pricing unit, copied from the unit */
+  conversion_rate: string | null
 }
 
 export const PriceSchema = new EntitySchema<Price>({
@@ -62,5 +69,10 @@ export const PriceSchema = new EntitySchema<Price>({
     sequence: integer(),
     start_date: timestamp(true),
     end_date: timestamp(true),
+    price_unit: text(true),
+    price_unit_id: text(true),
+    price_unit_amount: decimal(true),
+    price_unit_tiers: json(true),
+    conversion_rate: decimal(true),
   },
 })

@@ -1,32 +1,18 @@
-// Plan use cases. A plan is created together with its prices in one transaction.
+// Plan use cases. A plan is created together with its prices in one transaction; archiving
+// keeps it (and its prices) readable for the subscriptions that use it.
+import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { NotFoundError, ValidationError } from '../../platform/errors.js'
+import { AlreadyExistsError, NotFoundError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
-import { MeterSchema } from '../meters/meter.entity.js'
+import type { CreditGrant } from '../credit-grants/credit-grant.entity.js'
+import { listCreditGrants } from '../credit-grants/service.js'
+import { findPage, type SearchInput } from '../http/metadata-filter.js'
 import { PlanSchema, type Plan } from './plan.entity.js'
-import { PriceSchema, type Price, type PriceTier } from './price.entity.js'
-import { toPriceDefinition, validatePriceDefinition } from './price-definition.js'
+import { PriceSchema, type Price } from './price.entity.js'
+import { buildPrice, validatePriceInput, type PriceInput } from './price-input.js'
 
-export interface PriceInput {
-  type: Price['type']
-  billing_model: Price['billing_model']
-  tier_mode?: 'VOLUME' | 'SLAB'
-  currency: string
-  amount?: string
-  meter_id?: string
-  billing_period: Price['billing_period']
-  billing_period_count?: number
-  invoice_cadence: Price['invoice_cadence']
-  trial_period_days?: number
-  tiers?: PriceTier[]
-  transform_quantity?: { divide_by: number; round?: 'up' | 'down' }
-  min_quantity?: string
-  lookup_key?: string
-  description?: string
-  display_name?: string
-  metadata?: Record<string, string>
-}
+export { buildPrice, validatePriceInput, type PriceInput } from './price-input.js'
 
 export interface PlanInput {
   name: string
@@ -37,80 +23,89 @@ export interface PlanInput {
   metadata?: Record<string, string>
 }
 
-export async function validatePriceInput(em: EntityManager, scope: Scope, p: PriceInput, field: string): Promise<void> {
-  if (p.type === 'USAGE') {
-    if (!p.meter_id) throw new ValidationError(`${field}.meter_id is required for USAGE prices`, `${field}.meter_id`)
-    // Spec, Errors 9: usage is only known at the end of a period.
-    if (p.invoice_cadence !== 'ARREAR') {
-      throw new ValidationError(`${field}.invoice_cadence: usage-based prices must be billed in ARREAR, not ADVANCE`, `${field}.invoice_cadence`)
-    }
-    const meter = await em.findOne(MeterSchema, { id: p.meter_id, ...scope, status: 'published' })
-    if (!meter) throw new ValidationError(`${field}.meter_id: meter ${p.meter_id} not found`, `${field}.meter_id`)
-  } else if (p.meter_id) {
-    throw new ValidationError(`${field}.meter_id is only allowed on USAGE prices`, `${field}.meter_id`)
-  }
-  if (p.billing_model !== 'TIERED' && p.amount === undefined) throw new ValidationError(`${field}.amount is required`, `${field}.amount`)
-  if (p.billing_model === 'TIERED' && (!p.tiers || !p.tier_mode)) {
-    throw new ValidationError(`${field}: TIERED prices need tier_mode and tiers`, `${field}.tiers`)
-  }
-  validatePriceDefinition(toPriceDefinition(priceColumns(p)), field)
+export type PlanUpdate = Partial<Omit<PlanInput, 'prices'>>
+
+export interface PlanSearch extends SearchInput {
+  lookup_key?: string
 }
 
-function priceColumns(p: PriceInput) {
-  return {
-    type: p.type,
-    billing_model: p.billing_model,
-    tier_mode: p.tier_mode ?? null,
-    amount: p.amount ?? '0',
-    currency: p.currency.toUpperCase(),
-    tiers: p.tiers ?? null,
-    transform_quantity: p.transform_quantity ? { divide_by: p.transform_quantity.divide_by, round: p.transform_quantity.round ?? 'up' } : null,
-    min_quantity: p.min_quantity ?? null,
-  }
+export interface PlanWithPrices {
+  plan: Plan
+  prices: Price[]
 }
 
-export function buildPrice(em: EntityManager, scope: Scope, userId: string, entity: { type: 'PLAN' | 'ADDON'; id: string }, p: PriceInput, sequence: number): Price {
-  return em.create(PriceSchema, {
-    id: newId('price'),
-    ...scope,
-    entity_type: entity.type,
-    entity_id: entity.id,
-    ...priceColumns(p),
-    meter_id: p.meter_id ?? null,
-    billing_period: p.billing_period,
-    billing_period_count: p.billing_period_count ?? 1,
-    billing_cadence: 'RECURRING',
-    invoice_cadence: p.invoice_cadence,
-    trial_period_days: p.trial_period_days ?? 0,
-    lookup_key: p.lookup_key ?? null,
-    description: p.description ?? null,
-    display_name: p.display_name ?? null,
-    sequence,
-    start_date: null,
-    end_date: null,
-    status: 'published',
-    metadata: p.metadata ?? {},
-    created_by: userId,
-    updated_by: userId,
-  } as any)
+export interface PlanDetail extends PlanWithPrices {
+  creditGrants: CreditGrant[]
 }
 
-export async function createPlan(em: EntityManager, scope: Scope, userId: string, input: PlanInput): Promise<{ plan: Plan; prices: Price[] }> {
+export async function createPlan(em: EntityManager, scope: Scope, userId: string, input: PlanInput): Promise<PlanWithPrices> {
   return em.transactional(async (tx) => {
+    if (input.lookup_key !== undefined) await assertLookupKeyFree(tx, scope, input.lookup_key)
     const prices = input.prices ?? []
     for (const [i, p] of prices.entries()) await validatePriceInput(tx, scope, p, `prices[${i}]`)
     const plan = tx.create(PlanSchema, {
       id: newId('plan'), ...scope, name: input.name, lookup_key: input.lookup_key ?? null, description: input.description ?? null,
-      display_order: input.display_order ?? 0, status: 'published', metadata: input.metadata ?? {}, created_by: userId, updated_by: userId,
+      display_order: input.display_order ?? 0, max_price_sequence: prices.length, status: 'published', metadata: input.metadata ?? {},
+      created_by: userId, updated_by: userId,
     } as any)
     const created = prices.map((p, i) => buildPrice(tx, scope, userId, { type: 'PLAN', id: plan.id }, p, i + 1))
     return { plan, prices: created }
   })
 }
 
-export async function getPlan(em: EntityManager, scope: Scope, id: string): Promise<{ plan: Plan; prices: Price[] }> {
+export async function getPlan(em: EntityManager, scope: Scope, id: string): Promise<PlanWithPrices> {
+  const plan = await findPlan(em, scope, id)
+  return { plan, prices: await publishedPrices(em, scope, [id]) }
+}
+
+/** The plan as GET /plans/{id} shows it: with its prices and its published credit grants. */
+export async function readPlan(em: EntityManager, scope: Scope, id: string): Promise<PlanDetail> {
+  const { plan, prices } = await getPlan(em, scope, id)
+  return { plan, prices, creditGrants: await listCreditGrants(em, scope, { plan_id: id }) }
+}
+
+export async function updatePlan(em: EntityManager, scope: Scope, userId: string, id: string, patch: PlanUpdate): Promise<PlanDetail> {
+  await em.transactional(async (tx) => {
+    const plan = await findPlan(tx, scope, id)
+    if (patch.lookup_key !== undefined && patch.lookup_key !== plan.lookup_key) await assertLookupKeyFree(tx, scope, patch.lookup_key)
+    Object.assign(plan, patch, { updated_by: userId })
+  })
+  return readPlan(em, scope, id)
+}
+
+export async function archivePlan(em: EntityManager, scope: Scope, userId: string, id: string): Promise<void> {
+  const plan = await findPlan(em, scope, id)
+  plan.status = 'archived'
+  plan.updated_by = userId
+  await em.flush()
+}
+
+export async function searchPlans(em: EntityManager, scope: Scope, search: PlanSearch): Promise<{ items: PlanWithPrices[]; total: number }> {
+  const where: FilterQuery<Plan> = { ...scope, status: search.status ?? 'published' }
+  if (search.lookup_key !== undefined) where.lookup_key = search.lookup_key
+  const { items, total } = await findPage(em, PlanSchema, where, search.filters?.metadata, search, { display_order: 'asc', created_at: 'asc', id: 'asc' })
+  const prices = await publishedPrices(em, scope, items.map((p) => p.id))
+  return { items: items.map((plan) => ({ plan, prices: prices.filter((p) => p.entity_id === plan.id) })), total }
+}
+
+async function findPlan(em: EntityManager, scope: Scope, id: string): Promise<Plan> {
   const plan = await em.findOne(PlanSchema, { id, ...scope, status: { $ne: 'deleted' } })
   if (!plan) throw new NotFoundError('plan', id)
-  const prices = await em.find(PriceSchema, { ...scope, entity_type: 'PLAN', entity_id: id, status: 'published' }, { orderBy: { sequence: 'asc' } })
-  return { plan, prices }
+  return plan
+}
+
+async function publishedPrices(em: EntityManager, scope: Scope, planIds: string[]): Promise<Price[]> {
+  if (planIds.length === 0) return []
+  return em.find(
+    PriceSchema,
+    { ...scope, entity_type: 'PLAN', entity_id: { $in: planIds }, status: 'published' },
+    { orderBy: { entity_id: 'asc', sequence: 'asc' } },
+  )
+}
+
+/** Names the clash; the partial unique index on plans settles concurrent requests. */
+async function assertLookupKeyFree(em: EntityManager, scope: Scope, lookupKey: string): Promise<void> {
+  if (await em.findOne(PlanSchema, { ...scope, lookup_key: lookupKey, status: { $ne: 'deleted' } })) {
+    throw new AlreadyExistsError(`a plan with lookup_key ${lookupKey} already exists`)
+  }
 }

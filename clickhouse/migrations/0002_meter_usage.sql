@@ -1,5 +1,6 @@
 -- One row per (meter, event) that the meter matched, with the meter's value already extracted
--- (field, multiplier, filters applied). Usage queries bucket these rows by window at read time.
+-- (field, multiplier, filters applied). Usage queries bucket these rows by window at read time;
+-- group_by reads the event's properties (JSON text) at query time.
 -- The key ends in event_id so a duplicate event can never be counted twice by a meter,
 -- whatever else about it differs; reads use FINAL.
 CREATE TABLE IF NOT EXISTS {db}.meter_usage
@@ -13,7 +14,7 @@ CREATE TABLE IF NOT EXISTS {db}.meter_usage
     value                Decimal(38, 12),
     value_text           String,
     source               LowCardinality(String),
-    properties           Map(String, String),
+    properties           String,
     ingested_at          DateTime64(3, 'UTC'),
     dedup_version        UInt64,
     INDEX idx_customer external_customer_id TYPE bloom_filter GRANULARITY 4,

@@ -51,7 +51,8 @@ export function buildUsageSql(table: string, q: UsageQuery): { sql: string; para
   }
   ;(q.groupBy ?? []).forEach((key, i) => {
     params[`g${i}`] = key
-    select.push(`properties[{g${i}:String}] AS g${i}`)
+    // Strings group by their value, other JSON values by their JSON text (5, true, {...}).
+    select.push(`if(JSONType(properties, {g${i}:String}) = 'String', JSONExtractString(properties, {g${i}:String}), JSONExtractRaw(properties, {g${i}:String})) AS g${i}`)
     groupBy.push(`g${i}`)
   })
   const where = [

@@ -1,0 +1,128 @@
+// Ingest benchmark: sends EVENTS events in bulk requests of 1000 to a real all-in-one platform
+// process (HTTP ingest -> Kafka -> aggregator -> ClickHouse) and prints
+//   - events/s accepted by ingest (202 = Kafka acknowledged with acks=all)
+//   - p50 / p99 / max request latency
+//   - events/s through to ClickHouse (first request until the usage query sees all of them)
+// Usage: npm run bench:ingest   (env: EVENTS=500000 CONCURRENCY=8 BATCH=1000)
+// It prints numbers; it asserts nothing.
+import { spawn } from 'node:child_process'
+import http from 'node:http'
+import os from 'node:os'
+import { join } from 'node:path'
+import { openOrm } from '../billing-api/db/orm.js'
+import { createTenant } from '../billing-api/tenants/create-tenant.js'
+import { loadConfig, PROJECT_ROOT } from '../platform/config.js'
+
+const EVENTS = Number(process.env.EVENTS ?? 500_000)
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8)
+const BATCH = Number(process.env.BATCH ?? 1000)
+const PORT = Number(process.env.BENCH_PORT ?? 18080)
+const runId = Date.now().toString(36)
+
+const config = loadConfig(process.env)
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+
+function request(method: string, path: string, body: string, apiKey: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port: PORT, path, method, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': apiKey } },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c) => chunks.push(c))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
+      },
+    )
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+async function waitForHealth(deadline: number) {
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      http.get({ host: '127.0.0.1', port: PORT, path: '/health' }, (res) => { res.resume(); resolve(res.statusCode === 200) }).on('error', () => resolve(false))
+    })
+    if (ok) return
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  throw new Error('platform did not become healthy')
+}
+
+function percentile(sorted: number[], p: number) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+
+// BENCH_NODE_ARGS passes extra flags to the platform process, e.g. --cpu-prof.
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+const platform = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(PROJECT_ROOT, 'scripts/all-in-one.ts')], {
+  env: {
+    ...process.env,
+    PORT: String(PORT),
+    LOG_LEVEL: 'warn',
+    CHDB_PATH: join(config.dataDir, 'chdb-bench'),
+    KAFKA_EVENTS_TOPIC: `events-bench-${runId}`,
+    KAFKA_AGGREGATOR_GROUP: `aggregator-bench-${runId}`,
+    REDIS_PREFIX: `mlbench-${runId}`,
+  },
+  stdio: ['ignore', 'inherit', 'inherit'],
+})
+
+try {
+  await waitForHealth(Date.now() + 120_000)
+  const orm = await openOrm(config.databaseUrl, 2)
+  const tenant = await createTenant(orm.em.fork(), { name: `bench ${runId}` })
+  await orm.close()
+  const key = tenant.apiKey
+  const meterRes = await request('POST', '/v1/meters', JSON.stringify({ name: 'tokens', event_name: 'bench', aggregation: { type: 'SUM', field: 'tokens' } }), key)
+  const meterId = JSON.parse(meterRes.body).id
+
+  const batches = Math.ceil(EVENTS / BATCH)
+  const bodies: string[] = []
+  for (let b = 0; b < batches; b++) {
+    const events: string[] = []
+    for (let i = 0; i < BATCH && b * BATCH + i < EVENTS; i++) {
+      const n = b * BATCH + i
+      events.push(`{"event_id":"${runId}-${n}","event_name":"bench","external_customer_id":"cust-${n % 100}","timestamp":"2026-10-01T00:00:00Z","properties":{"tokens":1,"model":"m${n % 5}"}}`)
+    }
+    bodies.push(`{"events":[${events.join(',')}]}`)
+  }
+
+  const latencies: number[] = []
+  let next = 0
+  const t0 = performance.now()
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]
+        const s = performance.now()
+        const res = await request('POST', '/v1/events/raw/bulk', body, key)
+        latencies.push(performance.now() - s)
+        if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${res.body}`)
+      }
+    }),
+  )
+  const acceptedMs = performance.now() - t0
+
+  let seen = 0
+  const usageBody = JSON.stringify({ start_time: '2026-01-01T00:00:00Z', end_time: '2027-01-01T00:00:00Z' })
+  while (seen < EVENTS) {
+    const res = await request('POST', `/v1/meters/${meterId}/usage`, usageBody, key)
+    seen = JSON.parse(res.body).event_count ?? 0
+    if (seen < EVENTS) await new Promise((r) => setTimeout(r, 100))
+    if (performance.now() - t0 > 600_000) throw new Error(`only ${seen} of ${EVENTS} events reached ClickHouse in 10 minutes`)
+  }
+  const throughMs = performance.now() - t0
+  latencies.sort((a, b) => a - b)
+
+  console.log(`
+machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}
+events: ${EVENTS} in ${batches} requests of ${BATCH}, concurrency ${CONCURRENCY}
+accepted by ingest (Kafka acks=all): ${Math.round(EVENTS / (acceptedMs / 1000))} events/s  (${(acceptedMs / 1000).toFixed(2)} s)
+request latency: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms
+through to ClickHouse (usage query sees all): ${Math.round(EVENTS / (throughMs / 1000))} events/s  (${(throughMs / 1000).toFixed(2)} s)
+`)
+} finally {
+  agent.destroy()
+  platform.kill('SIGTERM')
+  await new Promise((r) => platform.once('exit', r))
+}

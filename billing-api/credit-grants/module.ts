@@ -1,0 +1,10 @@
+import { sqlMigration, type DomainModule } from '../module.js'
+import { CreditGrantSchema } from './credit-grant.entity.js'
+import { creditGrantRoutes } from './routes.js'
+
+export const creditGrantsModule: DomainModule = {
+  name: 'credit-grants',
+  entities: [CreditGrantSchema],
+  migrations: [sqlMigration('credit_grants_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  routes: creditGrantRoutes,
+}

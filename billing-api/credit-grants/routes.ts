@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify'
+import { scopeOf } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { RECORD_STATUSES } from '../http/metadata-filter.js'
+import { dateTime, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
+import { CREDIT_GRANT_PERIODS, EXPIRATION_DURATION_UNITS } from './credit-grant.entity.js'
+import { serializeCreditGrant } from './serialize.js'
+import {
+  archiveCreditGrant, createCreditGrant, getCreditGrant, pageCreditGrants, updateCreditGrant,
+  type CreditGrantFilter, type CreditGrantInput, type CreditGrantUpdate,
+} from './service.js'
+
+const name = { type: 'string', minLength: 1, maxLength: 255 } as const
+const id = { type: 'string', minLength: 1, maxLength: 100 } as const
+
+const createBody = {
+  type: 'object',
+  required: ['name', 'credits', 'period'],
+  additionalProperties: false,
+  properties: {
+    name,
+    plan_id: id,
+    subscription_id: id,
+    credits: nonNegativeDecimalString,
+    conversion_rate: nonNegativeDecimalString,
+    topup_conversion_rate: nonNegativeDecimalString,
+    credit_grant_anchor: dateTime,
+    start_date: dateTime,
+    end_date: dateTime,
+    expiration_duration: { type: 'integer', minimum: 0 },
+    expiration_duration_unit: { type: 'string', enum: EXPIRATION_DURATION_UNITS },
+    period: { type: 'string', enum: CREDIT_GRANT_PERIODS },
+    period_count: { type: 'integer', minimum: 1 },
+    priority: { type: 'integer' },
+    metadata: metadataSchema,
+  },
+} as const
+
+const updateBody = { type: 'object', additionalProperties: false, properties: { name, metadata: metadataSchema } } as const
+
+const listQuery = {
+  type: 'object',
+  properties: { ...paginationQuery, plan_id: id, subscription_id: id, status: { type: 'string', enum: RECORD_STATUSES, default: 'published' } },
+} as const
+
+export async function creditGrantRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const em = () => ctx.orm.em.fork()
+  const grantId = (params: unknown) => (params as { id: string }).id
+
+  app.post('/creditgrants', { schema: { tags: ['credit-grants'], body: createBody } }, async (request, reply) => {
+    const grant = await createCreditGrant(em(), scopeOf(request), request.auth.userId, request.body as CreditGrantInput)
+    return reply.code(201).send(serializeCreditGrant(grant))
+  })
+
+  app.get('/creditgrants', { schema: { tags: ['credit-grants'], querystring: listQuery } }, async (request) => {
+    const q = request.query as CreditGrantFilter & Page
+    const { items, total } = await pageCreditGrants(em(), scopeOf(request), q)
+    return listResponse(items.map(serializeCreditGrant), total, q)
+  })
+
+  app.get('/creditgrants/:id', { schema: { tags: ['credit-grants'], params: idParams } }, async (request) => {
+    return serializeCreditGrant(await getCreditGrant(em(), scopeOf(request), grantId(request.params)))
+  })
+
+  app.put('/creditgrants/:id', { schema: { tags: ['credit-grants'], params: idParams, body: updateBody } }, async (request) => {
+    const grant = await updateCreditGrant(em(), scopeOf(request), request.auth.userId, grantId(request.params), request.body as CreditGrantUpdate)
+    return serializeCreditGrant(grant)
+  })
+
+  app.delete('/creditgrants/:id', { schema: { tags: ['credit-grants'], params: idParams } }, async (request, reply) => {
+    await archiveCreditGrant(em(), scopeOf(request), request.auth.userId, grantId(request.params))
+    return reply.code(204).send()
+  })
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify'
+import { scopeOf } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { nullable, refIdSchema } from '../features/catalog-schemas.js'
+import { dateTime, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
+import { ENTITLEMENT_ENTITY_TYPES, USAGE_RESET_PERIODS } from './entitlement.entity.js'
+import { serializeEntitlement } from './read.js'
+import {
+  createEntitlement, deleteEntitlement, getEntitlement, listEntitlementPage, updateEntitlement,
+  type CreateEntitlementInput, type EntitlementFilter, type EntitlementValues, type EntitlementWithFeature,
+} from './service.js'
+
+// Which of these a feature type takes is checked in entitlement-rules.ts.
+const values = {
+  is_enabled: { type: 'boolean' },
+  usage_limit: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  is_soft_limit: { type: 'boolean' },
+  static_value: nullable({ type: 'string', minLength: 1, maxLength: 1000 }),
+  usage_reset_period: { type: ['string', 'null'], enum: [...USAGE_RESET_PERIODS, null] },
+  display_order: { type: 'integer', minimum: -1_000_000, maximum: 1_000_000 },
+  start_date: nullable(dateTime),
+  end_date: nullable(dateTime),
+  metadata: metadataSchema,
+} as const
+
+const entityType = { type: 'string', enum: ENTITLEMENT_ENTITY_TYPES } as const
+
+const createBody = {
+  type: 'object',
+  required: ['entity_type', 'entity_id', 'feature_id'],
+  additionalProperties: false,
+  properties: { entity_type: entityType, entity_id: refIdSchema, feature_id: refIdSchema, ...values },
+} as const
+
+// What is granted, and to whom, is fixed: delete the entitlement and create another instead.
+const updateBody = { type: 'object', additionalProperties: false, properties: values } as const
+
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...paginationQuery, entity_type: entityType, entity_id: refIdSchema, feature_id: refIdSchema },
+} as const
+
+const tags = ['entitlements']
+const toResponse = (r: EntitlementWithFeature) => serializeEntitlement(r.entitlement, r.feature)
+
+export async function entitlementRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+
+  app.post('/entitlements', { schema: { tags, body: createBody } }, async (request, reply) => {
+    const created = await createEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateEntitlementInput)
+    return reply.code(201).send(toResponse(created))
+  })
+
+  app.get('/entitlements', { schema: { tags, querystring: listQuery } }, async (request) => {
+    const q = request.query as EntitlementFilter
+    const { items, total } = await listEntitlementPage(ctx.orm.em.fork(), scopeOf(request), q)
+    return listResponse(items, total, q)
+  })
+
+  app.get('/entitlements/:id', { schema: { tags, params: idParams } }, async (request) => {
+    return toResponse(await getEntitlement(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
+  })
+
+  app.put('/entitlements/:id', { schema: { tags, params: idParams, body: updateBody } }, async (request) => {
+    const { id } = request.params as { id: string }
+    return toResponse(await updateEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, request.body as EntitlementValues))
+  })
+
+  app.delete('/entitlements/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
+    await deleteEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, (request.params as { id: string }).id)
+    return reply.code(204).send()
+  })
+}

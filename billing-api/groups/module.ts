@@ -1,0 +1,11 @@
+import type { DomainModule } from '../module.js'
+import { sqlMigration } from '../module.js'
+import { GroupSchema } from './group.entity.js'
+import { groupRoutes } from './routes.js'
+
+export const groupsModule: DomainModule = {
+  name: 'groups',
+  entities: [GroupSchema],
+  migrations: [sqlMigration('groups_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  routes: groupRoutes,
+}

@@ -1,0 +1,92 @@
+// Tax association use cases: attach a published tax rate to a customer, a subscription or the
+// tenant, list, read and detach.
+import { UniqueConstraintViolationException } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { AlreadyExistsError, NotFoundError, ValidationError } from '../../platform/errors.js'
+import { newId } from '../../platform/ids.js'
+import type { Scope } from '../auth/authenticate.js'
+import { CustomerSchema } from '../customers/customer.entity.js'
+import type { Metadata } from '../db/common.js'
+import type { Page } from '../http/schemas.js'
+import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
+import { TaxAssociationSchema, type TaxAssociation, type TaxEntityType } from './tax-association.entity.js'
+import { requirePublishedTaxRate } from './tax-rate.service.js'
+
+export interface CreateTaxAssociationInput {
+  tax_rate_id: string
+  entity_type: TaxEntityType
+  entity_id: string
+  priority?: number
+  auto_apply?: boolean
+  metadata?: Metadata
+}
+
+export async function createTaxAssociation(em: EntityManager, scope: Scope, userId: string, input: CreateTaxAssociationInput): Promise<TaxAssociation> {
+  try {
+    return await em.transactional(async (tx) => {
+      await requirePublishedTaxRate(tx, scope, input.tax_rate_id)
+      await requireEntity(tx, scope, input.entity_type, input.entity_id)
+      const association = tx.create(TaxAssociationSchema, {
+        id: newId('taxassoc'),
+        ...scope,
+        tax_rate_id: input.tax_rate_id,
+        entity_type: input.entity_type,
+        entity_id: input.entity_id,
+        priority: input.priority ?? 0,
+        auto_apply: input.auto_apply ?? true,
+        status: 'published',
+        metadata: input.metadata ?? {},
+        created_by: userId,
+        updated_by: userId,
+      } as any)
+      await tx.flush()
+      return association
+    })
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) {
+      throw new AlreadyExistsError(`tax rate ${input.tax_rate_id} is already associated with ${input.entity_type} ${input.entity_id}`)
+    }
+    throw err
+  }
+}
+
+/** The entity must exist in the caller's scope: a tenant's taxes never attach to another's records. */
+async function requireEntity(em: EntityManager, scope: Scope, type: TaxEntityType, id: string): Promise<void> {
+  const where = { id, ...scope, status: 'published' }
+  const found =
+    type === 'tenant' ? id === scope.tenant_id
+    : type === 'customer' ? (await em.count(CustomerSchema, where)) === 1
+    : (await em.count(SubscriptionSchema, where)) === 1
+  if (!found) throw new ValidationError(`entity_id: ${type} ${id} not found`, 'entity_id')
+}
+
+export async function getTaxAssociation(em: EntityManager, scope: Scope, id: string): Promise<TaxAssociation> {
+  const association = await em.findOne(TaxAssociationSchema, { id, ...scope, status: { $ne: 'deleted' } })
+  if (!association) throw new NotFoundError('tax association', id)
+  return association
+}
+
+export interface TaxAssociationFilter extends Page {
+  entity_type?: TaxEntityType
+  entity_id?: string
+  tax_rate_id?: string
+}
+
+export async function listTaxAssociations(em: EntityManager, scope: Scope, filter: TaxAssociationFilter): Promise<[TaxAssociation[], number]> {
+  const where: Record<string, unknown> = { ...scope, status: 'published' }
+  if (filter.entity_type !== undefined) where.entity_type = filter.entity_type
+  if (filter.entity_id !== undefined) where.entity_id = filter.entity_id
+  if (filter.tax_rate_id !== undefined) where.tax_rate_id = filter.tax_rate_id
+  return em.findAndCount(TaxAssociationSchema, where, {
+    orderBy: { priority: 'asc', created_at: 'asc', id: 'asc' },
+    limit: filter.limit,
+    offset: filter.offset,
+  })
+}
+
+export async function deleteTaxAssociation(em: EntityManager, scope: Scope, userId: string, id: string): Promise<void> {
+  const association = await getTaxAssociation(em, scope, id)
+  association.status = 'deleted'
+  association.updated_by = userId
+  await em.flush()
+}
