@@ -5,6 +5,7 @@ import type { Producer } from 'kafkajs'
 import { ServiceUnavailableError } from '../platform/errors.js'
 import { ingestEventsAccepted, ingestEventsRejected } from '../platform/metrics.js'
 import type { Clock } from '../platform/clock.js'
+import type { LagGate } from '../platform/lag-gate.js'
 import { bulkSchema, eventSchema, type EventInput } from './event-schema.js'
 import { encode, enrich, produce } from './pipeline.js'
 
@@ -12,13 +13,23 @@ export interface IngestDeps {
   producer: Producer
   topic: string
   clock: Clock
+  /** all-in-one only: refuses batches while the in-process aggregator is too far behind */
+  gate?: LagGate
 }
 
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
   async function accept(inputs: EventInput[], tenantId: string, environmentId: string) {
-    const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
     try {
-      await produce(deps.producer, deps.topic, batch, encode(batch))
+      deps.gate?.admit()
+    } catch (err) {
+      ingestEventsRejected.inc({ reason: 'backpressure' }, inputs.length)
+      throw err
+    }
+    const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
+    const records = encode(batch)
+    try {
+      await produce(deps.producer, deps.topic, batch, records)
+      deps.gate?.produced(records.reduce((n, r) => n + r.length, 0))
     } catch (err) {
       ingestEventsRejected.inc({ reason: 'kafka_unavailable' }, inputs.length)
       app.log.error({ err }, 'kafka produce failed')

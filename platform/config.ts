@@ -22,6 +22,8 @@ export interface Config {
   aggregatorGroupId: string
   clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
   ingestBodyLimitBytes: number
+  /** all-in-one only; see platform/lag-gate.ts. 0 disables. */
+  ingestMaxPendingBytes: number
   apiKeyCacheTtlMs: number
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       password: env.CLICKHOUSE_PASSWORD,
     },
     ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
+    ingestMaxPendingBytes: int(env, 'INGEST_MAX_PENDING_BYTES', 12 * 1024 * 1024),
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 30_000),
     finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES', 120),
     billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 120_000, 1000),

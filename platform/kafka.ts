@@ -26,6 +26,8 @@ export function createConsumer(kafka: Kafka, groupId: string): Consumer {
     heartbeatInterval: 3_000,
     maxBytesPerPartition: 4 * 1024 * 1024,
     maxBytes: 16 * 1024 * 1024,
+    // Let the broker gather up to 256 KB per fetch (or 100 ms): fewer, larger batches.
+    minBytes: 1,
     maxWaitTimeInMs: 100,
   })
 }

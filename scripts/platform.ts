@@ -18,6 +18,7 @@ import { registerIngest } from '../ingest/app.js'
 import { systemClock, type Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
 import { createHttpServer } from '../platform/http.js'
+import { LagGate } from '../platform/lag-gate.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
 import { createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
@@ -76,11 +77,14 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       await registerBillingApi(app, ctx, auth)
     }
 
+    // Both halves in one process: ingest can see how far the aggregator is behind.
+    const gate = services.has('ingest') && services.has('aggregator') && config.ingestMaxPendingBytes > 0 ? new LagGate(config.ingestMaxPendingBytes) : undefined
+
     let producer: Producer | undefined
     if (services.has('ingest')) {
       producer = await createProducer(createKafka(config, 'ingest'))
       closers.push(() => producer!.disconnect())
-      await registerIngest(app, { producer, topic: config.eventsTopic, clock }, auth, config.ingestBodyLimitBytes)
+      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate }, auth, config.ingestBodyLimitBytes)
     }
 
     let aggregator: Aggregator | undefined
@@ -92,6 +96,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         topic: config.eventsTopic,
         groupId: config.aggregatorGroupId,
         hooks: opts.aggregatorHooks,
+        onCommitted: gate && ((bytes) => gate.consumed(bytes)),
         log: (msg, err) => app.log.error({ err }, msg),
       })
       closers.push(() => aggregator!.stop())
