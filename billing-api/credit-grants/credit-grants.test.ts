@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { created } from '../../test/support/fixtures.js'
 import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
-import { assertError, countRows } from '../plans/test-helpers.js'
+import { assertError, countRows } from '../../test/support/assertions.js'
 
 let p: TestPlatform
 before(async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { newId } from '../../platform/ids.js'
 import { created } from '../../test/support/fixtures.js'
 import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
-import { assertError, countRows } from '../plans/test-helpers.js'
+import { assertError, countRows } from '../../test/support/assertions.js'
 import { CustomerIntegrationSchema } from './customer-integration.entity.js'
 
 let p: TestPlatform

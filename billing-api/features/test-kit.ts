@@ -1,21 +1,7 @@
 // Helpers shared by the catalog integration tests (features, groups, add-ons, entitlements).
-import assert from 'node:assert/strict'
 import type { ApiClient, TestPlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
-
-export function assertError(res: { status: number; body: any }, status: number, code: string, message?: RegExp): void {
-  assert.equal(res.status, status, JSON.stringify(res.body))
-  assert.deepEqual(Object.keys(res.body).sort(), ['code', 'http_status_code', 'message'])
-  assert.equal(res.body.code, code)
-  assert.equal(res.body.http_status_code, status)
-  if (message) assert.match(res.body.message, message)
-}
-
-/** Rows of a table that belong to a tenant, straight from Postgres (not through the API under test). */
-export async function rowCount(p: TestPlatform, table: 'features' | 'groups' | 'addons' | 'entitlements' | 'prices', tenantId: string): Promise<number> {
-  const [row] = await p.ctx.orm.em.getConnection().execute(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = ?`, [tenantId])
-  return row.n
-}
+export { assertError, countRows as rowCount } from '../../test/support/assertions.js'
 
 /** Event names in the outbox for one record, oldest first. */
 export async function eventsFor(p: TestPlatform, entityId: string): Promise<{ event_name: string; payload: any }[]> {

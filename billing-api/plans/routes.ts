@@ -10,7 +10,7 @@ import { archivePlan, createPlan, readPlan, searchPlans, updatePlan, type PlanDe
 export { priceInputSchema } from './schemas.js'
 export { serializePlan, serializePrice } from './serialize.js'
 
-const detail = (d: PlanDetail) => serializePlan(d.plan, d.prices, d.creditGrants)
+const detail = (d: PlanDetail) => serializePlan(d.plan, d.prices, d.creditGrants, d.entitlements)
 
 export async function planRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   const em = () => ctx.orm.em.fork()
@@ -18,7 +18,7 @@ export async function planRoutes(app: FastifyInstance, ctx: BillingContext): Pro
 
   app.post('/plans', { schema: { tags: ['plans'], body: createPlanBody } }, async (request, reply) => {
     const { plan, prices } = await createPlan(em(), scopeOf(request), request.auth.userId, request.body as PlanInput)
-    return reply.code(201).send(serializePlan(plan, prices, []))
+    return reply.code(201).send(serializePlan(plan, prices, [], []))
   })
 
   app.get('/plans', { schema: { tags: ['plans'], querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {

@@ -18,11 +18,12 @@ export function serializePrice(p: Price) {
   }
 }
 
-/** List items leave out credit_grants; a single plan's read carries them. */
-export function serializePlan(plan: Plan, prices: Price[], creditGrants?: CreditGrant[]) {
+/** List items leave out credit_grants and entitlements; a single plan's read carries them. */
+export function serializePlan(plan: Plan, prices: Price[], creditGrants?: CreditGrant[], entitlements?: unknown[]) {
   return {
     ...serializeBase(plan), name: plan.name, lookup_key: plan.lookup_key, description: plan.description,
     display_order: plan.display_order, max_price_sequence: plan.max_price_sequence, prices: prices.map(serializePrice),
     ...(creditGrants ? { credit_grants: creditGrants.map(serializeCreditGrant) } : {}),
+    ...(entitlements ? { entitlements } : {}),
   }
 }

@@ -7,6 +7,7 @@ import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { CreditGrant } from '../credit-grants/credit-grant.entity.js'
 import { listCreditGrants } from '../credit-grants/service.js'
+import { listEntitlements, type EntitlementResponse } from '../entitlements/read.js'
 import { findPage, type SearchInput } from '../http/metadata-filter.js'
 import { PlanSchema, type Plan } from './plan.entity.js'
 import { PriceSchema, type Price } from './price.entity.js'
@@ -36,6 +37,7 @@ export interface PlanWithPrices {
 
 export interface PlanDetail extends PlanWithPrices {
   creditGrants: CreditGrant[]
+  entitlements: EntitlementResponse[]
 }
 
 export async function createPlan(em: EntityManager, scope: Scope, userId: string, input: PlanInput): Promise<PlanWithPrices> {
@@ -58,10 +60,11 @@ export async function getPlan(em: EntityManager, scope: Scope, id: string): Prom
   return { plan, prices: await publishedPrices(em, scope, [id]) }
 }
 
-/** The plan as GET /plans/{id} shows it: with its prices and its published credit grants. */
+/** The plan as GET /plans/{id} shows it: with its prices, entitlements and published credit grants. */
 export async function readPlan(em: EntityManager, scope: Scope, id: string): Promise<PlanDetail> {
   const { plan, prices } = await getPlan(em, scope, id)
-  return { plan, prices, creditGrants: await listCreditGrants(em, scope, { plan_id: id }) }
+  const [creditGrants, entitlements] = await Promise.all([listCreditGrants(em, scope, { plan_id: id }), listEntitlements(em, scope, 'PLAN', id)])
+  return { plan, prices, creditGrants, entitlements }
 }
 
 export async function updatePlan(em: EntityManager, scope: Scope, userId: string, id: string, patch: PlanUpdate): Promise<PlanDetail> {

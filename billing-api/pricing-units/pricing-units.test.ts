@@ -6,7 +6,7 @@ import { created } from '../../test/support/fixtures.js'
 import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { toPriceDefinition } from '../plans/price-definition.js'
-import { assertError, countRows } from '../plans/test-helpers.js'
+import { assertError, countRows } from '../../test/support/assertions.js'
 import { calculateAmount, toMoneyString } from '../pricing/index.js'
 
 let p: TestPlatform

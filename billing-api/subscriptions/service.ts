@@ -43,6 +43,7 @@ export async function createSubscription(em: EntityManager, scope: Scope, userId
       if (err instanceof NotFoundError) throw new ValidationError(`plan ${input.plan_id} not found`, 'plan_id')
       throw err
     })
+    if (plan.status !== 'published') throw new ValidationError(`plan ${plan.id} is ${plan.status} and takes no new subscriptions`, 'plan_id')
     const currency = input.currency.toUpperCase()
     const period = input.billing_period ?? 'MONTHLY'
     const count = input.billing_period_count ?? 1

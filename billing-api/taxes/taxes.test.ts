@@ -6,6 +6,7 @@ import { created } from '../../test/support/fixtures.js'
 import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
 import type { Scope } from '../auth/authenticate.js'
 import { requirePublishedTaxRate } from './tax-rate.service.js'
+import { assertError } from '../../test/support/assertions.js'
 
 let p: TestPlatform
 before(async () => {
@@ -15,13 +16,6 @@ after(async () => {
   await p?.stop()
 })
 
-function assertError(res: { status: number; body: any }, status: number, code: string, message?: RegExp) {
-  assert.equal(res.status, status, JSON.stringify(res.body))
-  assert.deepEqual(Object.keys(res.body).sort(), ['code', 'http_status_code', 'message'])
-  assert.equal(res.body.code, code)
-  assert.equal(res.body.http_status_code, status)
-  if (message) assert.match(res.body.message, message)
-}
 
 async function tenant() {
   const t = await p.newTenant()

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import type { Admin } from 'kafkajs'
 import { createKafka, createProducer } from '../../platform/kafka.js'
 import { startTestPlatform, type TestPlatform } from '../support/platform.js'
+import { assertError } from '../support/assertions.js'
 
 let p: TestPlatform
 let admin: Admin
@@ -28,13 +29,6 @@ async function topicEnd(): Promise<string> {
 
 const good = { event_name: 'call', external_customer_id: 'c' }
 
-function assertError(res: { status: number; body: any }, status: number, code: string, message?: RegExp) {
-  assert.equal(res.status, status, JSON.stringify(res.body))
-  assert.deepEqual(Object.keys(res.body).sort(), ['code', 'http_status_code', 'message'])
-  assert.equal(res.body.code, code)
-  assert.equal(res.body.http_status_code, status)
-  if (message) assert.match(res.body.message, message)
-}
 
 test('invalid ingest requests are rejected whole, naming the index, and produce nothing', async () => {
   const { api } = await p.newTenant()

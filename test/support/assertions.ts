@@ -1,7 +1,8 @@
-// Assertions shared by the catalog integration tests (customers, plans, pricing units, credit grants).
+// Assertions shared by the integration tests.
 import assert from 'node:assert/strict'
-import type { TestPlatform } from '../../test/support/platform.js'
+import type { TestPlatform } from './platform.js'
 
+/** The body is exactly the spec's ErrorResponse with this status and code. */
 export function assertError(res: { status: number; body: any }, status: number, code: string, message?: RegExp): void {
   assert.equal(res.status, status, JSON.stringify(res.body))
   assert.deepEqual(Object.keys(res.body).sort(), ['code', 'http_status_code', 'message'])
@@ -10,7 +11,7 @@ export function assertError(res: { status: number; body: any }, status: number, 
   if (message) assert.match(res.body.message, message)
 }
 
-/** Rows of `table` in one tenant: what a rejected request must leave unchanged. */
+/** Rows of `table` in one tenant, straight from Postgres: what a rejected request must leave unchanged. */
 export async function countRows(p: TestPlatform, table: string, tenantId: string): Promise<number> {
   const [row] = await p.ctx.orm.em.fork().getConnection().execute(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = ?`, [tenantId])
   return row.n
