@@ -1,0 +1,34 @@
+// The OpenAPI document is generated from the route schemas and lists every /v1 route.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { startTestPlatform, type TestPlatform } from '../test/support/platform.js'
+
+let p: TestPlatform
+before(async () => {
+  p = await startTestPlatform({ services: ['billing-api', 'ingest'] })
+})
+after(async () => {
+  await p?.stop()
+})
+
+test('GET /v1/docs/openapi.json documents the routes with their schemas', async () => {
+  const res = await p.client().get('/v1/docs/openapi.json')
+  assert.equal(res.status, 200)
+  const doc = res.body
+  assert.match(doc.openapi, /^3\./)
+  assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'x-api-key' })
+  const expected: [string, string][] = [
+    ['post', '/v1/events'], ['post', '/v1/events/raw/bulk'], ['get', '/v1/tenants/{id}'], ['put', '/v1/users/{id}'],
+    ['delete', '/v1/users/{id}'], ['get', '/v1/secrets/api/keys'], ['post', '/v1/meters'], ['post', '/v1/meters/{id}/usage'],
+    ['post', '/v1/customers'], ['post', '/v1/customers/search'], ['post', '/v1/plans/search'], ['post', '/v1/prices'],
+    ['post', '/v1/features'], ['post', '/v1/entitlements'], ['post', '/v1/addons'], ['post', '/v1/groups'],
+    ['post', '/v1/coupons'], ['post', '/v1/taxes/rates'], ['post', '/v1/pricing-units'], ['post', '/v1/creditgrants'],
+    ['post', '/v1/subscriptions'], ['post', '/v1/invoices/internal/preview'],
+  ]
+  for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
+  const customerBody = doc.paths['/v1/customers'].post.requestBody.content['application/json'].schema
+  assert.equal(customerBody.properties.address_line1.maxLength, 255)
+  assert.deepEqual(customerBody.required, ['external_id'])
+  const bulk = doc.paths['/v1/events/raw/bulk'].post.requestBody.content['application/json'].schema
+  assert.equal(bulk.properties.events.maxItems, 1000)
+})
