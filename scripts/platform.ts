@@ -12,6 +12,7 @@ import { createAuthenticator } from '../billing-api/auth/authenticate.js'
 import type { BillingContext } from '../billing-api/context.js'
 import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
 import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
+import { startOutboxRelay } from '../billing-api/events/relay.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
@@ -33,6 +34,8 @@ export interface PlatformOptions {
   migrate?: boolean | 'clickhouse'
   /** false: the scheduler processes on-demand triggers only */
   schedule?: boolean
+  /** false: the scheduler does not relay the system-events outbox (tests relay per tenant) */
+  relay?: boolean
   aggregatorHooks?: AggregatorHooks
   listen?: boolean
 }
@@ -109,6 +112,13 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => redis!.quit())
       scheduler = await startScheduler({ ctx, redis, prefix: config.redisPrefix, schedule: opts.schedule })
       closers.push(() => scheduler!.stop())
+    }
+    // The scheduler process also relays the system-events outbox to Kafka.
+    if (services.has('scheduler') && opts.relay !== false) {
+      const eventsProducer = await createProducer(createKafka(config, 'system-events'))
+      closers.push(() => eventsProducer.disconnect())
+      const relay = startOutboxRelay(orm, eventsProducer, config.systemEventsTopic, (msg, err) => app.log.error({ err }, msg))
+      closers.push(() => relay.stop())
     }
 
     // Closed first on shutdown: stop taking requests before the producer and consumers go.

@@ -10,7 +10,7 @@ if (!name || !JOBS[name]) {
   console.error(`usage: run-job.ts <${Object.keys(JOBS).join('|')}> [tenant_id]`)
   process.exit(2)
 }
-const platform = await startPlatform(loadConfigOrExit(), { services: ['scheduler'], schedule: false, listen: false })
+const platform = await startPlatform(loadConfigOrExit(), { services: ['scheduler'], schedule: false, relay: false, listen: false })
 try {
   const items = await platform.scheduler!.trigger(name, tenantId ? { tenant_id: tenantId } : {}, 10 * 60_000)
   console.log(`${name}: ${items} item(s)`)

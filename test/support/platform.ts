@@ -26,6 +26,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     port: 0,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'fatal',
     eventsTopic: `events-test-${id}`,
+    systemEventsTopic: `system-events-test-${id}`,
     aggregatorGroupId: `aggregator-test-${id}`,
     redisPrefix: `mltest-${id}`,
     clickhouse: { ...base.clickhouse, chdbPath },
@@ -41,7 +42,7 @@ export async function startTestPlatform(opts: PlatformOptions & { clock?: Clock;
     rmSync(config.clickhouse.chdbPath, { recursive: true, force: true })
     cleanedChdb = true
   }
-  const platform = await startPlatform(config, { migrate: 'clickhouse', schedule: false, ...opts })
+  const platform = await startPlatform(config, { migrate: 'clickhouse', schedule: false, relay: false, ...opts })
   const client = (apiKey?: string, environmentId?: string) => new ApiClient(platform.url, apiKey, environmentId)
   return {
     ...platform,

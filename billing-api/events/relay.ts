@@ -1,0 +1,79 @@
+// Drains the system-events outbox to the Kafka topic system_events (spec: Events).
+// Rows are claimed with FOR UPDATE SKIP LOCKED, produced with acks=all, then marked published
+// in the same transaction: delivery is at least once (a crash between the produce and the
+// commit re-sends), and consumers deduplicate on the event `id`. An event whose transaction
+// rolled back never reached the outbox, so it is never sent.
+import type { MikroORM } from '@mikro-orm/postgresql'
+import type { Producer } from 'kafkajs'
+
+export interface SystemEventMessage {
+  id: string
+  event_name: string
+  entity_type: string
+  entity_id: string
+  tenant_id: string
+  environment_id: string
+  timestamp: string
+  payload: Record<string, unknown>
+}
+
+export interface RelayOptions {
+  batchSize?: number
+  /** only this tenant's events (tests, operators); the running relay drains every tenant */
+  tenantId?: string
+}
+
+/** Publishes up to `batchSize` pending events; returns how many were sent. */
+export async function relaySystemEvents(orm: MikroORM, producer: Producer, topic: string, opts: RelayOptions = {}): Promise<number> {
+  return orm.em.fork().transactional(async (em) => {
+    const conn = em.getConnection()
+    const rows = (await conn.execute(
+      `SELECT id, event_name, entity_type, entity_id, tenant_id, environment_id, payload, created_at
+         FROM system_events_outbox WHERE published_at IS NULL AND (?::text IS NULL OR tenant_id = ?)
+        ORDER BY created_at, id LIMIT ? FOR UPDATE SKIP LOCKED`,
+      [opts.tenantId ?? null, opts.tenantId ?? null, opts.batchSize ?? 500],
+      'all',
+      em.getTransactionContext(),
+    )) as (Omit<SystemEventMessage, 'timestamp'> & { created_at: Date | string })[]
+    if (rows.length === 0) return 0
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: rows.map((r) => {
+        const message: SystemEventMessage = {
+          id: r.id, event_name: r.event_name, entity_type: r.entity_type, entity_id: r.entity_id, tenant_id: r.tenant_id,
+          environment_id: r.environment_id, timestamp: new Date(r.created_at).toISOString(), payload: r.payload,
+        }
+        // Keyed by entity: one entity's events stay in order on one partition.
+        return { key: r.entity_id, value: JSON.stringify(message), headers: { event_name: r.event_name, tenant_id: r.tenant_id } }
+      }),
+    })
+    await conn.execute(`UPDATE system_events_outbox SET published_at = now() WHERE id IN (?)`, [rows.map((r) => r.id)], 'run', em.getTransactionContext())
+    return rows.length
+  })
+}
+
+/** Polls the outbox until stopped; drains in batches while there is a backlog. */
+export function startOutboxRelay(orm: MikroORM, producer: Producer, topic: string, log: (msg: string, err: unknown) => void, intervalMs = 250) {
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> = Promise.resolve()
+  const tick = async () => {
+    try {
+      while (!stopped && (await relaySystemEvents(orm, producer, topic)) > 0) {
+        // keep draining
+      }
+    } catch (err) {
+      log('system event relay failed; retrying', err)
+    }
+    if (!stopped) timer = setTimeout(() => (running = tick()), intervalMs)
+  }
+  running = tick()
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await running
+    },
+  }
+}
