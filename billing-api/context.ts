@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
+import type { WebhookQueue } from './webhooks/queue.js'
 
 /** What billing-api use cases need from the outside world, passed explicitly. */
 export interface BillingContext {
@@ -9,4 +10,6 @@ export interface BillingContext {
   orm: MikroORM
   ch: ClickHouse
   clock: Clock
+  /** present where Redis is configured (billing-api and scheduler) */
+  webhooks?: WebhookQueue
 }

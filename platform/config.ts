@@ -27,6 +27,7 @@ export interface Config {
   apiKeyCacheTtlMs: number
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
+  webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
 }
 
 export class ConfigError extends Error {}
@@ -107,6 +108,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 30_000),
     finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES', 120),
     billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 120_000, 1000),
+    webhooks: {
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
+      attempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 5, 1),
+      backoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 1_000, 1),
+    },
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)

@@ -13,6 +13,7 @@ import type { BillingContext } from '../billing-api/context.js'
 import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
 import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
 import { startOutboxRelay } from '../billing-api/events/relay.js'
+import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/queue.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
@@ -64,6 +65,14 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (opts.migrate === true) await migratePostgres(orm)
     if (opts.migrate) await migrateClickHouse(ch)
     const ctx: BillingContext = { config, orm, ch, clock }
+    let redis: Redis | undefined
+    if (services.has('billing-api') || services.has('scheduler')) {
+      redis = createRedis(config.redisUrl)
+      closers.push(() => redis!.quit())
+      const webhooks = createWebhookQueue(redis, config.redisPrefix, config.webhooks)
+      closers.push(() => webhooks.close())
+      ctx.webhooks = webhooks
+    }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel })
     const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs)
@@ -106,18 +115,19 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     }
 
     let scheduler: Scheduler | undefined
-    let redis: Redis | undefined
     if (services.has('scheduler')) {
-      redis = createRedis(config.redisUrl)
-      closers.push(() => redis!.quit())
-      scheduler = await startScheduler({ ctx, redis, prefix: config.redisPrefix, schedule: opts.schedule })
+      scheduler = await startScheduler({ ctx, redis: redis!, prefix: config.redisPrefix, schedule: opts.schedule })
       closers.push(() => scheduler!.stop())
+      const webhookWorker = startWebhookWorker(orm, redis!, config.redisPrefix, clock, config.webhooks)
+      closers.push(() => webhookWorker.stop())
     }
     // The scheduler process also relays the system-events outbox to Kafka.
     if (services.has('scheduler') && opts.relay !== false) {
       const eventsProducer = await createProducer(createKafka(config, 'system-events'))
       closers.push(() => eventsProducer.disconnect())
-      const relay = startOutboxRelay(orm, eventsProducer, config.systemEventsTopic, (msg, err) => app.log.error({ err }, msg))
+      const relay = startOutboxRelay(orm, eventsProducer, config.systemEventsTopic, (msg, err) => app.log.error({ err }, msg), {
+        onDeliveries: (ids) => ctx.webhooks!.enqueue(ids),
+      })
       closers.push(() => relay.stop())
     }
 

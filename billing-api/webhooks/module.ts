@@ -1,0 +1,10 @@
+import { sqlMigration, type DomainModule } from '../module.js'
+import { webhookRoutes } from './routes.js'
+import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.entity.js'
+
+export const webhooksModule: DomainModule = {
+  name: 'webhooks',
+  entities: [WebhookEndpointSchema, WebhookDeliverySchema, WebhookAttemptSchema],
+  migrations: [sqlMigration('webhooks_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  routes: webhookRoutes,
+}

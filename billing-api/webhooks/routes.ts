@@ -1,0 +1,111 @@
+// Webhook endpoints (secret shown once, obscured afterwards), deliveries with their attempts,
+// and the manual retry of a failed delivery.
+import type { FastifyInstance } from 'fastify'
+import { InvalidOperationError, NotFoundError, ServiceUnavailableError } from '../../platform/errors.js'
+import { newId } from '../../platform/ids.js'
+import { scopeOf } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { iso, serializeBase } from '../db/common.js'
+import { idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
+import { newWebhookSecret, obscure } from './signature.js'
+import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema, type WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js'
+
+const serializeEndpoint = (e: WebhookEndpoint, revealSecret = false) => ({
+  ...serializeBase(e), url: e.url, event_types: e.event_types, description: e.description,
+  secret: revealSecret ? e.secret : obscure(e.secret),
+})
+
+const serializeDelivery = (d: WebhookDelivery) => ({
+  ...serializeBase(d), endpoint_id: d.endpoint_id, event_id: d.event_id, event_name: d.event_name, delivery_status: d.delivery_status,
+  attempts: d.attempts, last_status_code: d.last_status_code, last_error: d.last_error, delivered_at: iso(d.delivered_at),
+})
+
+export async function webhookRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const tags = ['webhooks']
+  const id = (params: unknown) => (params as { id: string }).id
+
+  app.post(
+    '/webhooks/endpoints',
+    {
+      schema: {
+        tags,
+        body: {
+          type: 'object',
+          required: ['url'],
+          additionalProperties: false,
+          properties: {
+            url: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 },
+            event_types: { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 100 } },
+            description: { type: 'string', maxLength: 1000 },
+            metadata: metadataSchema,
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { url: string; event_types?: string[]; description?: string; metadata?: Record<string, string> }
+      const em = ctx.orm.em.fork()
+      const endpoint = em.create(WebhookEndpointSchema, {
+        id: newId('wh'), ...scopeOf(request), url: body.url, event_types: body.event_types ?? [], secret: newWebhookSecret(),
+        description: body.description ?? null, status: 'published', metadata: body.metadata ?? {},
+        created_by: request.auth.userId, updated_by: request.auth.userId,
+      } as any)
+      await em.flush()
+      return reply.code(201).send(serializeEndpoint(endpoint, true))
+    },
+  )
+
+  app.get('/webhooks/endpoints', { schema: { tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
+    const q = request.query as Page
+    const [items, total] = await ctx.orm.em.fork().findAndCount(WebhookEndpointSchema, { ...scopeOf(request), status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
+    return listResponse(items.map((e) => serializeEndpoint(e)), total, q)
+  })
+
+  app.get('/webhooks/endpoints/:id', { schema: { tags, params: idParams } }, async (request) => {
+    const endpoint = await ctx.orm.em.fork().findOne(WebhookEndpointSchema, { id: id(request.params), ...scopeOf(request), status: 'published' })
+    if (!endpoint) throw new NotFoundError('webhook endpoint', id(request.params))
+    return serializeEndpoint(endpoint)
+  })
+
+  app.delete('/webhooks/endpoints/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
+    const updated = await ctx.orm.em.fork().nativeUpdate(WebhookEndpointSchema, { id: id(request.params), ...scopeOf(request), status: 'published' }, { status: 'deleted', updated_by: request.auth.userId })
+    if (!updated) throw new NotFoundError('webhook endpoint', id(request.params))
+    return reply.code(204).send()
+  })
+
+  app.get(
+    '/webhooks/deliveries',
+    { schema: { tags, querystring: { type: 'object', properties: { ...paginationQuery, endpoint_id: { type: 'string' }, delivery_status: { type: 'string', enum: ['PENDING', 'SUCCEEDED', 'FAILED'] } } } } },
+    async (request) => {
+      const q = request.query as Page & { endpoint_id?: string; delivery_status?: string }
+      const where: Record<string, unknown> = { ...scopeOf(request) }
+      if (q.endpoint_id) where.endpoint_id = q.endpoint_id
+      if (q.delivery_status) where.delivery_status = q.delivery_status
+      const [items, total] = await ctx.orm.em.fork().findAndCount(WebhookDeliverySchema, where, { orderBy: { created_at: 'desc', id: 'desc' }, limit: q.limit, offset: q.offset })
+      return listResponse(items.map(serializeDelivery), total, q)
+    },
+  )
+
+  app.get('/webhooks/deliveries/:id', { schema: { tags, params: idParams } }, async (request) => {
+    const em = ctx.orm.em.fork()
+    const delivery = await em.findOne(WebhookDeliverySchema, { id: id(request.params), ...scopeOf(request) })
+    if (!delivery) throw new NotFoundError('webhook delivery', id(request.params))
+    const attempts = await em.find(WebhookAttemptSchema, { delivery_id: delivery.id, tenant_id: delivery.tenant_id }, { orderBy: { attempt: 'asc' } })
+    return {
+      ...serializeDelivery(delivery),
+      attempt_log: attempts.map((a) => ({ attempt: a.attempt, status_code: a.status_code, latency_ms: a.latency_ms, error: a.error, created_at: iso(a.created_at) })),
+    }
+  })
+
+  app.post('/webhooks/:id/retry', { schema: { tags, params: idParams } }, async (request, reply) => {
+    if (!ctx.webhooks) throw new ServiceUnavailableError('webhook delivery queue is not configured in this process')
+    const em = ctx.orm.em.fork()
+    const delivery = await em.findOne(WebhookDeliverySchema, { id: id(request.params), ...scopeOf(request) })
+    if (!delivery) throw new NotFoundError('webhook delivery', id(request.params))
+    if (delivery.delivery_status === 'SUCCEEDED') throw new InvalidOperationError(`webhook delivery ${delivery.id} already succeeded`)
+    delivery.delivery_status = 'PENDING'
+    await em.flush()
+    await ctx.webhooks.enqueue([delivery.id])
+    return reply.code(202).send(serializeDelivery(delivery))
+  })
+}

@@ -1,0 +1,75 @@
+import { EntitySchema } from '@mikro-orm/core'
+import { baseProperties, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+
+export interface WebhookEndpoint extends BaseRecord {
+  url: string
+  /** system event names; empty means every event */
+  event_types: string[]
+  secret: string
+  description: string | null
+}
+
+export const WebhookEndpointSchema = new EntitySchema<WebhookEndpoint>({
+  name: 'WebhookEndpoint',
+  tableName: 'webhook_endpoints',
+  properties: { ...(baseProperties as any), url: text(), event_types: json(), secret: text(), description: text(true) },
+})
+
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED'
+
+export interface WebhookDelivery extends BaseRecord {
+  endpoint_id: string
+  event_id: string
+  event_name: string
+  payload: Record<string, unknown>
+  delivery_status: DeliveryStatus
+  attempts: number
+  last_status_code: number | null
+  last_error: string | null
+  delivered_at: Date | null
+}
+
+export const WebhookDeliverySchema = new EntitySchema<WebhookDelivery>({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_deliveries',
+  properties: {
+    ...(baseProperties as any),
+    endpoint_id: text(),
+    event_id: text(),
+    event_name: text(),
+    payload: json(),
+    delivery_status: text(),
+    attempts: integer(),
+    last_status_code: integer(true),
+    last_error: text(true),
+    delivered_at: timestamp(true),
+  },
+})
+
+export interface WebhookAttempt {
+  id: string
+  tenant_id: string
+  environment_id: string
+  delivery_id: string
+  attempt: number
+  status_code: number | null
+  latency_ms: number
+  error: string | null
+  created_at: Date
+}
+
+export const WebhookAttemptSchema = new EntitySchema<WebhookAttempt>({
+  name: 'WebhookAttempt',
+  tableName: 'webhook_attempts',
+  properties: {
+    id: { type: 'string', primary: true, columnType: 'text' },
+    tenant_id: text(),
+    environment_id: text(),
+    delivery_id: text(),
+    attempt: integer(),
+    status_code: integer(true),
+    latency_ms: integer(),
+    error: text(true),
+    created_at: { ...timestamp(), onCreate: () => new Date() },
+  },
+})
