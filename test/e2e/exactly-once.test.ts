@@ -113,3 +113,34 @@ test('an aggregator killed between insert and commit replays its batch without c
     await restarted.stop()
   }
 })
+
+test('an aggregator whose insert fails once rewinds to its last commit by itself and loses nothing', async () => {
+  const { api } = await p.newTenant()
+  const sum = await created(api.post('/v1/meters', { name: 'sum', event_name: 'tokens', aggregation: { type: 'SUM', field: 'tokens' } }))
+  // A second consumer group on the same topic, with a one-shot failure after its first insert.
+  let failures = 0
+  const flaky = await startAggregator({
+    kafka: createKafka(p.config, 'aggregator-flaky'),
+    ch: p.ctx.ch,
+    meters: postgresMeterSource(p.ctx.orm),
+    topic: p.config.eventsTopic,
+    groupId: `${p.config.aggregatorGroupId}-flaky`,
+    hooks: {
+      afterInsert: () => {
+        if (failures === 0) {
+          failures++
+          throw new Error('transient ClickHouse failure')
+        }
+      },
+    },
+  })
+  try {
+    await ingestAll(api, Array.from({ length: 3000 }, (_, i) => ev(`flaky-${i}`, 3)))
+    const before = flaky.stats.events
+    await eventually(async () => (flaky.stats.events - before >= 3000 ? true : undefined), 'the flaky consumer to commit everything')
+    assert.equal(failures, 1)
+    assert.equal((await settled(api, sum.id, 3000)).value, '9000')
+  } finally {
+    await flaky.stop()
+  }
+})
