@@ -4,6 +4,7 @@ import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import type { BillingContext } from './context.js'
 import { authRoutes } from './auth/routes.js'
 import { modules } from './modules.js'
+import { subscriptionV2Routes } from './subscriptions/routes.js'
 
 export interface Authenticator {
   hook: onRequestHookHandler
@@ -21,5 +22,13 @@ export async function registerBillingApi(app: FastifyInstance, ctx: BillingConte
       }
     },
     { prefix: '/v1' },
+  )
+  // Version 2 reads (spec: the v2 subscription response), same auth.
+  await app.register(
+    async (v2) => {
+      v2.addHook('onRequest', auth.hook)
+      await v2.register(async (s) => subscriptionV2Routes(s, ctx))
+    },
+    { prefix: '/v2' },
   )
 }

@@ -17,6 +17,7 @@ import { addonsModule } from './addons/module.js'
 import { entitlementsModule } from './entitlements/module.js'
 import { pricingUnitsModule } from './pricing-units/module.js'
 import { creditGrantsModule } from './credit-grants/module.js'
+import { walletsModule } from './wallets/module.js'
 import { webhooksModule } from './webhooks/module.js'
 
 export const modules: DomainModule[] = [
@@ -36,5 +37,6 @@ export const modules: DomainModule[] = [
   entitlementsModule,
   pricingUnitsModule,
   creditGrantsModule,
+  walletsModule,
   webhooksModule,
 ]

@@ -2,6 +2,9 @@
 // and safe when two scheduler processes run at once.
 import type { BillingContext } from '../billing-api/context.js'
 import { billDueSubscriptions } from '../billing-api/subscriptions/bill-due.js'
+import { finalizeDueInvoices } from '../billing-api/invoices/finalize-due.js'
+import { expireWalletCredits } from '../billing-api/wallets/expire-credits.js'
+import { retryStaleWebhooks } from '../billing-api/webhooks/retry-stale.js'
 
 export interface JobData {
   tenant_id?: string
@@ -18,5 +21,17 @@ export const JOBS: Record<string, JobDefinition> = {
   'subscription-billing': {
     everyMs: (ctx) => ctx.config.billingScheduleEveryMs,
     run: async (ctx, data) => (await billDueSubscriptions(ctx, { tenantId: data.tenant_id })).invoices,
+  },
+  'invoice-finalization': {
+    everyMs: () => 5 * 60_000,
+    run: (ctx, data) => finalizeDueInvoices(ctx, { tenantId: data.tenant_id }),
+  },
+  'wallet-credit-expiry': {
+    everyMs: () => 15 * 60_000,
+    run: (ctx, data) => expireWalletCredits(ctx, { tenantId: data.tenant_id }),
+  },
+  'stale-webhook-retry': {
+    everyMs: () => 10 * 60_000,
+    run: async (ctx, data) => (await retryStaleWebhooks(ctx, undefined, data.tenant_id)).length,
   },
 }

@@ -6,7 +6,7 @@ import type { Subscription, SubscriptionLineItem } from '../subscriptions/subscr
 import { nextBoundary } from '../subscriptions/periods.js'
 import { toPriceDefinition } from '../plans/price-definition.js'
 
-export type BillingReason = 'SUBSCRIPTION_CREATE' | 'SUBSCRIPTION_CYCLE'
+export type BillingReason = 'SUBSCRIPTION_CREATE' | 'SUBSCRIPTION_CYCLE' | 'PRORATION' | 'SUBSCRIPTION_TRIAL_START'
 
 export interface Charge {
   lineItem: SubscriptionLineItem

@@ -1,5 +1,11 @@
-import type { DomainModule } from '../module.js'
+import { sqlMigration, type DomainModule } from '../module.js'
 import { InvoiceLineItemSchema, InvoiceSchema } from './invoice.entity.js'
+import { InvoicePaymentSchema } from './payment.entity.js'
 import { invoiceRoutes } from './routes.js'
 
-export const invoicesModule: DomainModule = { name: 'invoices', entities: [InvoiceSchema, InvoiceLineItemSchema], migrations: [], routes: invoiceRoutes }
+export const invoicesModule: DomainModule = {
+  name: 'invoices',
+  entities: [InvoiceSchema, InvoiceLineItemSchema, InvoicePaymentSchema],
+  migrations: [sqlMigration('invoices_0001_states', new URL('./migrations/0001_states.sql', import.meta.url))],
+  routes: invoiceRoutes,
+}

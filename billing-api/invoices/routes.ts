@@ -2,35 +2,20 @@ import type { FastifyInstance } from 'fastify'
 import { ValidationError } from '../../platform/errors.js'
 import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
-import { iso, serializeBase } from '../db/common.js'
-import { dateTime, idParams, listResponse, paginationQuery, type Page } from '../http/schemas.js'
+import { dateTime, decimalString, idParams, listResponse, paginationQuery, type Page } from '../http/schemas.js'
 import { getSubscription } from '../subscriptions/service.js'
-import { INVOICE_AMOUNT_FIELDS, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
+import { InvoiceSchema } from './invoice.entity.js'
+import { finalizeInvoice, voidInvoice, type ChangeOptions } from './lifecycle.js'
+import { recordPayment, type PaymentInput } from './payments.js'
+import { invoiceSearchBody, searchInvoices, type InvoiceSearch } from './search.js'
+import { serializeInvoice, serializePayment } from './serialize.js'
 import { computeSubscriptionInvoice, getInvoice, type ComputedInvoice } from './service.js'
 
-export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[]) {
-  return {
-    ...serializeBase(inv),
-    customer_id: inv.customer_id, subscription_id: inv.subscription_id, invoice_type: inv.invoice_type,
-    invoice_status: inv.invoice_status, payment_status: inv.payment_status, currency: inv.currency,
-    billing_reason: inv.billing_reason, billing_period: inv.billing_period,
-    ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, inv[f]])),
-    invoice_number: inv.invoice_number, billing_sequence: inv.billing_sequence, idempotency_key: inv.idempotency_key,
-    description: inv.description, period_start: iso(inv.period_start), period_end: iso(inv.period_end),
-    issue_date: iso(inv.issue_date), due_date: iso(inv.due_date), finalized_at: iso(inv.finalized_at), paid_at: iso(inv.paid_at),
-    voided_at: iso(inv.voided_at), last_computed_at: iso(inv.last_computed_at), version: inv.version,
-    ...(lines
-      ? {
-          line_items: lines.map((l) => ({
-            ...serializeBase(l), invoice_id: l.invoice_id, customer_id: l.customer_id, subscription_id: l.subscription_id,
-            subscription_line_item_id: l.subscription_line_item_id, price_id: l.price_id, price_type: l.price_type,
-            meter_id: l.meter_id, currency: l.currency, display_name: l.display_name, amount: l.amount, quantity: l.quantity,
-            period_start: iso(l.period_start), period_end: iso(l.period_end),
-          })),
-        }
-      : {}),
-  }
-}
+export { serializeInvoice } from './serialize.js'
+
+/** Body of the state-changing endpoints: the version the caller last read (optimistic locking). */
+const versionProperty = { version: { type: 'integer', minimum: 1 } } as const
+const changeBody = { type: 'object', additionalProperties: false, properties: versionProperty } as const
 
 function serializePreview(c: ComputedInvoice) {
   return {
@@ -85,6 +70,62 @@ export async function invoiceRoutes(app: FastifyInstance, ctx: BillingContext): 
       if (q.customer_id) where.customer_id = q.customer_id
       const [items, total] = await ctx.orm.em.fork().findAndCount(InvoiceSchema, where, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
       return listResponse(items.map((i) => serializeInvoice(i)), total, q)
+    },
+  )
+
+  app.post('/invoices/search', { schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request) => {
+    const body = request.body as InvoiceSearch
+    const { items, total, lines } = await searchInvoices(ctx.orm.em.fork(), scopeOf(request), body)
+    return listResponse(items.map((i) => serializeInvoice(i, lines ? (lines.get(i.id) ?? []) : undefined)), total, body)
+  })
+
+  // State changes. Each answers the invoice after the change (its new version included).
+  for (const [action, change] of [['finalize', finalizeInvoice], ['void', voidInvoice]] as const) {
+    app.post(`/invoices/:id/${action}`, {
+      schema: { tags: ['invoices'], params: idParams, body: changeBody },
+      // The body is optional: a bare POST (no content) acts on the current version.
+      preValidation: async (request) => {
+        request.body ??= {}
+      },
+    }, async (request) => {
+      const body = request.body as ChangeOptions
+      const em = ctx.orm.em.fork()
+      const scope = scopeOf(request)
+      const { id } = request.params as { id: string }
+      await change(ctx, em, scope, id, body)
+      const { invoice, lines } = await getInvoice(ctx.orm.em.fork(), scope, id)
+      return serializeInvoice(invoice, lines)
+    })
+  }
+
+  app.post(
+    '/invoices/:id/payments',
+    {
+      schema: {
+        tags: ['invoices'],
+        params: idParams,
+        body: {
+          type: 'object',
+          required: ['amount'],
+          additionalProperties: false,
+          properties: {
+            amount: decimalString,
+            paid_at: dateTime,
+            reference: { type: 'string', minLength: 1, maxLength: 255 },
+            idempotency_key: { type: 'string', minLength: 1, maxLength: 255 },
+            ...versionProperty,
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string }
+      const scope = scopeOf(request)
+      const { payment } = await recordPayment(ctx, ctx.orm.em.fork(), scope, id, request.body as PaymentInput, request.auth.userId)
+      // The invoice as stored after the payment.
+      const { invoice } = await getInvoice(ctx.orm.em.fork(), scope, id)
+      void reply.code(201)
+      return { ...serializePayment(payment), invoice: serializeInvoice(invoice) }
     },
   )
 }

@@ -3,10 +3,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import { NotFoundError } from '../../platform/errors.js'
-import { D } from '../pricing/index.js'
+import { D, toMoneyString } from '../pricing/index.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
+import { publishSystemEvent } from '../events/publish.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { meterUsage } from '../meters/service.js'
@@ -15,6 +16,7 @@ import { minuteKey } from '../subscriptions/periods.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { chargesForPeriod, priceCharges, type BillingReason, type PricedLine } from './charges.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
+import { invoiceEventPayload } from './serialize.js'
 
 export interface ComputedInvoice {
   subscription: Subscription
@@ -71,14 +73,16 @@ export async function createSubscriptionInvoice(
     // Inside a caller's transaction this is a savepoint, so a lost race rolls back only itself.
     return await em.transactional(async (tx) => {
       const zero = D(computed.subtotal).isZero()
+      // Every amount prints in the currency's decimals, zeros too ("0.00").
+      const none = toMoneyString('0', sub.currency)
       const invoice = tx.create(InvoiceSchema, {
         id: newId('inv'), ...scope, customer_id: sub.customer_id, subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
         // A zero-amount subscription invoice needs no payment: SKIPPED (spec).
         invoice_status: zero ? 'SKIPPED' : 'DRAFT', payment_status: zero ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
         billing_reason: reason, billing_period: sub.billing_period, period_start: periodStart, period_end: periodEnd,
-        subtotal: computed.subtotal, total_discount: '0', total_tax: '0', total_prepaid_credits_applied: '0', adjustment_amount: '0',
-        total: computed.subtotal, amount_due: computed.subtotal, amount_paid: '0', amount_remaining: computed.subtotal,
-        overpaid_amount: '0', refunded_amount: '0', invoice_number: null, billing_sequence: null, idempotency_key: key,
+        subtotal: computed.subtotal, total_discount: none, total_tax: none, total_prepaid_credits_applied: none, adjustment_amount: none,
+        total: computed.subtotal, amount_due: computed.subtotal, amount_paid: none, amount_remaining: computed.subtotal,
+        overpaid_amount: none, refunded_amount: none, invoice_number: null, billing_sequence: null, idempotency_key: key,
         description: null, issue_date: null, due_date: null, finalized_at: null, paid_at: null, voided_at: null,
         last_computed_at: ctx.clock.now(), status: 'published', metadata: {}, created_by: null, updated_by: null,
       } as any)
@@ -90,6 +94,9 @@ export async function createSubscriptionInvoice(
           period_start: l.periodStart, period_end: l.periodEnd, status: 'published', metadata: {},
         } as any)
       }
+      // Once per creation: not for SKIPPED, and a replay or a lost race never reaches here
+      // (or rolls back with its savepoint).
+      if (!zero) publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
       return invoice
     })
   } catch (err) {

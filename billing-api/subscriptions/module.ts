@@ -1,10 +1,10 @@
-import type { DomainModule } from '../module.js'
+import { sqlMigration, type DomainModule } from '../module.js'
 import { subscriptionRoutes } from './routes.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema } from './subscription.entity.js'
 
 export const subscriptionsModule: DomainModule = {
   name: 'subscriptions',
   entities: [SubscriptionSchema, SubscriptionLineItemSchema],
-  migrations: [],
+  migrations: [sqlMigration('subscriptions_0001_lifecycle', new URL('./migrations/0001_lifecycle.sql', import.meta.url))],
   routes: subscriptionRoutes,
 }

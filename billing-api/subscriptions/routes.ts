@@ -2,19 +2,31 @@ import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
-import { dateTime, idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
+import { dateTime, decimalString, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
 import { BILLING_PERIODS } from '../plans/price.entity.js'
-import { createSubscription, getSubscription, type CreateSubscriptionInput } from './service.js'
-import { SubscriptionSchema, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
+import { activateSubscription, type ActivateSubscriptionInput } from './activate.js'
+import { cancelSubscription, type CancelSubscriptionInput } from './cancel.js'
+import {
+  createSubscription, getSubscription, listSubscriptions, planPricesOutOfSync, updateSubscription,
+  type CreateSubscriptionInput, type ListSubscriptionsFilter, type UpdateSubscriptionInput,
+} from './service.js'
+import {
+  CANCELLATION_TYPES, COLLECTION_METHODS, SUBSCRIPTION_STATUSES, SUBSCRIPTION_TYPES, type Subscription, type SubscriptionLineItem,
+} from './subscription.entity.js'
 
 export function serializeSubscription(s: Subscription, lineItems?: SubscriptionLineItem[]) {
   return {
     ...serializeBase(s),
-    customer_id: s.customer_id, plan_id: s.plan_id, currency: s.currency, subscription_status: s.subscription_status,
-    billing_cadence: 'RECURRING', billing_period: s.billing_period, billing_period_count: s.billing_period_count,
+    customer_id: s.customer_id, invoicing_customer_id: s.invoicing_customer_id, plan_id: s.plan_id, currency: s.currency,
+    subscription_status: s.subscription_status, subscription_type: s.subscription_type, parent_subscription_id: s.parent_subscription_id,
+    lookup_key: s.lookup_key, billing_cadence: 'RECURRING', billing_period: s.billing_period, billing_period_count: s.billing_period_count,
     billing_cycle: s.billing_cycle, billing_anchor: iso(s.billing_anchor), start_date: iso(s.start_date), end_date: iso(s.end_date),
     current_period_start: iso(s.current_period_start), current_period_end: iso(s.current_period_end),
-    cancel_at: iso(s.cancel_at), cancelled_at: iso(s.cancelled_at), cancel_at_period_end: s.cancel_at_period_end, version: s.version,
+    trial_start: iso(s.trial_start), trial_end: iso(s.trial_end),
+    cancel_at: iso(s.cancel_at), cancelled_at: iso(s.cancelled_at), cancel_at_period_end: s.cancel_at_period_end,
+    cancellation_type: s.cancellation_type, collection_method: s.collection_method, payment_behavior: s.payment_behavior,
+    auto_invoice_threshold: s.auto_invoice_threshold, commitment_amount: s.commitment_amount, overage_factor: s.overage_factor,
+    enable_true_up: s.enable_true_up, synced_price_sequence: s.synced_price_sequence, version: s.version,
     ...(lineItems
       ? {
           line_items: lineItems.map((li) => ({
@@ -26,6 +38,9 @@ export function serializeSubscription(s: Subscription, lineItems?: SubscriptionL
       : {}),
   }
 }
+
+const lookupKey = { type: ['string', 'null'], minLength: 1, maxLength: 255 } as const
+const threshold = { anyOf: [decimalString, { type: 'null' }] } as const
 
 export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   app.post(
@@ -45,14 +60,29 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
             billing_period: { type: 'string', enum: BILLING_PERIODS.filter((p) => p !== 'ONETIME') },
             billing_period_count: { type: 'integer', minimum: 1, maximum: 120 },
             billing_cycle: { type: 'string', enum: ['anniversary', 'calendar'] },
+            billing_cadence: { type: 'string', enum: ['RECURRING'] },
+            billing_anchor: dateTime,
             start_date: dateTime,
+            trial_period_days: { type: 'integer', minimum: 0, maximum: 3650 },
+            trial_start: dateTime,
+            trial_end: dateTime,
+            collection_method: { type: 'string', enum: COLLECTION_METHODS },
+            payment_behavior: { type: 'string', minLength: 1, maxLength: 100 },
+            // negative values pass the schema so the use case answers with the spec's message
+            auto_invoice_threshold: threshold,
+            commitment_amount: { anyOf: [nonNegativeDecimalString, { type: 'null' }] },
+            overage_factor: { anyOf: [nonNegativeDecimalString, { type: 'null' }] },
+            enable_true_up: { type: 'boolean' },
             metadata: metadataSchema,
+            lookup_key: lookupKey,
+            draft: { type: 'boolean' },
           },
         },
       },
     },
     async (request, reply) => {
-      const { subscription, lineItems } = await createSubscription(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, ctx.clock, request.body as CreateSubscriptionInput)
+      const { billing_cadence: _cadence, ...input } = request.body as CreateSubscriptionInput & { billing_cadence?: string }
+      const { subscription, lineItems } = await createSubscription(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, ctx.clock, input)
       return reply.code(201).send(serializeSubscription(subscription, lineItems))
     },
   )
@@ -62,16 +92,98 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
     return serializeSubscription(subscription, lineItems)
   })
 
+  app.put(
+    '/subscriptions/:id',
+    {
+      schema: {
+        tags: ['subscriptions'],
+        params: idParams,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { metadata: metadataSchema, auto_invoice_threshold: threshold, lookup_key: lookupKey, version: { type: 'integer', minimum: 1 } },
+        },
+      },
+    },
+    async (request) => {
+      const { subscription, lineItems } = await updateSubscription(
+        ctx.orm.em.fork(), scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as UpdateSubscriptionInput,
+      )
+      return serializeSubscription(subscription, lineItems)
+    },
+  )
+
+  app.post(
+    '/subscriptions/:id/cancel',
+    {
+      schema: {
+        tags: ['subscriptions'],
+        params: idParams,
+        body: {
+          type: 'object',
+          required: ['cancellation_type'],
+          additionalProperties: false,
+          properties: { cancellation_type: { type: 'string', enum: CANCELLATION_TYPES }, cancel_at: dateTime, version: { type: 'integer', minimum: 1 } },
+        },
+      },
+    },
+    async (request) => {
+      const { subscription, lineItems } = await cancelSubscription(
+        ctx, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as CancelSubscriptionInput,
+      )
+      return serializeSubscription(subscription, lineItems)
+    },
+  )
+
+  app.post(
+    '/subscriptions/:id/activate',
+    {
+      schema: {
+        tags: ['subscriptions'],
+        params: idParams,
+        body: { type: 'object', additionalProperties: false, properties: { start_date: dateTime, version: { type: 'integer', minimum: 1 } } },
+      },
+    },
+    async (request) => {
+      const { subscription, lineItems } = await activateSubscription(
+        ctx, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as ActivateSubscriptionInput,
+      )
+      return serializeSubscription(subscription, lineItems)
+    },
+  )
+
   app.get(
     '/subscriptions',
-    { schema: { tags: ['subscriptions'], querystring: { type: 'object', properties: { ...paginationQuery, customer_id: { type: 'string' }, plan_id: { type: 'string' } } } } },
+    {
+      schema: {
+        tags: ['subscriptions'],
+        querystring: {
+          type: 'object',
+          properties: {
+            ...paginationQuery,
+            customer_id: { type: 'string' },
+            plan_id: { type: 'string' },
+            // repeat the parameter for several values: ?subscription_status=DRAFT&subscription_status=TRIALING
+            subscription_status: { type: 'array', items: { type: 'string', enum: SUBSCRIPTION_STATUSES } },
+            subscription_type: { type: 'array', items: { type: 'string', enum: SUBSCRIPTION_TYPES } },
+          },
+        },
+      },
+    },
     async (request) => {
-      const q = request.query as Page & { customer_id?: string; plan_id?: string }
-      const where: Record<string, unknown> = { ...scopeOf(request), status: 'published' }
-      if (q.customer_id) where.customer_id = q.customer_id
-      if (q.plan_id) where.plan_id = q.plan_id
-      const [items, total] = await ctx.orm.em.fork().findAndCount(SubscriptionSchema, where, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
+      const q = request.query as Page & ListSubscriptionsFilter
+      const [items, total] = await listSubscriptions(ctx.orm.em.fork(), scopeOf(request), q)
       return listResponse(items.map((s) => serializeSubscription(s)), total, q)
     },
   )
+}
+
+/** Registered under /v2 by app.ts: the v1 read plus plan_prices_out_of_sync. */
+export async function subscriptionV2Routes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  app.get('/subscriptions/:id', { schema: { tags: ['subscriptions'], params: idParams } }, async (request) => {
+    const em = ctx.orm.em.fork()
+    const scope = scopeOf(request)
+    const { subscription, lineItems } = await getSubscription(em, scope, (request.params as { id: string }).id)
+    return { ...serializeSubscription(subscription, lineItems), plan_prices_out_of_sync: await planPricesOutOfSync(em, scope, subscription) }
+  })
 }

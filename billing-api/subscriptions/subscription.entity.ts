@@ -3,6 +3,14 @@ import { baseProperties, bool, decimal, integer, text, timestamp, type BaseRecor
 import type { BillingPeriod } from '../plans/price.entity.js'
 
 export type SubscriptionStatus = 'DRAFT' | 'TRIALING' | 'ACTIVE' | 'INCOMPLETE' | 'CANCELLED'
+export const SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['DRAFT', 'TRIALING', 'ACTIVE', 'INCOMPLETE', 'CANCELLED']
+export const SUBSCRIPTION_TYPES = ['STANDALONE', 'PARENT', 'INHERITED', 'DELEGATED_INVOICING'] as const
+export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number]
+/** send_invoice is the spec's "manual" collection; charge_automatically its "automatic". */
+export const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const
+export type CollectionMethod = (typeof COLLECTION_METHODS)[number]
+export const CANCELLATION_TYPES = ['immediate', 'scheduled_date', 'end_of_period'] as const
+export type CancellationType = (typeof CANCELLATION_TYPES)[number]
 
 export interface Subscription extends BaseRecord {
   customer_id: string
@@ -21,6 +29,21 @@ export interface Subscription extends BaseRecord {
   cancelled_at: Date | null
   cancel_at_period_end: boolean
   version: number
+  subscription_type: SubscriptionType
+  parent_subscription_id: string | null
+  invoicing_customer_id: string | null
+  trial_start: Date | null
+  trial_end: Date | null
+  collection_method: CollectionMethod
+  payment_behavior: string
+  auto_invoice_threshold: string | null
+  commitment_amount: string | null
+  overage_factor: string | null
+  enable_true_up: boolean
+  /** the plan's max_price_sequence this subscription's line items reflect */
+  synced_price_sequence: number
+  cancellation_type: CancellationType | null
+  lookup_key: string | null
 }
 
 export const SubscriptionSchema = new EntitySchema<Subscription>({
@@ -44,6 +67,20 @@ export const SubscriptionSchema = new EntitySchema<Subscription>({
     cancelled_at: timestamp(true),
     cancel_at_period_end: bool(),
     version: { ...integer(), version: true },
+    subscription_type: text(),
+    parent_subscription_id: text(true),
+    invoicing_customer_id: text(true),
+    trial_start: timestamp(true),
+    trial_end: timestamp(true),
+    collection_method: text(),
+    payment_behavior: text(),
+    auto_invoice_threshold: decimal(true),
+    commitment_amount: decimal(true),
+    overage_factor: decimal(true),
+    enable_true_up: bool(),
+    synced_price_sequence: integer(),
+    cancellation_type: text(true),
+    lookup_key: text(true),
   },
 })
 

@@ -1,0 +1,41 @@
+// The scheduled finalization's use case: DRAFT invoices computed longer ago than the
+// finalization delay (config.finalizationDelayMinutes, spec: 2 hours) are finalized.
+// Age is measured from last_computed_at (a recomputation restarts the delay), or
+// created_at for a draft never computed. Rows are claimed in bounded batches with
+// FOR UPDATE SKIP LOCKED, so two scheduler processes never finalize the same invoice; a
+// finalized invoice no longer matches, so a repeated run does nothing.
+import { LockMode } from '@mikro-orm/core'
+import type { BillingContext } from '../context.js'
+import { InvoiceSchema } from './invoice.entity.js'
+import { finalizeLockedInvoice } from './lifecycle.js'
+
+export interface FinalizeDueOptions {
+  batchSize?: number
+  /** limit the run to one tenant (operators' on-demand runs, tests) */
+  tenantId?: string
+}
+
+/** Returns the number of invoices finalized. */
+export async function finalizeDueInvoices(ctx: BillingContext, opts: FinalizeDueOptions = {}): Promise<number> {
+  const batchSize = opts.batchSize ?? 100
+  let finalized = 0
+  for (;;) {
+    const cutoff = new Date(ctx.clock.now().getTime() - ctx.config.finalizationDelayMinutes * 60_000)
+    const claimed = await ctx.orm.em.fork().transactional(async (tx) => {
+      const due = await tx.find(
+        InvoiceSchema,
+        {
+          invoice_status: 'DRAFT',
+          status: 'published',
+          $or: [{ last_computed_at: { $lte: cutoff } }, { last_computed_at: null, created_at: { $lte: cutoff } }],
+          ...(opts.tenantId ? { tenant_id: opts.tenantId } : {}),
+        },
+        { limit: batchSize, orderBy: { last_computed_at: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+      )
+      for (const invoice of due) await finalizeLockedInvoice(ctx, tx, invoice)
+      return due.length
+    })
+    finalized += claimed
+    if (claimed < batchSize) return finalized
+  }
+}

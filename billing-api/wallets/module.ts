@@ -1,0 +1,10 @@
+import { sqlMigration, type DomainModule } from '../module.js'
+import { walletRoutes } from './routes.js'
+import { WalletSchema, WalletTransactionSchema } from './wallet.entity.js'
+
+export const walletsModule: DomainModule = {
+  name: 'wallets',
+  entities: [WalletSchema, WalletTransactionSchema],
+  migrations: [sqlMigration('wallets_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  routes: walletRoutes,
+}

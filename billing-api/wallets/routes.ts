@@ -1,0 +1,109 @@
+import type { FastifyInstance } from 'fastify'
+import { scopeOf } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { dateTime, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
+import { debitWallet, pageTransactions, topUpWallet, type DebitInput, type LedgerResult, type TopUpInput } from './ledger.js'
+import { serializeTransaction, serializeWallet } from './serialize.js'
+import { createWallet, getWallet, modifyWallet, pageWallets, type ModificationType, type WalletInput, type WalletView } from './service.js'
+import { CREDIT_REASONS, WALLET_TYPES } from './wallet.entity.js'
+
+const id = { type: 'string', minLength: 1, maxLength: 100 } as const
+const idempotencyKey = { type: 'string', minLength: 1, maxLength: 255 } as const
+const tags = ['wallets']
+
+const createBody = {
+  type: 'object',
+  required: ['customer_id', 'currency'],
+  additionalProperties: false,
+  properties: {
+    customer_id: id,
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    wallet_type: { type: 'string', enum: WALLET_TYPES },
+    conversion_rate: nonNegativeDecimalString,
+    metadata: metadataSchema,
+  },
+} as const
+
+const topUpBody = {
+  type: 'object',
+  required: ['transaction_reason', 'idempotency_key'],
+  additionalProperties: false,
+  properties: {
+    credits: nonNegativeDecimalString,
+    amount: nonNegativeDecimalString,
+    transaction_reason: { type: 'string', enum: CREDIT_REASONS },
+    expiry_date: { anyOf: [dateTime, { type: 'null' }] },
+    priority: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+    idempotency_key: idempotencyKey,
+    metadata: metadataSchema,
+  },
+} as const
+
+const debitBody = {
+  type: 'object',
+  required: ['idempotency_key'],
+  additionalProperties: false,
+  properties: {
+    credits: nonNegativeDecimalString,
+    amount: nonNegativeDecimalString,
+    idempotency_key: idempotencyKey,
+    reference: { type: 'string', minLength: 1, maxLength: 255 },
+    metadata: metadataSchema,
+  },
+} as const
+
+const modifyBody = {
+  type: 'object',
+  required: ['modification_type'],
+  additionalProperties: false,
+  properties: { modification_type: { type: 'string' } },
+} as const
+
+const listQuery = { type: 'object', properties: { ...paginationQuery, customer_id: id } } as const
+const pageQuery = { type: 'object', properties: { ...paginationQuery } } as const
+
+const wire = (v: WalletView) => serializeWallet(v.wallet, v.balance)
+const ledgerWire = (r: LedgerResult) => ({ transaction: serializeTransaction(r.transaction), wallet: wire(r.wallet) })
+
+export async function walletRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const em = () => ctx.orm.em.fork()
+  const walletId = (params: unknown) => (params as { id: string }).id
+
+  app.post('/wallets', { schema: { tags, body: createBody } }, async (request, reply) => {
+    const view = await createWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, request.body as WalletInput)
+    return reply.code(201).send(wire(view))
+  })
+
+  app.get('/wallets', { schema: { tags, querystring: listQuery } }, async (request) => {
+    const q = request.query as { customer_id?: string } & Page
+    const { items, total } = await pageWallets(em(), ctx.clock, scopeOf(request), q)
+    return listResponse(items.map(wire), total, q)
+  })
+
+  app.get('/wallets/:id', { schema: { tags, params: idParams } }, async (request) => {
+    return wire(await getWallet(em(), ctx.clock, scopeOf(request), walletId(request.params)))
+  })
+
+  app.post('/wallets/:id/top-up', { schema: { tags, params: idParams, body: topUpBody } }, async (request, reply) => {
+    const result = await topUpWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body as TopUpInput)
+    return reply.code(201).send(ledgerWire(result))
+  })
+
+  app.post('/wallets/:id/debit', { schema: { tags, params: idParams, body: debitBody } }, async (request, reply) => {
+    const result = await debitWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body as DebitInput)
+    return reply.code(201).send(ledgerWire(result))
+  })
+
+  app.get('/wallets/:id/transactions', { schema: { tags, params: idParams, querystring: pageQuery } }, async (request) => {
+    const page = request.query as Page
+    const { items, total } = await pageTransactions(em(), scopeOf(request), walletId(request.params), page)
+    return listResponse(items.map(serializeTransaction), total, page)
+  })
+
+  app.post('/wallets/:id/modify', { schema: { tags, params: idParams, body: modifyBody } }, async (request) => {
+    const { modification_type } = request.body as { modification_type: ModificationType }
+    const { original, updated } = await modifyWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), modification_type)
+    return { original: wire(original), updated: wire(updated) }
+  })
+}

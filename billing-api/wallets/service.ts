@@ -1,0 +1,114 @@
+// Wallet use cases: create (with wallet.created), get, list, modify (prepaid_to_postpaid).
+// Every answer carries the wallet's derived balance.
+import type { Decimal } from 'decimal.js'
+import { LockMode, type FilterQuery } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { AlreadyExistsError, InvalidOperationError, NotFoundError, ValidationError } from '../../platform/errors.js'
+import type { Clock } from '../../platform/clock.js'
+import { newId } from '../../platform/ids.js'
+import type { Scope } from '../auth/authenticate.js'
+import { CustomerSchema } from '../customers/customer.entity.js'
+import type { Metadata } from '../db/common.js'
+import { publishSystemEvent } from '../events/publish.js'
+import type { Page } from '../http/schemas.js'
+import { D } from '../pricing/index.js'
+import { balancesOf } from './balances.js'
+import { serializeWallet } from './serialize.js'
+import { WalletSchema, type Wallet, type WalletType } from './wallet.entity.js'
+
+export interface WalletInput {
+  customer_id: string
+  currency: string
+  name?: string
+  wallet_type?: WalletType
+  conversion_rate?: string
+  metadata?: Metadata
+}
+
+export interface WalletView {
+  wallet: Wallet
+  balance: Decimal
+}
+
+export const MODIFICATION_TYPES = ['prepaid_to_postpaid'] as const
+export type ModificationType = (typeof MODIFICATION_TYPES)[number]
+
+export async function createWallet(em: EntityManager, clock: Clock, scope: Scope, userId: string, input: WalletInput): Promise<WalletView> {
+  const rate = input.conversion_rate ?? '1'
+  if (!new D(rate).gt(0)) throw new ValidationError('conversion_rate must be greater than 0', 'conversion_rate')
+  return em.transactional(async (tx) => {
+    const customer = await tx.findOne(CustomerSchema, { id: input.customer_id, ...scope, status: { $ne: 'deleted' } })
+    if (!customer) throw new ValidationError(`customer_id: customer ${input.customer_id} not found`, 'customer_id')
+    // The partial unique index settles concurrent creates (409 too); this check names the clash.
+    const clash = await tx.findOne(WalletSchema, { ...scope, customer_id: input.customer_id, currency: input.currency, status: { $ne: 'deleted' } })
+    if (clash) throw new AlreadyExistsError(`customer ${input.customer_id} already has a ${input.currency} wallet (${clash.id})`)
+    const wallet = tx.create(WalletSchema, {
+      id: newId('wallet'),
+      ...scope,
+      customer_id: input.customer_id,
+      currency: input.currency,
+      name: input.name ?? `${input.currency} wallet`,
+      wallet_type: input.wallet_type ?? 'PREPAID',
+      conversion_rate: rate,
+      status: 'published',
+      metadata: input.metadata ?? {},
+      created_by: userId,
+      updated_by: userId,
+    } as any)
+    await tx.flush()
+    const view = { wallet, balance: new D(0) }
+    publishSystemEvent(tx, scope, { event_name: 'wallet.created', entity_type: 'wallet', entity_id: wallet.id, payload: serializeWallet(wallet, view.balance) })
+    return view
+  })
+}
+
+export async function getWallet(em: EntityManager, clock: Clock, scope: Scope, id: string): Promise<WalletView> {
+  const wallet = await findWallet(em, scope, id)
+  return (await withBalances(em, clock, scope, [wallet]))[0]
+}
+
+export async function pageWallets(em: EntityManager, clock: Clock, scope: Scope, q: { customer_id?: string } & Page): Promise<{ items: WalletView[]; total: number }> {
+  const where: FilterQuery<Wallet> = { ...scope, status: 'published', ...(q.customer_id ? { customer_id: q.customer_id } : {}) }
+  const [wallets, total] = await em.findAndCount(WalletSchema, where, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
+  return { items: await withBalances(em, clock, scope, wallets), total }
+}
+
+/** prepaid_to_postpaid: the only modification (spec); answers the wallet before and after. */
+export async function modifyWallet(
+  em: EntityManager, clock: Clock, scope: Scope, userId: string, id: string, modification: ModificationType,
+): Promise<{ original: WalletView; updated: WalletView }> {
+  if (!MODIFICATION_TYPES.includes(modification)) throw new ValidationError(`modification_type ${modification} is not supported`, 'modification_type')
+  return em.transactional(async (tx) => {
+    const wallet = await lockWallet(tx, scope, id)
+    if (wallet.wallet_type !== 'PREPAID') throw new InvalidOperationError(`wallet ${id} is ${wallet.wallet_type}, not PREPAID`)
+    const [original] = await withBalances(tx, clock, scope, [wallet])
+    const before = { wallet: { ...wallet }, balance: original.balance }
+    wallet.wallet_type = 'POSTPAID'
+    wallet.updated_by = userId
+    await tx.flush()
+    const updated = { wallet, balance: original.balance }
+    publishSystemEvent(tx, scope, { event_name: 'wallet.updated', entity_type: 'wallet', entity_id: wallet.id, payload: serializeWallet(wallet, updated.balance) })
+    return { original: before, updated }
+  })
+}
+
+export async function findWallet(em: EntityManager, scope: Scope, id: string): Promise<Wallet> {
+  const wallet = await em.findOne(WalletSchema, { id, ...scope, status: 'published' })
+  if (!wallet) throw new NotFoundError('wallet', id)
+  return wallet
+}
+
+/**
+ * SELECT ... FOR UPDATE on the wallet row: every ledger write takes it first, so writes to one
+ * wallet (top-ups, debits, expiry, modify) run one at a time and always see each other's rows.
+ */
+export async function lockWallet(tx: EntityManager, scope: Scope, id: string): Promise<Wallet> {
+  const wallet = await tx.findOne(WalletSchema, { id, ...scope, status: 'published' }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
+  if (!wallet) throw new NotFoundError('wallet', id)
+  return wallet
+}
+
+export async function withBalances(em: EntityManager, clock: Clock, scope: Scope, wallets: Wallet[]): Promise<WalletView[]> {
+  const balances = await balancesOf(em, scope, wallets.map((w) => w.id), clock.now())
+  return wallets.map((wallet) => ({ wallet, balance: balances.get(wallet.id)! }))
+}
