@@ -18,8 +18,8 @@ export class InsertBuffer {
 
   constructor(
     private readonly ch: ClickHouse,
-    private readonly maxRows = 50_000,
-    private readonly maxDelayMs = 50,
+    private readonly maxRows = 20_000,
+    private readonly maxDelayMs = 20,
   ) {}
 
   add(rows: BuiltRows): Promise<void> {

@@ -6,6 +6,7 @@
 // Usage: npm run bench:ingest   (env: EVENTS=500000 CONCURRENCY=8 BATCH=1000)
 // It prints numbers; it asserts nothing.
 import { spawn } from 'node:child_process'
+import { existsSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -54,6 +55,12 @@ function percentile(sorted: number[], p: number) {
 
 // BENCH_NODE_ARGS passes extra flags to the platform process, e.g. --cpu-prof.
 const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+// Local broker: create the run's topic with as many partitions as the stack's `events` topic.
+const controlFifo = join(config.dataDir, 'kafka', 'control')
+if (!process.env.KAFKA_BROKERS?.includes('kafka:') && existsSync(controlFifo)) {
+  writeFileSync(controlFifo, `topic events-bench-${runId} 16\n`)
+  await new Promise((r) => setTimeout(r, 300))
+}
 const platform = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(PROJECT_ROOT, 'scripts/all-in-one.ts')], {
   env: {
     ...process.env,

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Producer } from 'kafkajs'
 import { ServiceUnavailableError } from '../platform/errors.js'
-import { ingestEventsAccepted, ingestEventsRejected } from '../platform/metrics.js'
+import { ingestBackpressure, ingestEventsAccepted, ingestEventsRejected } from '../platform/metrics.js'
 import type { Clock } from '../platform/clock.js'
 import type { LagGate } from '../platform/lag-gate.js'
 import { bulkSchema, eventSchema, type EventInput } from './event-schema.js'
@@ -19,12 +19,6 @@ export interface IngestDeps {
 
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
   async function accept(inputs: EventInput[], tenantId: string, environmentId: string) {
-    try {
-      deps.gate?.admit()
-    } catch (err) {
-      ingestEventsRejected.inc({ reason: 'backpressure' }, inputs.length)
-      throw err
-    }
     const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
     const records = encode(batch)
     try {
@@ -37,6 +31,19 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     }
     ingestEventsAccepted.inc(inputs.length)
     return batch
+  }
+
+  // Backpressure is decided before the body is read: a refused batch costs no parsing.
+  if (deps.gate) {
+    const gate = deps.gate
+    app.addHook('onRequest', async () => {
+      try {
+        gate.admit()
+      } catch (err) {
+        ingestBackpressure.inc()
+        throw err
+      }
+    })
   }
 
   app.addHook('onError', async (request, _reply, err) => {

@@ -28,6 +28,12 @@ export const ingestEventsRejected = new client.Counter({
   registers: [registry],
 })
 
+export const ingestBackpressure = new client.Counter({
+  name: 'meterline_ingest_backpressure_total',
+  help: 'Ingest requests refused with 429 because aggregation is behind (all-in-one only)',
+  registers: [registry],
+})
+
 export const kafkaProduceSeconds = new client.Histogram({
   name: 'meterline_kafka_produce_duration_seconds',
   help: 'Time until Kafka acknowledged a produce request (acks=all)',

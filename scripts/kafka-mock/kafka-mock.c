@@ -9,6 +9,7 @@
  *   down | up                        all brokers refuse / accept connections
  *   errors <api-key> <count> <code>  the next <count> requests of that Kafka
  *                                    API key fail with error <code>
+ *   topic <name> <partitions>        create a topic (the admin API is not supported)
  * Runs until SIGTERM/SIGINT.
  */
 #include <librdkafka/rdkafka.h>
@@ -26,7 +27,8 @@ static volatile sig_atomic_t running = 1;
 static void on_signal(int sig) { (void)sig; running = 0; }
 
 static void handle_command(rd_kafka_mock_cluster_t *mc, char *line) {
-  int api_key, count, code;
+  int api_key, count, code, partitions;
+  char name[256];
   if (strncmp(line, "down", 4) == 0) {
     rd_kafka_mock_broker_set_down(mc, -1);
   } else if (strncmp(line, "up", 2) == 0) {
@@ -36,6 +38,9 @@ static void handle_command(rd_kafka_mock_cluster_t *mc, char *line) {
     for (int i = 0; i < count; i++) errs[i] = (rd_kafka_resp_err_t)code;
     rd_kafka_mock_push_request_errors_array(mc, (int16_t)api_key, (size_t)count, errs);
     free(errs);
+  } else if (sscanf(line, "topic %255s %d", name, &partitions) == 2 && partitions > 0) {
+    rd_kafka_resp_err_t err = rd_kafka_mock_topic_create(mc, name, partitions, 1);
+    if (err) fprintf(stderr, "kafka-mock: topic %s: %s\n", name, rd_kafka_err2str(err));
   } else {
     fprintf(stderr, "kafka-mock: unknown command: %s\n", line);
   }
