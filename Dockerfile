@@ -10,9 +10,10 @@ ENV NODE_ENV=production
 WORKDIR /app
 
 # Install dependencies first so this layer is cached across source changes.
-# tsx is a runtime dependency, so --omit=dev still provides it.
+# tsx is a runtime dependency, so --omit=dev still provides it. `npm install` honours the lock
+# file; `npm ci` would refuse it because the lock lacks other platforms' optional chDB binaries.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY . .
 
