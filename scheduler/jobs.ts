@@ -1,6 +1,7 @@
 // The recurring jobs, by name. Each job is idempotent: safe to run twice for the same tick
 // and safe when two scheduler processes run at once.
 import type { BillingContext } from '../billing-api/context.js'
+import { applyDueCreditGrants } from '../billing-api/credit-grants/apply-due.js'
 import { billDueSubscriptions } from '../billing-api/subscriptions/bill-due.js'
 import { finalizeDueInvoices } from '../billing-api/invoices/finalize-due.js'
 import { expireWalletCredits } from '../billing-api/wallets/expire-credits.js'
@@ -33,5 +34,9 @@ export const JOBS: Record<string, JobDefinition> = {
   'stale-webhook-retry': {
     everyMs: () => 10 * 60_000,
     run: async (ctx, data) => (await retryStaleWebhooks(ctx, undefined, data.tenant_id)).length,
+  },
+  'credit-grant-application': {
+    everyMs: () => 15 * 60_000,
+    run: async (ctx, data) => (await applyDueCreditGrants(ctx, { tenantId: data.tenant_id })).applied,
   },
 }

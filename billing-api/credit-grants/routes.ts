@@ -4,11 +4,12 @@ import type { BillingContext } from '../context.js'
 import { RECORD_STATUSES } from '../http/metadata-filter.js'
 import { dateTime, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
 import { CREDIT_GRANT_PERIODS, EXPIRATION_DURATION_UNITS } from './credit-grant.entity.js'
-import { serializeCreditGrant } from './serialize.js'
+import { serializeApplication, serializeCreditGrant } from './serialize.js'
 import {
   archiveCreditGrant, createCreditGrant, getCreditGrant, pageCreditGrants, updateCreditGrant,
   type CreditGrantFilter, type CreditGrantInput, type CreditGrantUpdate,
 } from './service.js'
+import { pageUpcomingGrants } from './upcoming.js'
 
 const name = { type: 'string', minLength: 1, maxLength: 255 } as const
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
@@ -43,6 +44,8 @@ const listQuery = {
   properties: { ...paginationQuery, plan_id: id, subscription_id: id, status: { type: 'string', enum: RECORD_STATUSES, default: 'published' } },
 } as const
 
+const upcomingQuery = { type: 'object', properties: { ...paginationQuery } } as const
+
 export async function creditGrantRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   const em = () => ctx.orm.em.fork()
   const grantId = (params: unknown) => (params as { id: string }).id
@@ -70,5 +73,13 @@ export async function creditGrantRoutes(app: FastifyInstance, ctx: BillingContex
   app.delete('/creditgrants/:id', { schema: { tags: ['credit-grants'], params: idParams } }, async (request, reply) => {
     await archiveCreditGrant(em(), scopeOf(request), request.auth.userId, grantId(request.params))
     return reply.code(204).send()
+  })
+
+  // The subscription's upcoming grant applications (upcoming.ts); registered here, beside the
+  // grants, rather than in subscriptions/.
+  app.get('/subscriptions/:id/grants/upcoming', { schema: { tags: ['credit-grants'], params: idParams, querystring: upcomingQuery } }, async (request) => {
+    const page = request.query as Page
+    const { items, total } = await pageUpcomingGrants(em(), ctx.clock, scopeOf(request), grantId(request.params), page)
+    return listResponse(items.map(serializeApplication), total, page)
   })
 }

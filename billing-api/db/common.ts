@@ -24,7 +24,8 @@ export const baseProperties: Props = {
   status: { type: 'string', columnType: 'text', default: 'published' },
   metadata: { type: 'json', default: '{}' },
   created_at: { type: 'Date', columnType: 'timestamptz', onCreate: () => new Date() },
-  updated_at: { type: 'Date', columnType: 'timestamptz', onCreate: () => new Date(), onUpdate: () => new Date() },
+  // A new record's updated_at is its created_at, to the millisecond.
+  updated_at: { type: 'Date', columnType: 'timestamptz', onCreate: (e: { created_at?: Date }) => e.created_at ?? new Date(), onUpdate: () => new Date() },
   created_by: { type: 'string', columnType: 'text', nullable: true },
   updated_by: { type: 'string', columnType: 'text', nullable: true },
 }

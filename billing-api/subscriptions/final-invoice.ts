@@ -42,9 +42,10 @@ export async function computeProrationLines(ctx: BillingContext, em: EntityManag
     display_name: l.lineItem.display_name, quantity: l.quantity, period_start: l.periodStart, period_end: l.periodEnd,
     amount: l.price.type === 'FIXED' && l.price.billing_period !== 'ONETIME' ? proratedAmount(l.amount, start, periodEnd, end, currency) : l.amount,
   }))
-  // Advance charges billed for the whole current period (by the previous cycle invoice).
+  // Advance charges billed up to the period end: for the whole period by the previous cycle
+  // invoice, or from a quantity change on (modify.ts) for the rest of it.
   const billed = await em.find(InvoiceLineItemSchema, {
-    subscription_id: sub.id, ...scope, status: 'published', price_type: 'FIXED', period_start: start, period_end: periodEnd,
+    subscription_id: sub.id, ...scope, status: 'published', price_type: 'FIXED', period_start: { $gte: start, $lt: periodEnd }, period_end: periodEnd,
   }, { orderBy: { created_at: 'asc', id: 'asc' } })
   const liveInvoices = new Set(
     (await em.find(InvoiceSchema, { id: { $in: billed.map((b) => b.invoice_id) }, ...scope, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })).map((i) => i.id),
@@ -55,7 +56,9 @@ export async function computeProrationLines(ctx: BillingContext, em: EntityManag
     const price = b.price_id ? prices.get(b.price_id) : undefined
     if (!liveInvoices.has(b.invoice_id) || !price || price.invoice_cadence !== 'ADVANCE' || price.billing_period === 'ONETIME') continue
     if (D(b.amount).lte(0)) continue
-    const { credit } = splitBilledAmount(b.amount, start, periodEnd, end, currency)
+    // A line item replaced by a quantity change had its unused part credited by that change.
+    if (b.subscription_line_item_id && subLines.get(b.subscription_line_item_id)?.status === 'archived') continue
+    const { credit } = splitBilledAmount(b.amount, b.period_start ?? start, periodEnd, end, currency)
     if (D(credit).isZero()) continue
     lines.push({
       subscription_line_item_id: b.subscription_line_item_id!, price_id: price.id, price_type: 'FIXED', meter_id: null,

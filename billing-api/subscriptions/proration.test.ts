@@ -1,7 +1,7 @@
 // Proration by hand: every expectation below is worked out in the comment beside it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { proratedAmount, splitBilledAmount, usedFraction } from './proration.js'
+import { proratedAmount, prorateQuantityChange, splitBilledAmount, usedFraction } from './proration.js'
 
 const d = (s: string) => new Date(s)
 const start = d('2026-11-01T00:00:00Z')
@@ -38,4 +38,21 @@ test('a cut outside the period clamps: before the start uses nothing, after the 
   // February 2028 has 29 days: 29.00 cut after 10 days = 10.00
   assert.equal(proratedAmount('29.00', d('2028-02-01T00:00:00Z'), d('2028-03-01T00:00:00Z'), d('2028-02-11T00:00:00Z'), 'EUR'), '10.00')
   assert.throws(() => usedFraction(end30, start, end30), RangeError)
+})
+
+test('a seat 30.00/month in advance, 2 -> 5 seats on day 10 of 30: credit -40.00, debit 100.00, net 60.00', () => {
+  // old: 2 * 30 = 60.00 for the period; 20 of 30 days remain: 60 * 20/30 = 40.00 credited
+  // new: 5 * 30 = 150.00; 150 * 20/30 = 100.00 charged; net 100.00 - 40.00 = 60.00
+  assert.deepEqual(prorateQuantityChange('60.00', '150.00', start, end30, d('2026-11-11T00:00:00Z'), 'EUR'), { credit: '-40.00', debit: '100.00', net: '60.00' })
+})
+
+test('a quantity decrease nets negative; each side is rounded once, half-up', () => {
+  // 3 -> 1 seat of 10.00 after 10 of 30 days: remaining 20/30 = 2/3
+  // old 30.00 * 2/3 = 20.00 -> -20.00; new 10.00: used 10 * 1/3 = 3.33, remaining 10.00 - 3.33 = 6.67; net -13.33
+  assert.deepEqual(prorateQuantityChange('30.00', '10.00', start, end30, d('2026-11-11T00:00:00Z'), 'EUR'), { credit: '-20.00', debit: '6.67', net: '-13.33' })
+  // at the period start everything is swapped: -30.00 + 10.00 = -20.00; at the end nothing is left
+  assert.deepEqual(prorateQuantityChange('30.00', '10.00', start, end30, start, 'EUR'), { credit: '-30.00', debit: '10.00', net: '-20.00' })
+  assert.deepEqual(prorateQuantityChange('30.00', '10.00', start, end30, end30, 'EUR'), { credit: '0.00', debit: '0.00', net: '0.00' })
+  // JPY: 1000 -> 2500 after 10 of 30 days: used 333 and 833 (833.33..), remaining 667 and 1667; net 1000
+  assert.deepEqual(prorateQuantityChange('1000', '2500', start, end30, d('2026-11-11T00:00:00Z'), 'JPY'), { credit: '-667', debit: '1667', net: '1000' })
 })

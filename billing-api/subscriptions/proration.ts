@@ -27,3 +27,29 @@ export function splitBilledAmount(billed: string, periodStart: Date, periodEnd: 
   const used = proratedAmount(billed, periodStart, periodEnd, end, currency)
   return { used, credit: toMoneyString(new D(billed).minus(used), currency) }
 }
+
+/** What is left of a whole-period amount from `from` to periodEnd: the amount minus its used part. */
+export function remainingAmount(amount: string, periodStart: Date, periodEnd: Date, from: Date, currency: string): string {
+  return splitBilledAmount(amount, periodStart, periodEnd, from, currency).credit
+}
+
+export interface QuantityChangeProration {
+  /** negative: the unused part of the old quantity's whole-period amount */
+  credit: string
+  /** the new quantity's whole-period amount for [effective, periodEnd) */
+  debit: string
+  net: string
+}
+
+/**
+ * A quantity change at `effective` of a charge billed in advance for [periodStart, periodEnd):
+ * the old quantity's whole-period amount is credited for the rest of the period and the new
+ * one's is charged for it. Each side is rounded once, like splitBilledAmount.
+ */
+export function prorateQuantityChange(
+  oldPeriodAmount: string, newPeriodAmount: string, periodStart: Date, periodEnd: Date, effective: Date, currency: string,
+): QuantityChangeProration {
+  const credit = new D(remainingAmount(oldPeriodAmount, periodStart, periodEnd, effective, currency)).negated()
+  const debit = remainingAmount(newPeriodAmount, periodStart, periodEnd, effective, currency)
+  return { credit: toMoneyString(credit, currency), debit, net: toMoneyString(credit.plus(debit), currency) }
+}

@@ -14,6 +14,14 @@ import {
   CANCELLATION_TYPES, COLLECTION_METHODS, SUBSCRIPTION_STATUSES, SUBSCRIPTION_TYPES, type Subscription, type SubscriptionLineItem,
 } from './subscription.entity.js'
 
+export function serializeLineItem(li: SubscriptionLineItem) {
+  return {
+    ...serializeBase(li), subscription_id: li.subscription_id, customer_id: li.customer_id, price_id: li.price_id,
+    meter_id: li.meter_id, currency: li.currency, display_name: li.display_name, quantity: li.quantity,
+    start_date: iso(li.start_date), end_date: iso(li.end_date),
+  }
+}
+
 export function serializeSubscription(s: Subscription, lineItems?: SubscriptionLineItem[]) {
   return {
     ...serializeBase(s),
@@ -29,11 +37,7 @@ export function serializeSubscription(s: Subscription, lineItems?: SubscriptionL
     enable_true_up: s.enable_true_up, synced_price_sequence: s.synced_price_sequence, version: s.version,
     ...(lineItems
       ? {
-          line_items: lineItems.map((li) => ({
-            ...serializeBase(li), subscription_id: li.subscription_id, customer_id: li.customer_id, price_id: li.price_id,
-            meter_id: li.meter_id, currency: li.currency, display_name: li.display_name, quantity: li.quantity,
-            start_date: iso(li.start_date), end_date: iso(li.end_date),
-          })),
+          line_items: lineItems.map(serializeLineItem),
         }
       : {}),
   }

@@ -1,0 +1,49 @@
+// GET /subscriptions/{id}/grants/upcoming: the applications a subscription has still to receive.
+// Items are the persisted PENDING applications (due, waiting for the job) and the computed
+// periods of its published grants that have no row yet: the due ones the job has not reached and
+// the next UPCOMING_PER_GRANT per grant. Computed items carry id null and null created/updated
+// fields, since nothing is stored for them; their application_status is PENDING. Ordered by scheduled_for, then idempotency key; paginated in memory (the list is short).
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Clock } from '../../platform/clock.js'
+import type { Scope } from '../auth/authenticate.js'
+import type { Page } from '../http/schemas.js'
+import { getSubscription } from '../subscriptions/service.js'
+import { CreditGrantApplicationSchema, type CreditGrantApplication } from './application.entity.js'
+import { CreditGrantSchema } from './credit-grant.entity.js'
+import { applicationKey, grantSchedule } from './grant-schedule.js'
+
+export const UPCOMING_PER_GRANT = 3
+
+/** An application as listed: a stored row, or a computed one whose stored-only fields are null. */
+export type UpcomingApplication = Omit<CreditGrantApplication, 'id' | 'created_at' | 'updated_at'> & {
+  id: string | null
+  created_at: Date | null
+  updated_at: Date | null
+}
+
+export async function pageUpcomingGrants(
+  em: EntityManager, clock: Clock, scope: Scope, subscriptionId: string, page: Page,
+): Promise<{ items: UpcomingApplication[]; total: number }> {
+  const { subscription: sub } = await getSubscription(em, scope, subscriptionId)
+  const now = clock.now()
+  const stored = await em.find(CreditGrantApplicationSchema, { ...scope, subscription_id: sub.id }, { orderBy: { scheduled_for: 'asc', idempotency_key: 'asc' } })
+  const items: UpcomingApplication[] = stored.filter((a) => a.application_status === 'PENDING')
+  if (sub.subscription_status === 'ACTIVE' || sub.subscription_status === 'TRIALING') {
+    const known = new Set(stored.map((a) => a.idempotency_key))
+    const grants = await em.find(CreditGrantSchema, { ...scope, status: 'published', $or: [{ plan_id: sub.plan_id }, { subscription_id: sub.id }] })
+    for (const grant of grants) {
+      const schedule = grantSchedule(grant, sub, now, UPCOMING_PER_GRANT)
+      for (const period of [...schedule.due, ...schedule.upcoming]) {
+        const key = applicationKey(grant.id, sub.id, period.period_start)
+        if (known.has(key)) continue
+        items.push({
+          id: null, ...scope, credit_grant_id: grant.id, subscription_id: sub.id, credits: grant.credits, ...period,
+          applied_at: null, application_status: 'PENDING', failure_reason: null, retry_count: 0, idempotency_key: key,
+          status: 'published', metadata: {}, created_at: null, updated_at: null, created_by: null, updated_by: null,
+        })
+      }
+    }
+  }
+  items.sort((a, b) => a.scheduled_for.getTime() - b.scheduled_for.getTime() || (a.idempotency_key < b.idempotency_key ? -1 : 1))
+  return { items: items.slice(page.offset, page.offset + page.limit), total: items.length }
+}

@@ -1,0 +1,44 @@
+// Invoice downloads: the PDF (cached per invoice version) and CSV exports.
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { scopeOf } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { idParams } from '../http/schemas.js'
+import { invoiceLinesCsv, invoiceSearchCsv, type CsvDownload } from './csv-export.js'
+import { invoicePdf } from './pdf/invoice-document.js'
+import { invoiceSearchBody, type InvoiceSearch } from './search.js'
+
+const pdfQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { force_generate: { type: 'boolean', default: false } },
+} as const
+
+function sendCsv(reply: FastifyReply, csv: CsvDownload) {
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${csv.filename}"`)
+    .send(csv.content)
+}
+
+export async function invoiceDocumentRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  app.get('/invoices/:id/pdf', { schema: { tags: ['invoices'], params: idParams, querystring: pdfQuery } }, async (request, reply) => {
+    const { id } = request.params as { id: string }
+    const { force_generate } = request.query as { force_generate: boolean }
+    const pdf = await invoicePdf(ctx.orm.em.fork(), scopeOf(request), id, { forceGenerate: force_generate })
+    const name = (pdf.invoice.invoice_number ?? pdf.invoice.id).replace(/[^A-Za-z0-9._-]/g, '_')
+    return reply
+      .type('application/pdf')
+      .header('content-disposition', `inline; filename="invoice-${name}.pdf"`)
+      .header('x-document-cache', pdf.cache)
+      .send(pdf.content)
+  })
+
+  app.get('/invoices/:id/csv', { schema: { tags: ['invoices'], params: idParams } }, async (request, reply) => {
+    const { id } = request.params as { id: string }
+    return sendCsv(reply, await invoiceLinesCsv(ctx.orm.em.fork(), scopeOf(request), id))
+  })
+
+  app.post('/invoices/search/csv', { schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request, reply) => {
+    return sendCsv(reply, await invoiceSearchCsv(ctx.orm.em.fork(), scopeOf(request), request.body as InvoiceSearch))
+  })
+}

@@ -1,0 +1,105 @@
+// Routes of line item search and subscription modification; registered with the subscription
+// routes by module.ts.
+import type { FastifyInstance } from 'fastify'
+import { scopeOf } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { iso } from '../db/common.js'
+import { dateTime, idParams, listResponse, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
+import { serializeInvoice } from '../invoices/serialize.js'
+import { LINE_ITEM_SORT_FIELDS, LINE_ITEM_STATUSES, searchLineItems, type SubscriptionLineItemFilter } from './line-items-search.js'
+import { applyModification, CHANGE_TYPES, previewModification, PRORATION_BEHAVIORS, type ModificationInput, type ModificationPlan } from './modify.js'
+import { serializeLineItem, serializeSubscription } from './routes.js'
+
+const ids = { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 100 } } as const
+
+const modifyBody = {
+  type: 'object',
+  required: ['change_type'],
+  additionalProperties: false,
+  properties: {
+    change_type: { type: 'string', enum: CHANGE_TYPES },
+    line_item_id: { type: 'string', minLength: 1, maxLength: 100 },
+    price_id: { type: 'string', minLength: 1, maxLength: 100 },
+    // zero passes the schema so the use case answers "must be greater than 0"
+    quantity: nonNegativeDecimalString,
+    effective_date: dateTime,
+    proration_behavior: { type: 'string', enum: PRORATION_BEHAVIORS },
+    version: { type: 'integer', minimum: 1 },
+  },
+} as const
+
+function serializePlan(p: ModificationPlan) {
+  const s = p.subscription
+  return {
+    subscription_id: s.id, change_type: p.changeType, line_item_id: p.lineItem?.id ?? null, price_id: p.price.id,
+    old_quantity: p.lineItem?.quantity ?? null, new_quantity: p.quantity, effective_date: iso(p.effective), proration_behavior: p.prorationBehavior,
+    invoice_preview: {
+      subscription_id: s.id, customer_id: s.customer_id, currency: s.currency, billing_reason: 'PRORATION',
+      period_start: iso(p.effective), period_end: iso(s.current_period_end), subtotal: p.total, total: p.total,
+      line_items: p.lines.map((l) => ({
+        subscription_line_item_id: l.subscription_line_item_id, price_id: l.price_id, price_type: 'FIXED', display_name: l.display_name,
+        quantity: l.quantity, amount: l.amount, period_start: iso(l.period_start), period_end: iso(l.period_end),
+      })),
+    },
+  }
+}
+
+export async function subscriptionChangeRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  app.post(
+    '/subscriptions/lineitems/search',
+    {
+      schema: {
+        tags: ['subscriptions'],
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            ...paginationQuery,
+            subscription_ids: ids,
+            price_ids: ids,
+            customer_id: { type: 'string', minLength: 1, maxLength: 100 },
+            status: { type: 'string', enum: LINE_ITEM_STATUSES },
+            active_at: dateTime,
+            start_date_gte: dateTime,
+            start_date_lte: dateTime,
+            end_date_gte: dateTime,
+            end_date_lte: dateTime,
+            sort: {
+              type: 'array',
+              maxItems: 3,
+              items: {
+                type: 'object',
+                required: ['field'],
+                additionalProperties: false,
+                properties: { field: { type: 'string', enum: LINE_ITEM_SORT_FIELDS }, direction: { type: 'string', enum: ['asc', 'desc'], default: 'asc' } },
+              },
+            },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const filter = request.body as SubscriptionLineItemFilter
+      const [items, total] = await searchLineItems(ctx.orm.em.fork(), scopeOf(request), filter)
+      return listResponse(items.map(serializeLineItem), total, filter)
+    },
+  )
+
+  app.post(
+    '/subscriptions/:id/modify/preview',
+    { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
+    async (request) => serializePlan(await previewModification(ctx, scopeOf(request), (request.params as { id: string }).id, request.body as ModificationInput)),
+  )
+
+  app.post(
+    '/subscriptions/:id/modify',
+    { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
+    async (request) => {
+      const applied = await applyModification(ctx, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as ModificationInput)
+      return {
+        subscription: serializeSubscription(applied.subscription, applied.lineItems),
+        invoice: applied.invoice ? serializeInvoice(applied.invoice.invoice, applied.invoice.lines) : null,
+      }
+    },
+  )
+}
