@@ -154,7 +154,10 @@ export async function createSubscription(em: EntityManager, scope: Scope, userId
     const trial = resolveTrial(input, start, chosen)
     const periods = firstPeriod({ cycle, period, count, explicitAnchor, start, trialEnd: trial.trial_end })
     checkAutoInvoiceThreshold(input.auto_invoice_threshold, 'STANDALONE', chosen)
-    const subscriptionStatus: SubscriptionStatus = input.draft ? 'DRAFT' : trial.trial_end ? 'TRIALING' : 'ACTIVE'
+    // payment_behavior default_incomplete: an automatically charged subscription waits, INCOMPLETE,
+    // until the payment provider reports it active (activateIncompleteSubscription).
+    const awaitsPayment = input.payment_behavior === 'default_incomplete' && (input.collection_method ?? 'charge_automatically') === 'charge_automatically'
+    const subscriptionStatus: SubscriptionStatus = input.draft ? 'DRAFT' : trial.trial_end ? 'TRIALING' : awaitsPayment ? 'INCOMPLETE' : 'ACTIVE'
     const sub = tx.create(SubscriptionSchema, {
       id: newId('subs'), ...scope, customer_id: customer.id, plan_id: plan.id, currency, subscription_status: subscriptionStatus,
       billing_period: period, billing_period_count: count, billing_cycle: cycle, start_date: start, end_date: null, ...periods,
