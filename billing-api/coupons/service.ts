@@ -8,6 +8,7 @@ import type { Metadata } from '../db/common.js'
 import type { Page } from '../http/schemas.js'
 import { CouponSchema, type Coupon, type CouponType } from './coupon.entity.js'
 import { checkMaxRedemptions, checkRedemptionWindow, couponTerms, dateField, type CouponTermsInput } from './coupon-terms.js'
+import { findInScope } from '../db/scoped-records.js'
 
 export interface CreateCouponInput extends CouponTermsInput {
   name: string
@@ -33,9 +34,7 @@ export async function createCoupon(em: EntityManager, scope: Scope, userId: stri
 }
 
 export async function getCoupon(em: EntityManager, scope: Scope, id: string): Promise<Coupon> {
-  const coupon = await em.findOne(CouponSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!coupon) throw new NotFoundError('coupon', id)
-  return coupon
+  return findInScope(em, CouponSchema, scope, id, 'coupon')
 }
 
 export interface CouponFilter extends Page {

@@ -3,7 +3,7 @@
 // change of terms is an archive and a new grant.
 import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { NotFoundError, ValidationError } from '../../platform/errors.js'
+import { ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { Metadata } from '../db/common.js'
@@ -13,6 +13,7 @@ import { PlanSchema } from '../plans/plan.entity.js'
 import { D } from '../pricing/index.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { CreditGrantSchema, type CreditGrant } from './credit-grant.entity.js'
+import { findInScope } from '../db/scoped-records.js'
 
 export interface CreditGrantInput {
   name: string
@@ -71,9 +72,7 @@ export async function createCreditGrant(em: EntityManager, scope: Scope, userId:
 }
 
 export async function getCreditGrant(em: EntityManager, scope: Scope, id: string): Promise<CreditGrant> {
-  const grant = await em.findOne(CreditGrantSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!grant) throw new NotFoundError('credit grant', id)
-  return grant
+  return findInScope(em, CreditGrantSchema, scope, id, 'credit grant')
 }
 
 /** Every grant matching the filter (published by default), oldest first: what a plan read includes. */

@@ -2,7 +2,7 @@
 // Every use case answers with the customer and its provider integrations.
 import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { AlreadyExistsError, NotFoundError, ValidationError } from '../../platform/errors.js'
+import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { Metadata } from '../db/common.js'
@@ -11,6 +11,7 @@ import { findPage, type SearchInput } from '../http/metadata-filter.js'
 import { CustomerIntegrationSchema, type CustomerIntegration } from './customer-integration.entity.js'
 import { CustomerSchema, type Customer } from './customer.entity.js'
 import { serializeCustomer } from './serialize.js'
+import { findInScope } from '../db/scoped-records.js'
 
 const OPTIONAL_FIELDS = [
   'name', 'email', 'address_line1', 'address_line2', 'address_city', 'address_state', 'address_postal_code', 'address_country',
@@ -82,9 +83,7 @@ export async function searchCustomers(em: EntityManager, scope: Scope, search: C
 }
 
 async function findCustomer(em: EntityManager, scope: Scope, id: string): Promise<Customer> {
-  const customer = await em.findOne(CustomerSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!customer) throw new NotFoundError('customer', id)
-  return customer
+  return findInScope(em, CustomerSchema, scope, id, 'customer')
 }
 
 async function assertExternalIdFree(em: EntityManager, scope: Scope, externalId: string): Promise<void> {

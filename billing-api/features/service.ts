@@ -10,7 +10,7 @@ import { MeterSchema } from '../meters/meter.entity.js'
 import { FeatureSchema, type Feature, type FeatureType, type ReportingUnit } from './feature.entity.js'
 import { normalizeAlertSettings, normalizeReportingUnit, validateFeatureShape, type AlertSettingsInput } from './feature-rules.js'
 import { assertLookupKeyFree, firstFreeLookupKey, slugify } from './lookup-key.js'
-import { assertChangeable, findInScope, requireReference } from './scoped-records.js'
+import { assertChangeable, findInScope, requireReference } from '../db/scoped-records.js'
 import { serializeFeature } from './serialize.js'
 
 export interface CreateFeatureInput {

@@ -2,7 +2,6 @@
 // subscription, billing reason and period at minute precision).
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
-import { NotFoundError } from '../../platform/errors.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
@@ -17,6 +16,7 @@ import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/
 import { chargesForPeriod, priceCharges, type BillingReason, type PricedLine } from './charges.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
 import { invoiceEventPayload } from './serialize.js'
+import { findInScope } from '../db/scoped-records.js'
 
 export interface ComputedInvoice {
   subscription: Subscription
@@ -106,8 +106,7 @@ export async function createSubscriptionInvoice(
 }
 
 export async function getInvoice(em: EntityManager, scope: Scope, id: string): Promise<{ invoice: Invoice; lines: InvoiceLineItem[] }> {
-  const invoice = await em.findOne(InvoiceSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!invoice) throw new NotFoundError('invoice', id)
+  const invoice = await findInScope(em, InvoiceSchema, scope, id, 'invoice')
   const lines = await em.find(InvoiceLineItemSchema, { invoice_id: id, ...scope }, { orderBy: { created_at: 'asc', id: 'asc' } })
   return { invoice, lines }
 }

@@ -1,12 +1,13 @@
 // Meter use cases: create, read, archive, and the usage query over the ClickHouse rows.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { D } from '../pricing/index.js'
-import { NotFoundError, ValidationError } from '../../platform/errors.js'
+import { ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import { queryMeterUsage, type WindowSize } from '../../clickhouse/queries/meter-usage.js'
 import type { ClickHouse } from '../../clickhouse/client.js'
 import type { Scope } from '../auth/authenticate.js'
 import { AGGREGATION_TYPES, MeterSchema, type Meter, type MeterAggregation, type MeterFilter } from './meter.entity.js'
+import { findInScope } from '../db/scoped-records.js'
 
 export interface CreateMeterInput {
   name: string
@@ -42,9 +43,7 @@ export async function createMeter(em: EntityManager, scope: Scope, userId: strin
 }
 
 export async function getMeter(em: EntityManager, scope: Scope, id: string): Promise<Meter> {
-  const meter = await em.findOne(MeterSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!meter) throw new NotFoundError('meter', id)
-  return meter
+  return findInScope(em, MeterSchema, scope, id, 'meter')
 }
 
 export interface UsageRequest {

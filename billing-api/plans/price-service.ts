@@ -1,12 +1,13 @@
 // Price use cases for prices managed one by one: add to a plan, read, list, update, archive.
 import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { NotFoundError, ValidationError } from '../../platform/errors.js'
+import { ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { RecordStatus } from '../http/metadata-filter.js'
 import type { Page } from '../http/schemas.js'
 import { PriceSchema, type Price } from './price.entity.js'
 import { assertPriceLookupKeyFree, buildPrice, checkInvoiceCadence, validatePriceInput, type PriceInput } from './price-input.js'
+import { findInScope } from '../db/scoped-records.js'
 
 export interface CreatePriceInput extends PriceInput {
   entity_type: 'PLAN'
@@ -30,9 +31,7 @@ export async function createPrice(em: EntityManager, scope: Scope, userId: strin
 }
 
 export async function getPrice(em: EntityManager, scope: Scope, id: string): Promise<Price> {
-  const price = await em.findOne(PriceSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!price) throw new NotFoundError('price', id)
-  return price
+  return findInScope(em, PriceSchema, scope, id, 'price')
 }
 
 export async function listPrices(em: EntityManager, scope: Scope, filter: PriceFilter): Promise<{ items: Price[]; total: number }> {

@@ -2,7 +2,7 @@
 // keeps it (and its prices) readable for the subscriptions that use it.
 import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { AlreadyExistsError, NotFoundError } from '../../platform/errors.js'
+import { AlreadyExistsError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { CreditGrant } from '../credit-grants/credit-grant.entity.js'
@@ -12,6 +12,7 @@ import { findPage, type SearchInput } from '../http/metadata-filter.js'
 import { PlanSchema, type Plan } from './plan.entity.js'
 import { PriceSchema, type Price } from './price.entity.js'
 import { buildPrice, validatePriceInput, type PriceInput } from './price-input.js'
+import { findInScope } from '../db/scoped-records.js'
 
 export { buildPrice, validatePriceInput, type PriceInput } from './price-input.js'
 
@@ -92,9 +93,7 @@ export async function searchPlans(em: EntityManager, scope: Scope, search: PlanS
 }
 
 async function findPlan(em: EntityManager, scope: Scope, id: string): Promise<Plan> {
-  const plan = await em.findOne(PlanSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!plan) throw new NotFoundError('plan', id)
-  return plan
+  return findInScope(em, PlanSchema, scope, id, 'plan')
 }
 
 async function publishedPrices(em: EntityManager, scope: Scope, planIds: string[]): Promise<Price[]> {

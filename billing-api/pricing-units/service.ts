@@ -2,7 +2,7 @@
 // created, so changing or archiving a unit never reprices existing prices.
 import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { AlreadyExistsError, NotFoundError, ValidationError } from '../../platform/errors.js'
+import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { Metadata } from '../db/common.js'
@@ -10,6 +10,7 @@ import type { RecordStatus } from '../http/metadata-filter.js'
 import type { Page } from '../http/schemas.js'
 import { D } from '../pricing/index.js'
 import { PricingUnitSchema, type PricingUnit } from './pricing-unit.entity.js'
+import { findInScope } from '../db/scoped-records.js'
 
 export interface PricingUnitInput {
   name: string
@@ -52,9 +53,7 @@ export async function createPricingUnit(em: EntityManager, scope: Scope, userId:
 }
 
 export async function getPricingUnit(em: EntityManager, scope: Scope, id: string): Promise<PricingUnit> {
-  const unit = await em.findOne(PricingUnitSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!unit) throw new NotFoundError('pricing unit', id)
-  return unit
+  return findInScope(em, PricingUnitSchema, scope, id, 'pricing unit')
 }
 
 /** The unit a new price may be written in: published and in scope, else null. */

@@ -20,7 +20,7 @@ const fee = { type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'USD', amount:
 
 async function events(entityId: string): Promise<string[]> {
   const rows = await p.ctx.orm.em.getConnection().execute(`SELECT event_name FROM system_events_outbox WHERE entity_id = ? ORDER BY created_at, id`, [entityId])
-  return rows.map((r: { event_name: string }) => r.event_name)
+  return (rows as { event_name: string }[]).map((r) => r.event_name)
 }
 
 test('an incomplete subscription is not billed until its provider activates it, once', async () => {

@@ -2,7 +2,7 @@
 // tenant, list, read and detach.
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { AlreadyExistsError, NotFoundError, ValidationError } from '../../platform/errors.js'
+import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
@@ -11,6 +11,7 @@ import type { Page } from '../http/schemas.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { TaxAssociationSchema, type TaxAssociation, type TaxEntityType } from './tax-association.entity.js'
 import { requirePublishedTaxRate } from './tax-rate.service.js'
+import { findInScope } from '../db/scoped-records.js'
 
 export interface CreateTaxAssociationInput {
   tax_rate_id: string
@@ -61,9 +62,7 @@ async function requireEntity(em: EntityManager, scope: Scope, type: TaxEntityTyp
 }
 
 export async function getTaxAssociation(em: EntityManager, scope: Scope, id: string): Promise<TaxAssociation> {
-  const association = await em.findOne(TaxAssociationSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!association) throw new NotFoundError('tax association', id)
-  return association
+  return findInScope(em, TaxAssociationSchema, scope, id, 'tax association')
 }
 
 export interface TaxAssociationFilter extends Page {

@@ -9,6 +9,7 @@ import type { Page } from '../http/schemas.js'
 import { TaxAssociationSchema } from './tax-association.entity.js'
 import { TaxRateSchema, type TaxRate } from './tax-rate.entity.js'
 import { taxRateValue, type TaxRateValueInput } from './tax-rate-value.js'
+import { findInScope } from '../db/scoped-records.js'
 
 export interface CreateTaxRateInput extends TaxRateValueInput {
   name: string
@@ -36,9 +37,7 @@ export async function createTaxRate(em: EntityManager, scope: Scope, userId: str
 }
 
 export async function getTaxRate(em: EntityManager, scope: Scope, id: string): Promise<TaxRate> {
-  const rate = await em.findOne(TaxRateSchema, { id, ...scope, status: { $ne: 'deleted' } })
-  if (!rate) throw new NotFoundError('tax rate', id)
-  return rate
+  return findInScope(em, TaxRateSchema, scope, id, 'tax rate')
 }
 
 /**

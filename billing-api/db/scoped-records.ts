@@ -1,11 +1,11 @@
-// Record lookups shared by the catalog domains (features, groups, add-ons, entitlements).
+// Record lookups shared by every billing-api domain.
 // Every lookup filters on tenant and environment, so a record of another scope behaves
 // exactly like one that does not exist.
 import type { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { InvalidOperationError, NotFoundError, ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../auth/authenticate.js'
-import type { BaseRecord } from '../db/common.js'
+import type { BaseRecord } from './common.js'
 
 /** A record named in the path: unknown, deleted or out of scope -> 404. Archived records stay readable. */
 export async function findInScope<T extends BaseRecord>(em: EntityManager, schema: EntitySchema<T>, scope: Scope, id: string, label: string): Promise<T> {
