@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
+import { registerCrudRoutes } from '../http/crud-routes.js'
 import { iso, serializeBase } from '../db/common.js'
-import { dateTime, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
+import { dateTime, metadataSchema, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
 import { COUPON_DURATIONS, COUPON_STATUSES, COUPON_TYPES, type Coupon } from './coupon.entity.js'
 import {
   archiveCoupon, createCoupon, getCoupon, listCoupons, updateCoupon,
@@ -74,32 +74,14 @@ const listQuery = {
 } as const
 
 export async function couponRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
-  const tags = ['coupons']
-
-
-  app.post('/coupons', { schema: { tags, body: createBody } }, async (request, reply) => {
-    const coupon = await createCoupon(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateCouponInput)
-    return reply.code(201).send(serializeCoupon(coupon))
-  })
-
-  app.get('/coupons', { schema: { tags, querystring: listQuery } }, async (request) => {
-    const filter = request.query as CouponFilter
-    const [items, total] = await listCoupons(ctx.orm.em.fork(), scopeOf(request), filter)
-    return listResponse(items.map(serializeCoupon), total, filter)
-  })
-
-  app.get('/coupons/:id', { schema: { tags, params: idParams } }, async (request) => {
-    return serializeCoupon(await getCoupon(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
-  })
-
-  app.put('/coupons/:id', { schema: { tags, params: idParams, body: updateBody } }, async (request) => {
-    const id = (request.params as { id: string }).id
-    const coupon = await updateCoupon(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, request.body as UpdateCouponInput)
-    return serializeCoupon(coupon)
-  })
-
-  app.delete('/coupons/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
-    await archiveCoupon(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, (request.params as { id: string }).id)
-    return reply.code(204).send()
+  registerCrudRoutes<Coupon, CreateCouponInput, UpdateCouponInput, CouponFilter>(app, ctx, {
+    path: '/coupons',
+    tags: ['coupons'],
+    serialize: serializeCoupon,
+    create: { body: createBody, run: createCoupon },
+    list: { query: listQuery, run: listCoupons },
+    get: getCoupon,
+    update: { body: updateBody, run: updateCoupon },
+    archive: archiveCoupon,
   })
 }

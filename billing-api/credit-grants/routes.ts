@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
+import { registerCrudRoutes } from '../http/crud-routes.js'
 import { RECORD_STATUSES } from '../http/metadata-filter.js'
 import { dateTime, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
-import { CREDIT_GRANT_PERIODS, EXPIRATION_DURATION_UNITS } from './credit-grant.entity.js'
+import { CREDIT_GRANT_PERIODS, EXPIRATION_DURATION_UNITS, type CreditGrant } from './credit-grant.entity.js'
 import { serializeApplication, serializeCreditGrant } from './serialize.js'
 import {
   archiveCreditGrant, createCreditGrant, getCreditGrant, pageCreditGrants, updateCreditGrant,
@@ -50,29 +51,15 @@ export async function creditGrantRoutes(app: FastifyInstance, ctx: BillingContex
   const em = () => ctx.orm.em.fork()
   const grantId = (params: unknown) => (params as { id: string }).id
 
-  app.post('/creditgrants', { schema: { tags: ['credit-grants'], body: createBody } }, async (request, reply) => {
-    const grant = await createCreditGrant(em(), scopeOf(request), request.auth.userId, request.body as CreditGrantInput)
-    return reply.code(201).send(serializeCreditGrant(grant))
-  })
-
-  app.get('/creditgrants', { schema: { tags: ['credit-grants'], querystring: listQuery } }, async (request) => {
-    const q = request.query as CreditGrantFilter & Page
-    const { items, total } = await pageCreditGrants(em(), scopeOf(request), q)
-    return listResponse(items.map(serializeCreditGrant), total, q)
-  })
-
-  app.get('/creditgrants/:id', { schema: { tags: ['credit-grants'], params: idParams } }, async (request) => {
-    return serializeCreditGrant(await getCreditGrant(em(), scopeOf(request), grantId(request.params)))
-  })
-
-  app.put('/creditgrants/:id', { schema: { tags: ['credit-grants'], params: idParams, body: updateBody } }, async (request) => {
-    const grant = await updateCreditGrant(em(), scopeOf(request), request.auth.userId, grantId(request.params), request.body as CreditGrantUpdate)
-    return serializeCreditGrant(grant)
-  })
-
-  app.delete('/creditgrants/:id', { schema: { tags: ['credit-grants'], params: idParams } }, async (request, reply) => {
-    await archiveCreditGrant(em(), scopeOf(request), request.auth.userId, grantId(request.params))
-    return reply.code(204).send()
+  registerCrudRoutes<CreditGrant, CreditGrantInput, CreditGrantUpdate, CreditGrantFilter & Page>(app, ctx, {
+    path: '/creditgrants',
+    tags: ['credit-grants'],
+    serialize: serializeCreditGrant,
+    create: { body: createBody, run: createCreditGrant },
+    list: { query: listQuery, run: pageCreditGrants },
+    get: getCreditGrant,
+    update: { body: updateBody, run: updateCreditGrant },
+    archive: archiveCreditGrant,
   })
 
   // The subscription's upcoming grant applications (upcoming.ts); registered here, beside the

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
-import { idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
+import { registerCrudRoutes } from '../http/crud-routes.js'
+import { metadataSchema, paginationQuery } from '../http/schemas.js'
 import { descriptionSchema, lookupKeySchema, nameSchema, nullable, refIdSchema } from './catalog-schemas.js'
-import { FEATURE_TYPES } from './feature.entity.js'
+import { FEATURE_TYPES, type Feature } from './feature.entity.js'
 import { serializeFeature } from './serialize.js'
 import { archiveFeature, createFeature, getFeature, listFeatures, updateFeature, type CreateFeatureInput, type FeatureFilter, type UpdateFeatureInput } from './service.js'
 
@@ -78,29 +78,14 @@ const listQuery = {
 const tags = ['features']
 
 export async function featureRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
-
-  app.post('/features', { schema: { tags, body: createBody } }, async (request, reply) => {
-    const feature = await createFeature(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateFeatureInput)
-    return reply.code(201).send(serializeFeature(feature))
-  })
-
-  app.get('/features', { schema: { tags, querystring: listQuery } }, async (request) => {
-    const q = request.query as FeatureFilter
-    const { items, total } = await listFeatures(ctx.orm.em.fork(), scopeOf(request), q)
-    return listResponse(items.map(serializeFeature), total, q)
-  })
-
-  app.get('/features/:id', { schema: { tags, params: idParams } }, async (request) => {
-    return serializeFeature(await getFeature(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
-  })
-
-  app.put('/features/:id', { schema: { tags, params: idParams, body: updateBody } }, async (request) => {
-    const { id } = request.params as { id: string }
-    return serializeFeature(await updateFeature(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, request.body as UpdateFeatureInput))
-  })
-
-  app.delete('/features/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
-    await archiveFeature(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, (request.params as { id: string }).id)
-    return reply.code(204).send()
+  registerCrudRoutes<Feature, CreateFeatureInput, UpdateFeatureInput, FeatureFilter>(app, ctx, {
+    path: '/features',
+    tags,
+    serialize: serializeFeature,
+    create: { body: createBody, run: createFeature },
+    list: { query: listQuery, run: listFeatures },
+    get: getFeature,
+    update: { body: updateBody, run: updateFeature },
+    archive: archiveFeature,
   })
 }

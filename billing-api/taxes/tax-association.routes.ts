@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
+import { registerCrudRoutes } from '../http/crud-routes.js'
 import { serializeBase } from '../db/common.js'
-import { idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
+import { metadataSchema, paginationQuery } from '../http/schemas.js'
 import { TAX_ENTITY_TYPES, type TaxAssociation } from './tax-association.entity.js'
 import {
   createTaxAssociation, deleteTaxAssociation, getTaxAssociation, listTaxAssociations,
@@ -48,25 +48,13 @@ const listQuery = {
 } as const
 
 export async function taxAssociationRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
-  const tags = ['taxes']
-
-  app.post('/taxes/associations', { schema: { tags, body: createBody } }, async (request, reply) => {
-    const association = await createTaxAssociation(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateTaxAssociationInput)
-    return reply.code(201).send(serializeTaxAssociation(association))
-  })
-
-  app.get('/taxes/associations', { schema: { tags, querystring: listQuery } }, async (request) => {
-    const filter = request.query as TaxAssociationFilter
-    const [items, total] = await listTaxAssociations(ctx.orm.em.fork(), scopeOf(request), filter)
-    return listResponse(items.map(serializeTaxAssociation), total, filter)
-  })
-
-  app.get('/taxes/associations/:id', { schema: { tags, params: idParams } }, async (request) => {
-    return serializeTaxAssociation(await getTaxAssociation(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
-  })
-
-  app.delete('/taxes/associations/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
-    await deleteTaxAssociation(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, (request.params as { id: string }).id)
-    return reply.code(204).send()
+  registerCrudRoutes<TaxAssociation, CreateTaxAssociationInput, never, TaxAssociationFilter>(app, ctx, {
+    path: '/taxes/associations',
+    tags: ['taxes'],
+    serialize: serializeTaxAssociation,
+    create: { body: createBody, run: createTaxAssociation },
+    list: { query: listQuery, run: listTaxAssociations },
+    get: getTaxAssociation,
+    archive: deleteTaxAssociation,
   })
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
+import { registerCrudRoutes } from '../http/crud-routes.js'
 import { serializeBase } from '../db/common.js'
-import { idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
+import { metadataSchema, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
 import type { TaxRate } from './tax-rate.entity.js'
 import {
   createTaxRate, deleteTaxRate, getTaxRate, listTaxRates, updateTaxRate,
@@ -65,31 +65,14 @@ const listQuery = {
 } as const
 
 export async function taxRateRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
-  const tags = ['taxes']
-
-  app.post('/taxes/rates', { schema: { tags, body: createBody } }, async (request, reply) => {
-    const rate = await createTaxRate(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateTaxRateInput)
-    return reply.code(201).send(serializeTaxRate(rate))
-  })
-
-  app.get('/taxes/rates', { schema: { tags, querystring: listQuery } }, async (request) => {
-    const filter = request.query as TaxRateFilter
-    const [items, total] = await listTaxRates(ctx.orm.em.fork(), scopeOf(request), filter)
-    return listResponse(items.map(serializeTaxRate), total, filter)
-  })
-
-  app.get('/taxes/rates/:id', { schema: { tags, params: idParams } }, async (request) => {
-    return serializeTaxRate(await getTaxRate(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
-  })
-
-  app.put('/taxes/rates/:id', { schema: { tags, params: idParams, body: updateBody } }, async (request) => {
-    const id = (request.params as { id: string }).id
-    const rate = await updateTaxRate(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, request.body as UpdateTaxRateInput)
-    return serializeTaxRate(rate)
-  })
-
-  app.delete('/taxes/rates/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
-    await deleteTaxRate(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, (request.params as { id: string }).id)
-    return reply.code(204).send()
+  registerCrudRoutes<TaxRate, CreateTaxRateInput, UpdateTaxRateInput, TaxRateFilter>(app, ctx, {
+    path: '/taxes/rates',
+    tags: ['taxes'],
+    serialize: serializeTaxRate,
+    create: { body: createBody, run: createTaxRate },
+    list: { query: listQuery, run: listTaxRates },
+    get: getTaxRate,
+    update: { body: updateBody, run: updateTaxRate },
+    archive: deleteTaxRate,
   })
 }

@@ -1,0 +1,61 @@
+// The five routes of a catalog resource (create, list, get, update, archive) with one shape:
+// the scope comes from the API key, the body and query are validated by their JSON schemas,
+// create answers 201 and archive 204. Resources with other routes register those beside it.
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { scopeOf, type Scope } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { idParams, listResponse, type Page } from './schemas.js'
+
+type Listed<T> = { items: T[]; total: number } | [T[], number]
+
+export interface CrudResource<T, Create, Update, Filter extends Page> {
+  /** collection path under /v1, e.g. `/coupons` */
+  path: string
+  tags: string[]
+  serialize: (record: T) => unknown
+  create?: { body: object; run: (em: EntityManager, scope: Scope, userId: string, input: Create) => Promise<T> }
+  list?: { query: object; run: (em: EntityManager, scope: Scope, filter: Filter) => Promise<Listed<T>> }
+  get?: (em: EntityManager, scope: Scope, id: string) => Promise<T>
+  update?: { body: object; run: (em: EntityManager, scope: Scope, userId: string, id: string, input: Update) => Promise<T> }
+  archive?: (em: EntityManager, scope: Scope, userId: string, id: string) => Promise<unknown>
+}
+
+const idOf = (request: FastifyRequest) => (request.params as { id: string }).id
+
+export function registerCrudRoutes<T, Create, Update, Filter extends Page>(
+  app: FastifyInstance, ctx: BillingContext, r: CrudResource<T, Create, Update, Filter>,
+): void {
+  const { path, tags, serialize } = r
+  const em = () => ctx.orm.em.fork() as EntityManager
+  const { create, list, get, update, archive } = r
+
+  if (create) {
+    app.post(path, { schema: { tags, body: create.body } }, async (request, reply) => {
+      const record = await create.run(em(), scopeOf(request), request.auth.userId, request.body as Create)
+      return reply.code(201).send(serialize(record))
+    })
+  }
+  if (list) {
+    app.get(path, { schema: { tags, querystring: list.query } }, async (request) => {
+      const filter = request.query as Filter
+      const listed = await list.run(em(), scopeOf(request), filter)
+      const { items, total } = Array.isArray(listed) ? { items: listed[0], total: listed[1] } : listed
+      return listResponse(items.map(serialize), total, filter)
+    })
+  }
+  if (get) {
+    app.get(`${path}/:id`, { schema: { tags, params: idParams } }, async (request) => serialize(await get(em(), scopeOf(request), idOf(request))))
+  }
+  if (update) {
+    app.put(`${path}/:id`, { schema: { tags, params: idParams, body: update.body } }, async (request) => {
+      return serialize(await update.run(em(), scopeOf(request), request.auth.userId, idOf(request), request.body as Update))
+    })
+  }
+  if (archive) {
+    app.delete(`${path}/:id`, { schema: { tags, params: idParams } }, async (request, reply) => {
+      await archive(em(), scopeOf(request), request.auth.userId, idOf(request))
+      return reply.code(204).send()
+    })
+  }
+}
