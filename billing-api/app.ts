@@ -3,6 +3,7 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import type { BillingContext } from './context.js'
 import { authRoutes } from './auth/routes.js'
+import { inboundWebhookRoutes } from './integrations/inbound-routes.js'
 import { modules } from './modules.js'
 import { subscriptionV2Routes } from './subscriptions/routes.js'
 
@@ -31,4 +32,7 @@ export async function registerBillingApi(app: FastifyInstance, ctx: BillingConte
     },
     { prefix: '/v2' },
   )
+  // Inbound provider webhooks (spec: absolute /webhooks/<provider>/{tenant_id}/{env_id}): no
+  // /v1, no API key; verified by the provider's signature in their own raw-body plugin.
+  await app.register(async (s) => inboundWebhookRoutes(s, ctx))
 }

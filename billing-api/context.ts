@@ -3,6 +3,8 @@ import type { ClickHouse } from '../clickhouse/client.js'
 import type { Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
 import type { WebhookQueue } from './webhooks/queue.js'
+import type { InvoiceComputeQueue } from './invoices/compute-job.js'
+import type { IntegrationQueue } from './integrations/queue.js'
 
 /** What billing-api use cases need from the outside world, passed explicitly. */
 export interface BillingContext {
@@ -12,4 +14,8 @@ export interface BillingContext {
   clock: Clock
   /** present where Redis is configured (billing-api and scheduler) */
   webhooks?: WebhookQueue
+  /** asynchronous invoice recomputation (invoices/compute-job.ts); present where Redis is configured */
+  invoiceCompute?: InvoiceComputeQueue
+  /** provider sync jobs (integrations/queue.ts); present where Redis is configured */
+  integrations?: IntegrationQueue
 }

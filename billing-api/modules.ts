@@ -19,6 +19,7 @@ import { pricingUnitsModule } from './pricing-units/module.js'
 import { creditGrantsModule } from './credit-grants/module.js'
 import { walletsModule } from './wallets/module.js'
 import { webhooksModule } from './webhooks/module.js'
+import { integrationsModule } from './integrations/module.js'
 
 export const modules: DomainModule[] = [
   tenantsModule,
@@ -39,4 +40,5 @@ export const modules: DomainModule[] = [
   creditGrantsModule,
   walletsModule,
   webhooksModule,
+  integrationsModule,
 ]

@@ -1,6 +1,7 @@
 // Configuration is read and validated once at start-up into one typed object.
 // Defaults describe the local stack started by `npm run up` / `npm test`; a bad
 // value stops the process with a message naming the variable.
+import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,6 +29,8 @@ export interface Config {
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
   webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
+  /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
+  integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +63,21 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`)
   }
   return v
+}
+
+// Local stacks and tests only: production (NODE_ENV=production) must set its own key.
+const DEV_INTEGRATIONS_KEY = createHash('sha256').update('meterline-local-integrations-key').digest()
+
+/** 32 bytes for AES-256-GCM, as 64 hex characters or base64. */
+function encryptionKey(env: Env, name: string): Buffer {
+  const raw = env[name]
+  if (raw === undefined || raw === '') {
+    if (env.NODE_ENV === 'production') throw new ConfigError(`${name} is required when NODE_ENV=production (32 bytes, hex or base64)`)
+    return DEV_INTEGRATIONS_KEY
+  }
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64')
+  if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes as 64 hex characters or base64, got ${key.length} bytes`)
+  return key
 }
 
 /** Local mode: the broker launcher writes its (random) bootstrap address here. */
@@ -112,6 +130,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
       attempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 5, 1),
       backoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 1_000, 1),
+    },
+    integrations: {
+      encryptionKey: encryptionKey(env, 'INTEGRATIONS_ENCRYPTION_KEY'),
+      stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']),
+      rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
     },
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {

@@ -3,6 +3,9 @@
 import type { BillingContext } from '../billing-api/context.js'
 import { applyDueCreditGrants } from '../billing-api/credit-grants/apply-due.js'
 import { billDueSubscriptions } from '../billing-api/subscriptions/bill-due.js'
+import { invoiceUsageOverThreshold } from '../billing-api/subscriptions/auto-invoice-threshold.js'
+import { cancelDueSubscriptions } from '../billing-api/subscriptions/cancel-due.js'
+import { endDueTrials } from '../billing-api/subscriptions/trial-end-due.js'
 import { finalizeDueInvoices } from '../billing-api/invoices/finalize-due.js'
 import { expireWalletCredits } from '../billing-api/wallets/expire-credits.js'
 import { retryStaleWebhooks } from '../billing-api/webhooks/retry-stale.js'
@@ -22,6 +25,20 @@ export const JOBS: Record<string, JobDefinition> = {
   'subscription-billing': {
     everyMs: (ctx) => ctx.config.billingScheduleEveryMs,
     run: async (ctx, data) => (await billDueSubscriptions(ctx, { tenantId: data.tenant_id })).invoices,
+  },
+  // Trial ends and reached cancel_at dates (billing-api/subscriptions/README.md#scheduled-jobs);
+  // subscription-billing executes them too when it claims such a row first.
+  'subscription-trial-end': {
+    everyMs: () => 60_000,
+    run: async (ctx, data) => (await endDueTrials(ctx, { tenantId: data.tenant_id })).ended,
+  },
+  'subscription-scheduled-cancellation': {
+    everyMs: () => 60_000,
+    run: async (ctx, data) => (await cancelDueSubscriptions(ctx, { tenantId: data.tenant_id })).cancelled,
+  },
+  'auto-invoice-threshold': {
+    everyMs: () => 5 * 60_000,
+    run: async (ctx, data) => (await invoiceUsageOverThreshold(ctx, { tenantId: data.tenant_id })).invoices,
   },
   'invoice-finalization': {
     everyMs: () => 5 * 60_000,

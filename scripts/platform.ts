@@ -14,6 +14,8 @@ import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
 import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
 import { startOutboxRelay } from '../billing-api/events/relay.js'
 import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/queue.js'
+import { createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/invoices/compute-job.js'
+import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/queue.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
@@ -72,6 +74,12 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const webhooks = createWebhookQueue(redis, config.redisPrefix, config.webhooks)
       closers.push(() => webhooks.close())
       ctx.webhooks = webhooks
+      const invoiceCompute = createInvoiceComputeQueue(redis, config.redisPrefix)
+      closers.push(() => invoiceCompute.close())
+      ctx.invoiceCompute = invoiceCompute
+      const integrations = createIntegrationQueue(redis, config.redisPrefix)
+      closers.push(() => integrations.close())
+      ctx.integrations = integrations
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel })
@@ -120,6 +128,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => scheduler!.stop())
       const webhookWorker = startWebhookWorker(orm, redis!, config.redisPrefix, clock, config.webhooks)
       closers.push(() => webhookWorker.stop())
+      const computeWorker = startInvoiceComputeWorker(ctx, redis!, config.redisPrefix)
+      closers.push(() => computeWorker.stop())
+      const integrationWorker = startIntegrationWorker(ctx, redis!, config.redisPrefix)
+      closers.push(() => integrationWorker.stop())
     }
     // The scheduler process also relays the system-events outbox to Kafka.
     if (services.has('scheduler') && opts.relay !== false) {
@@ -127,6 +139,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => eventsProducer.disconnect())
       const relay = startOutboxRelay(orm, eventsProducer, config.systemEventsTopic, (msg, err) => app.log.error({ err }, msg), {
         onDeliveries: (ids) => ctx.webhooks!.enqueue(ids),
+        integrations: ctx.integrations,
       })
       closers.push(() => relay.stop())
     }

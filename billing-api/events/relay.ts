@@ -7,6 +7,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Producer } from 'kafkajs'
 import { createDeliveries } from '../webhooks/fan-out.js'
+import { enqueueIntegrationSyncs } from '../integrations/enqueue-from-events.js'
+import type { IntegrationQueue } from '../integrations/queue.js'
 
 export interface SystemEventMessage {
   id: string
@@ -25,6 +27,8 @@ export interface RelayOptions {
   tenantId?: string
   /** after commit: the webhook deliveries created for the relayed events */
   onDeliveries?: (deliveryIds: string[]) => Promise<void>
+  /** provider syncs for customer.created / invoice.finalized, enqueued before the commit */
+  integrations?: IntegrationQueue
 }
 
 /** Publishes up to `batchSize` pending events; returns how many were sent. */
@@ -51,6 +55,7 @@ export async function relaySystemEvents(orm: MikroORM, producer: Producer, topic
       messages: messages.map((m) => ({ key: m.entity_id, value: JSON.stringify(m), headers: { event_name: m.event_name, tenant_id: m.tenant_id } })),
     })
     const deliveries = await createDeliveries(em, messages)
+    if (opts.integrations) await enqueueIntegrationSyncs(em, messages, opts.integrations)
     await conn.execute(`UPDATE system_events_outbox SET published_at = now() WHERE id IN (?)`, [rows.map((r) => r.id)], 'run', em.getTransactionContext())
     return { sent: rows.length, deliveries }
   })

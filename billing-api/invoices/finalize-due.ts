@@ -1,7 +1,9 @@
 // The scheduled finalization's use case: DRAFT invoices computed longer ago than the
 // finalization delay (config.finalizationDelayMinutes, spec: 2 hours) are finalized.
 // Age is measured from last_computed_at (a recomputation restarts the delay), or
-// created_at for a draft never computed. Rows are claimed in bounded batches with
+// created_at for a draft never computed. An invoice whose period has not started yet (the
+// advance charges of a subscription starting in the future) is not finalized before its
+// period_start, so nobody is charged early. Rows are claimed in bounded batches with
 // FOR UPDATE SKIP LOCKED, so two scheduler processes never finalize the same invoice; a
 // finalized invoice no longer matches, so a repeated run does nothing.
 import { LockMode } from '@mikro-orm/core'
@@ -27,7 +29,11 @@ export async function finalizeDueInvoices(ctx: BillingContext, opts: FinalizeDue
         {
           invoice_status: 'DRAFT',
           status: 'published',
-          $or: [{ last_computed_at: { $lte: cutoff } }, { last_computed_at: null, created_at: { $lte: cutoff } }],
+          $and: [
+            { $or: [{ last_computed_at: { $lte: cutoff } }, { last_computed_at: null, created_at: { $lte: cutoff } }] },
+            // A first-period invoice of a subscription starting in the future waits for its start.
+            { $or: [{ period_start: null }, { period_start: { $lte: ctx.clock.now() } }] },
+          ],
           ...(opts.tenantId ? { tenant_id: opts.tenantId } : {}),
         },
         { limit: batchSize, orderBy: { last_computed_at: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },

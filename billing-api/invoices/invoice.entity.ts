@@ -1,5 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, integer, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseProperties, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import type { CommitmentInfo } from '../pricing/commitment.js'
+import type { UsageAnalyticsItem, UsageBreakdownItem } from './usage-analytics.js'
 
 export type InvoiceStatus = 'DRAFT' | 'FINALIZED' | 'VOIDED' | 'SKIPPED'
 export type PaymentStatus =
@@ -14,6 +16,8 @@ type AmountField = (typeof INVOICE_AMOUNT_FIELDS)[number]
 export type Invoice = BaseRecord & Record<AmountField, string> & {
   customer_id: string
   subscription_id: string | null
+  /** the subscription's own customer (subscriptions_0003_hierarchy); differs from customer_id under delegated invoicing */
+  subscription_customer_id: string | null
   invoice_type: 'SUBSCRIPTION' | 'ONE_OFF' | 'CREDIT'
   invoice_status: InvoiceStatus
   payment_status: PaymentStatus
@@ -43,6 +47,7 @@ export const InvoiceSchema = new EntitySchema<Invoice>({
     ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, decimal()])),
     customer_id: text(),
     subscription_id: text(true),
+    subscription_customer_id: text(true),
     invoice_type: text(),
     invoice_status: text(),
     payment_status: text(),
@@ -77,6 +82,18 @@ export interface InvoiceLineItem extends BaseRecord {
   display_name: string | null
   amount: string
   quantity: string
+  /** usage lines: the quantity priced after entitlement hard limits (entitlement-limits.ts); null otherwise */
+  adjusted_entitlement_quantity?: string | null
+  /** coupons (migrations/0003_amounts.sql): set at draft computation */
+  line_item_discount: string
+  invoice_level_discount: string
+  /** the line's share of the invoice's prepaid credits, set at finalization */
+  prepaid_credits_applied: string
+  /** commitment applied to this line (migrations/0020_commitment_info.sql); null without one */
+  commitment_info?: CommitmentInfo | null
+  /** usage lines: per event source / per meter group_by value (migrations/0010_usage_analytics.sql, usage-analytics.ts) */
+  usage_analytics?: UsageAnalyticsItem[] | null
+  usage_breakdown?: UsageBreakdownItem[] | null
   period_start: Date | null
   period_end: Date | null
 }
@@ -97,6 +114,14 @@ export const InvoiceLineItemSchema = new EntitySchema<InvoiceLineItem>({
     display_name: text(true),
     amount: decimal(),
     quantity: decimal(),
+    adjusted_entitlement_quantity: decimal(true),
+    // Rows written elsewhere (proration, manual lines) without these get 0.
+    line_item_discount: { ...decimal(), onCreate: (l: InvoiceLineItem) => l.line_item_discount ?? '0' },
+    invoice_level_discount: { ...decimal(), onCreate: (l: InvoiceLineItem) => l.invoice_level_discount ?? '0' },
+    prepaid_credits_applied: { ...decimal(), onCreate: (l: InvoiceLineItem) => l.prepaid_credits_applied ?? '0' },
+    commitment_info: json(true),
+    usage_analytics: json(true),
+    usage_breakdown: json(true),
     period_start: timestamp(true),
     period_end: timestamp(true),
   },

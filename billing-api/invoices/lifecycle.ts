@@ -10,6 +10,7 @@ import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { InvoiceSchema, type Invoice } from './invoice.entity.js'
 import { invoiceEventPayload } from './serialize.js'
+import { applyFinalAmounts } from './finalize-amounts.js'
 
 export interface ChangeOptions {
   /** the version the caller last read; a different current version is a version_conflict */
@@ -77,18 +78,17 @@ export async function finalizeLockedInvoice(ctx: BillingContext, tx: EntityManag
     throw new InvalidOperationError(`invoice ${invoice.id} is ${invoice.invoice_status}; only a DRAFT invoice can be finalized`)
   }
   const scope = scopeOfInvoice(invoice)
-  // TODO(Invoicing engine: credits and taxes at finalization): apply prepaid credits and
-  // taxes here, before the number is taken (spec: "credits and taxes applied now"). Until
-  // then finalization recomputes nothing: the draft's amounts are final.
+  // Spec: "credits and taxes applied now" (finalize-amounts.ts), before the number is taken.
+  await applyFinalAmounts(ctx, tx, invoice)
   const now = ctx.clock.now()
   invoice.invoice_number = await nextInvoiceNumber(tx, scope)
   invoice.billing_sequence = invoice.subscription_id ? await nextBillingSequence(tx, scope, invoice.subscription_id) : null
   invoice.invoice_status = 'FINALIZED'
   invoice.finalized_at = now
   // A supplied issue_date wins over finalized_at (spec). Due on issue: payment terms are not
-  // modelled yet, so due_date = issue_date.
+  // modelled yet, so due_date = issue_date unless one was supplied (manual invoices, PUT).
   invoice.issue_date ??= now
-  invoice.due_date = invoice.issue_date
+  invoice.due_date ??= invoice.issue_date
   publishSystemEvent(tx, scope, { event_name: 'invoice.finalized', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
   await tx.flush()
   return invoice

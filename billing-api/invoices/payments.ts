@@ -14,6 +14,7 @@ import { lockInvoice, type ChangeOptions } from './lifecycle.js'
 import { applyPayment, canTransition } from './payment-status.js'
 import { InvoicePaymentSchema, type InvoicePayment } from './payment.entity.js'
 import { invoiceEventPayload } from './serialize.js'
+import { onInvoicePaid } from '../wallets/auto-topup.js'
 
 export interface PaymentInput extends ChangeOptions {
   /** decimal string > 0, at most the currency's decimals */
@@ -40,7 +41,8 @@ export async function recordPayment(
       const earlier = await tx.findOne(InvoicePaymentSchema, { ...scope, invoice_id: invoiceId, idempotency_key: input.idempotency_key })
       if (earlier) throw new AlreadyExistsError(`payment with idempotency_key ${input.idempotency_key} was already recorded as ${earlier.id}`)
     }
-    const outcome = applyPayment(invoice, input.amount)
+    // Payments settle amount_due: what is left after prepaid credits (finalize-amounts.ts).
+    const outcome = applyPayment({ total: invoice.amount_due, amount_paid: invoice.amount_paid, currency: invoice.currency }, input.amount)
     if (!canTransition(invoice.payment_status, outcome.payment_status)) {
       throw new InvalidOperationError(`invoice ${invoiceId} is ${invoice.payment_status}; a payment cannot make it ${outcome.payment_status}`)
     }
@@ -63,6 +65,8 @@ export async function recordPayment(
       payload: { ...invoiceEventPayload(invoice), previous_payment_status: from, payment_id: payment.id },
     })
     await tx.flush()
+    // A2 (wallet auto top-up): a paid WALLET_AUTO_TOPUP invoice credits its wallet and re-arms the alert.
+    if (outcome.fully_paid) await onInvoicePaid(ctx, tx, invoice)
     return { payment, invoice }
   })
 }

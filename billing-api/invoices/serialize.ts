@@ -2,11 +2,20 @@
 import { iso, serializeBase } from '../db/common.js'
 import { INVOICE_AMOUNT_FIELDS, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
 import type { InvoicePayment } from './payment.entity.js'
+import type { CouponApplication } from './amounts.entity.js'
+import type { AppliedTaxView } from './amount-records.js'
 
-export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[]) {
+/** The invoice's coupon applications and applied taxes (amount-records.ts), when loaded. */
+export interface InvoiceAmountRecords {
+  couponApplications: CouponApplication[]
+  taxes: AppliedTaxView[]
+}
+
+export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[], records?: InvoiceAmountRecords) {
   return {
     ...serializeBase(inv),
-    customer_id: inv.customer_id, subscription_id: inv.subscription_id, invoice_type: inv.invoice_type,
+    customer_id: inv.customer_id, subscription_id: inv.subscription_id, subscription_customer_id: inv.subscription_customer_id ?? null,
+    invoice_type: inv.invoice_type,
     invoice_status: inv.invoice_status, payment_status: inv.payment_status, currency: inv.currency,
     billing_reason: inv.billing_reason, billing_period: inv.billing_period,
     ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, inv[f]])),
@@ -20,10 +29,42 @@ export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[]) {
             ...serializeBase(l), invoice_id: l.invoice_id, customer_id: l.customer_id, subscription_id: l.subscription_id,
             subscription_line_item_id: l.subscription_line_item_id, price_id: l.price_id, price_type: l.price_type,
             meter_id: l.meter_id, currency: l.currency, display_name: l.display_name, amount: l.amount, quantity: l.quantity,
+            adjusted_entitlement_quantity: l.adjusted_entitlement_quantity ?? null,
+            line_item_discount: l.line_item_discount ?? '0', invoice_level_discount: l.invoice_level_discount ?? '0',
+            prepaid_credits_applied: l.prepaid_credits_applied ?? '0',
+            usage_analytics: l.usage_analytics ?? null, usage_breakdown: l.usage_breakdown ?? null,
+            commitment_info: l.commitment_info ?? null, // commitments (helper C1)
             period_start: iso(l.period_start), period_end: iso(l.period_end),
           })),
         }
       : {}),
+    ...(records
+      ? {
+          coupon_applications: records.couponApplications.map(serializeCouponApplication),
+          taxes: records.taxes.map(serializeAppliedTax),
+        }
+      : {}),
+  }
+}
+
+export function serializeCouponApplication(a: CouponApplication) {
+  return {
+    ...serializeBase(a), invoice_id: a.invoice_id, invoice_line_item_id: a.invoice_line_item_id, subscription_id: a.subscription_id,
+    coupon_id: a.coupon_id, coupon_association_id: a.coupon_association_id, currency: a.currency, applied_at: a.applied_at.toISOString(),
+    coupon_snapshot: a.coupon_snapshot, discount_percentage: a.discount_percentage, discounted_amount: a.discounted_amount,
+    original_price: a.original_price, final_price: a.final_price,
+  }
+}
+
+export function serializeAppliedTax(t: AppliedTaxView) {
+  const r = t.tax_rate
+  return {
+    ...serializeBase(t), entity_type: t.entity_type, entity_id: t.entity_id, tax_rate_id: t.tax_rate_id,
+    tax_association_id: t.tax_association_id, currency: t.currency, idempotency_key: t.idempotency_key,
+    tax_amount: t.tax_amount, taxable_amount: t.taxable_amount, applied_at: t.applied_at.toISOString(),
+    tax_rate: r
+      ? { ...serializeBase(r), code: r.code, name: r.name, description: r.description, fixed_value: r.fixed_value, percentage_value: r.percentage_value, currency: r.currency }
+      : null,
   }
 }
 

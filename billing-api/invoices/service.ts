@@ -13,48 +13,135 @@ import { meterUsage } from '../meters/service.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { minuteKey } from '../subscriptions/periods.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
-import { chargesForPeriod, priceCharges, type BillingReason, type PricedLine } from './charges.js'
+import { applyThresholdCuts } from '../subscriptions/usage-cuts.js'
+import { invoiceParties, usageCustomerExternalIds } from '../subscriptions/hierarchy.js'
+import { chargesForPeriod, commitmentsFor, priceCharges, type BillingReason, type PricedLine } from './charges.js'
+import { measureCommitmentWindows } from './commitment-usage.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
 import { invoiceEventPayload } from './serialize.js'
+import { cappedQuantity, usageCapsByMeter } from './entitlement-limits.js'
 import { findInScope } from '../db/scoped-records.js'
+import { usageAnalyticsForLines } from './usage-analytics.js'
+import { applyCoupons, couponApplies, type LineDiscount, type PlannedCouponApplication } from './apply-coupons.js'
+import { CouponApplicationSchema, type AppliedTax, type CouponApplication } from './amounts.entity.js'
+import { invoiceAmountRecords } from './amount-records.js'
+import { attachedCoupons } from './invoice-coupons.js'
 
 export interface ComputedInvoice {
   subscription: Subscription
   reason: BillingReason
   periodStart: Date
   periodEnd: Date
-  lines: PricedLine[]
+  lines: (PricedLine & LineDiscount)[]
   subtotal: string
+  /** draft computation applies coupons only; taxes and credits wait for finalization */
+  couponApplications: PlannedCouponApplication[]
+  total_discount: string
+  /** subtotal - total_discount */
+  total: string
 }
 
 export function invoiceIdempotencyKey(subscriptionId: string, reason: BillingReason, start: Date, end: Date): string {
   return `${subscriptionId}:${reason}:${minuteKey(start)}:${minuteKey(end)}`
 }
 
-/** Computes (reads only) the invoice of a subscription for [start, end). */
+/**
+ * Computes (reads only) the invoice of a subscription for [start, end), coupons included.
+ * `invoiceId`: the invoice being recomputed, whose own coupon applications do not count
+ * against the coupons' durations.
+ */
 export async function computeSubscriptionInvoice(
-  ctx: BillingContext, em: EntityManager, sub: Subscription, periodStart: Date, periodEnd: Date, reason: BillingReason,
+  ctx: BillingContext, em: EntityManager, sub: Subscription, periodStart: Date, periodEnd: Date, reason: BillingReason, invoiceId?: string,
 ): Promise<ComputedInvoice> {
   const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
-  const lineItems = await em.find(SubscriptionLineItemSchema, { subscription_id: sub.id, ...scope, status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' } })
+  // Line items replaced or removed inside the period (archived with their end_date) still owe
+  // their arrear charges up to that end; chargesForPeriod clips every charge to its line's dates.
+  const lineItems = await em.find(
+    SubscriptionLineItemSchema,
+    { subscription_id: sub.id, ...scope, $or: [{ status: 'published' }, { status: 'archived', end_date: { $gt: periodStart } }] },
+    { orderBy: { created_at: 'asc', id: 'asc' } },
+  )
   const prices = await em.find(PriceSchema, { id: { $in: lineItems.map((l) => l.price_id) }, ...scope })
   const byId = new Map(prices.map((p) => [p.id, p]))
-  const charges = chargesForPeriod(sub, lineItems.map((lineItem) => ({ lineItem, price: byId.get(lineItem.price_id)! })), periodStart, periodEnd, reason)
+  const planned = chargesForPeriod(sub, lineItems.map((lineItem) => ({ lineItem, price: byId.get(lineItem.price_id)! })), periodStart, periodEnd, reason)
+  // Usage already billed by automatic threshold invoices is not billed again (subscriptions/usage-cuts.ts).
+  const charges = await applyThresholdCuts(em, sub, planned, periodStart, periodEnd, reason)
   const customer = await em.findOneOrFail(CustomerSchema, { id: sub.customer_id, ...scope })
+  const caps = await usageCapsByMeter(em, sub, charges.flatMap((c) => (c.price.type === 'USAGE' ? [c.price.meter_id!] : [])), periodStart)
   const measured = await Promise.all(
     charges.map(async (c) => {
       if (c.price.type !== 'USAGE') return { ...c, quantity: c.lineItem.quantity }
       const meter = await em.findOneOrFail(MeterSchema, { id: c.price.meter_id!, ...scope })
       const usage = await meterUsage(ctx.ch, meter, {
-        external_customer_id: customer.external_id,
+        // hierarchy (subscriptions/hierarchy.ts): a PARENT's usage pools its inherited children's
+        external_customer_ids: await usageCustomerExternalIds(em, sub, c.periodStart, c.periodEnd),
         start_time: c.periodStart.toISOString(),
         end_time: c.periodEnd.toISOString(),
       })
-      return { ...c, quantity: usage.value }
+      // entitlement hard limits (entitlement-limits.ts): the line keeps the measured usage, prices the capped one
+      return { ...c, quantity: cappedQuantity(usage.value, caps.get(meter.id) ?? null), measured_quantity: usage.value }
     }),
   )
-  const { lines, subtotal } = priceCharges(measured, sub.currency)
-  return { subscription: sub, reason, periodStart, periodEnd, lines, subtotal }
+  // commitments (helper C1): windowed commitments need per-window usage; the subscription's commitment is shared by its usage lines
+  const { lines, subtotal } = priceCharges(
+    await measureCommitmentWindows(ctx, em, async (c) => ({ external_customer_ids: await usageCustomerExternalIds(em, sub, c.periodStart, c.periodEnd) }), measured),
+    sub.currency, commitmentsFor(reason, sub),
+  )
+  const coupons = (await attachedCoupons(em, scope, sub.id, invoiceId)).filter((c) => couponApplies(c, periodStart, periodEnd))
+  const discounts = applyCoupons(lines.map((l) => ({ subscription_line_item_id: l.lineItem.id, amount: l.amount })), coupons, sub.currency)
+  return {
+    subscription: sub, reason, periodStart, periodEnd, subtotal,
+    lines: lines.map((l, i) => ({ ...l, ...discounts.lines[i] })),
+    couponApplications: discounts.applications,
+    total_discount: discounts.total_discount,
+    total: toMoneyString(D(subtotal).minus(discounts.total_discount), sub.currency),
+  }
+}
+
+/** A zero-amount subscription invoice needs no payment: SKIPPED (spec). Zero is after coupons. */
+export const isZeroAmount = (c: ComputedInvoice): boolean => D(c.total).isZero()
+
+/** The draft amounts of a computed invoice (no taxes, no credits yet). */
+export function draftAmounts(c: ComputedInvoice, currency: string) {
+  const none = toMoneyString('0', currency)
+  return {
+    subtotal: c.subtotal, total_discount: c.total_discount, total_tax: none, total_prepaid_credits_applied: none,
+    total: c.total, amount_due: c.total, amount_remaining: c.total,
+  }
+}
+
+/** Writes the computed lines and their coupon applications under `invoice` (caller's transaction). */
+export function writeComputedLines(tx: EntityManager, invoice: Invoice, computed: ComputedInvoice): void {
+  const scope: Scope = { tenant_id: invoice.tenant_id, environment_id: invoice.environment_id }
+  const sub = computed.subscription
+  const lineIds: string[] = []
+  for (const l of computed.lines) {
+    const line = tx.create(InvoiceLineItemSchema, {
+      id: newId('inv_line'), ...scope, invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
+      subscription_line_item_id: l.lineItem.id, price_id: l.price.id, price_type: l.price.type, meter_id: l.price.meter_id,
+      currency: sub.currency, display_name: l.lineItem.display_name, amount: l.amount, quantity: l.measured_quantity ?? l.quantity,
+      adjusted_entitlement_quantity: l.price.type === 'USAGE' ? l.quantity : null,
+      line_item_discount: l.line_item_discount, invoice_level_discount: l.invoice_level_discount,
+      prepaid_credits_applied: toMoneyString('0', sub.currency),
+      commitment_info: l.commitment_info, // commitments (helper C1)
+      period_start: l.periodStart, period_end: l.periodEnd, status: 'published', metadata: {},
+    } as any)
+    lineIds.push(line.id)
+  }
+  const now = invoice.last_computed_at ?? new Date()
+  for (const a of computed.couponApplications) {
+    const { coupon, association } = a.attached
+    tx.create(CouponApplicationSchema, {
+      id: newId('coupon_app'), ...scope, invoice_id: invoice.id, invoice_line_item_id: a.lineIndex === null ? null : lineIds[a.lineIndex],
+      subscription_id: sub.id, coupon_id: coupon.id, coupon_association_id: association.id, currency: sub.currency, applied_at: now,
+      coupon_snapshot: {
+        id: coupon.id, name: coupon.name, type: coupon.type, amount_off: coupon.amount_off, percentage_off: coupon.percentage_off,
+        currency: coupon.currency, duration: coupon.duration, duration_in_periods: coupon.duration_in_periods,
+      },
+      discount_percentage: a.discount_percentage, discounted_amount: a.discounted_amount, original_price: a.original_price,
+      final_price: a.final_price, status: 'published', metadata: {},
+    } as any)
+  }
 }
 
 /**
@@ -72,28 +159,22 @@ export async function createSubscriptionInvoice(
   try {
     // Inside a caller's transaction this is a savepoint, so a lost race rolls back only itself.
     return await em.transactional(async (tx) => {
-      const zero = D(computed.subtotal).isZero()
+      const zero = isZeroAmount(computed)
       // Every amount prints in the currency's decimals, zeros too ("0.00").
       const none = toMoneyString('0', sub.currency)
       const invoice = tx.create(InvoiceSchema, {
-        id: newId('inv'), ...scope, customer_id: sub.customer_id, subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
+        // hierarchy: issued to the invoicing customer under delegated invoicing (subscriptions/hierarchy.ts)
+        id: newId('inv'), ...scope, ...invoiceParties(sub), subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
         // A zero-amount subscription invoice needs no payment: SKIPPED (spec).
         invoice_status: zero ? 'SKIPPED' : 'DRAFT', payment_status: zero ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
         billing_reason: reason, billing_period: sub.billing_period, period_start: periodStart, period_end: periodEnd,
-        subtotal: computed.subtotal, total_discount: none, total_tax: none, total_prepaid_credits_applied: none, adjustment_amount: none,
-        total: computed.subtotal, amount_due: computed.subtotal, amount_paid: none, amount_remaining: computed.subtotal,
+        ...draftAmounts(computed, sub.currency), adjustment_amount: none, amount_paid: none,
         overpaid_amount: none, refunded_amount: none, invoice_number: null, billing_sequence: null, idempotency_key: key,
         description: null, issue_date: null, due_date: null, finalized_at: null, paid_at: null, voided_at: null,
         last_computed_at: ctx.clock.now(), status: 'published', metadata: {}, created_by: null, updated_by: null,
       } as any)
-      for (const l of computed.lines) {
-        tx.create(InvoiceLineItemSchema, {
-          id: newId('inv_line'), ...scope, invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
-          subscription_line_item_id: l.lineItem.id, price_id: l.price.id, price_type: l.price.type, meter_id: l.price.meter_id,
-          currency: sub.currency, display_name: l.lineItem.display_name, amount: l.amount, quantity: l.quantity,
-          period_start: l.periodStart, period_end: l.periodEnd, status: 'published', metadata: {},
-        } as any)
-      }
+      writeComputedLines(tx, invoice, computed)
+      await usageAnalyticsForLines(ctx, tx, invoice) // A2: usage_analytics / usage_breakdown of the usage lines (usage-analytics.ts)
       // Once per creation: not for SKIPPED, and a replay or a lost race never reaches here
       // (or rolls back with its savepoint).
       if (!zero) publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
@@ -105,8 +186,16 @@ export async function createSubscriptionInvoice(
   }
 }
 
-export async function getInvoice(em: EntityManager, scope: Scope, id: string): Promise<{ invoice: Invoice; lines: InvoiceLineItem[] }> {
+export interface InvoiceDetail {
+  invoice: Invoice
+  lines: InvoiceLineItem[]
+  couponApplications: CouponApplication[]
+  taxes: AppliedTax[]
+}
+
+export async function getInvoice(em: EntityManager, scope: Scope, id: string): Promise<InvoiceDetail> {
   const invoice = await findInScope(em, InvoiceSchema, scope, id, 'invoice')
   const lines = await em.find(InvoiceLineItemSchema, { invoice_id: id, ...scope }, { orderBy: { created_at: 'asc', id: 'asc' } })
-  return { invoice, lines }
+  const { couponApplications, taxes } = await invoiceAmountRecords(em, scope, id)
+  return { invoice, lines, couponApplications, taxes }
 }

@@ -48,6 +48,8 @@ export async function getMeter(em: EntityManager, scope: Scope, id: string): Pro
 
 export interface UsageRequest {
   external_customer_id?: string
+  /** usage of several customers as one pool (and with external_customer_id, both filters apply) */
+  external_customer_ids?: string[]
   start_time: string
   end_time: string
   window_size?: WindowSize
@@ -82,6 +84,7 @@ export async function meterUsage(ch: ClickHouse, meter: Meter, req: UsageRequest
     meterId: meter.id,
     aggregation: meter.aggregation.type,
     externalCustomerId: req.external_customer_id,
+    externalCustomerIds: req.external_customer_ids,
     start,
     end,
   }

@@ -5,6 +5,7 @@ import { InvalidOperationError } from '../../platform/errors.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
+import { followParent } from './hierarchy.js'
 import { eventPayload, lockSubscription } from './service.js'
 import type { Subscription } from './subscription.entity.js'
 
@@ -19,6 +20,7 @@ export async function activateIncompleteSubscription(ctx: BillingContext, scope:
     sub.updated_by = 'system:payment-provider'
     // Pending invoices are re-synchronised to the provider by the integrations issue's sync job.
     publishSystemEvent(tx, scope, { event_name: 'subscription.activated', entity_type: 'subscription', entity_id: sub.id, payload: eventPayload(sub) })
+    await followParent(tx, sub, 'INCOMPLETE', false) // hierarchy: INCOMPLETE children become ACTIVE with their parent
     await tx.flush()
     return { subscription: sub, changed: true }
   })

@@ -6,8 +6,11 @@
 // and its zero-amount trial invoice is created now.
 import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../auth/authenticate.js'
+import { PriceSchema } from '../plans/price.entity.js'
+import { invoiceFirstPeriod } from './first-invoice.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
+import { followParent } from './hierarchy.js'
 import { eventPayload, firstPeriod, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema } from './subscription.entity.js'
 import { createTrialInvoice } from './trial-invoice.js'
@@ -21,6 +24,7 @@ export async function activateSubscription(ctx: BillingContext, scope: Scope, us
   return ctx.orm.em.fork().transactional(async (tx) => {
     const sub = await lockSubscription(tx, scope, id, input.version)
     if (sub.subscription_status !== 'DRAFT') throw new InvalidOperationError(`subscription ${id} is ${sub.subscription_status}; only a DRAFT subscription can be activated`)
+    if (sub.subscription_type === 'INHERITED') throw new InvalidOperationError(`subscription ${id} is INHERITED: it is activated with its parent ${sub.parent_subscription_id}`)
     const start = input.start_date ? new Date(input.start_date) : ctx.clock.now()
     const trialMs = sub.trial_start && sub.trial_end ? sub.trial_end.getTime() - sub.trial_start.getTime() : 0
     const trialEnd = trialMs > 0 ? new Date(start.getTime() + trialMs) : null
@@ -36,7 +40,9 @@ export async function activateSubscription(ctx: BillingContext, scope: Scope, us
     const lineItems = await tx.find(SubscriptionLineItemSchema, { subscription_id: id, ...scope, status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' } })
     for (const li of lineItems) li.start_date = start
     if (trialEnd) await createTrialInvoice(tx, ctx.clock, sub)
+    await followParent(tx, sub, 'DRAFT', true) // hierarchy: DRAFT children start with their parent
     publishSystemEvent(tx, scope, { event_name: 'subscription.updated', entity_type: 'subscription', entity_id: sub.id, payload: eventPayload(sub) })
+    await invoiceFirstPeriod(ctx, tx, sub, await tx.find(PriceSchema, { id: { $in: lineItems.map((l) => l.price_id) }, ...scope }))
     await tx.flush()
     return { subscription: sub, lineItems }
   })

@@ -1,8 +1,11 @@
-// The subscription billing schedule's use case: every ACTIVE subscription whose current
-// period has ended gets its cycle invoice and moves to the next period, catching up over
-// several periods if the job was down. A subscription whose cancel_at has passed (scheduled
-// or end-of-period cancellation) is billed up to cancel_at and terminated; a TRIALING one
-// whose trial has ended starts paid billing at trial_end. DRAFT subscriptions are ignored.
+// The subscription billing schedule's use case (job `subscription-billing`): every ACTIVE
+// subscription whose current period has ended gets its cycle invoice and moves to the next
+// period, catching up over several periods if the job was down. DRAFT subscriptions are ignored.
+// Trial ends and reached cancel_at dates have their own jobs (trial-end-due.ts, cancel-due.ts).
+// This schedule never bills past an end whatever order the jobs run in: a claimed row whose
+// cancel_at is reached, or whose trial has ended, goes through the same function the dedicated
+// job uses (executeDueCancellation, executeTrialEnd), under the same row lock, so each move has
+// one code path and the same outcome whichever job gets there first.
 // Rows are claimed with FOR UPDATE SKIP LOCKED, so two scheduler processes never bill the
 // same subscription at once; the invoice idempotency key makes a retried run harmless too,
 // and a terminated subscription is CANCELLED in the same commit, so it is never claimed again.
@@ -10,7 +13,13 @@ import { LockMode } from '@mikro-orm/core'
 import type { BillingContext } from '../context.js'
 import { createSubscriptionInvoice } from '../invoices/service.js'
 import { SubscriptionSchema } from './subscription.entity.js'
-import { advancePeriod, startPaidBilling, terminateSubscription } from './terminate.js'
+import { executeDueCancellation, isCancellationDue } from './cancel-due.js'
+import { advancePeriod } from './terminate.js'
+import { billsOwnInvoices } from './hierarchy.js'
+import { executeTrialEnd } from './trial-end-due.js'
+
+/** Subscriptions claimed per transaction (a subscription several periods behind is claimed again). */
+export const BILL_DUE_BATCH_SIZE = 100
 
 export interface BillDueResult {
   subscriptions: number
@@ -24,7 +33,7 @@ export interface BillDueOptions {
 }
 
 export async function billDueSubscriptions(ctx: BillingContext, opts: BillDueOptions = {}): Promise<BillDueResult> {
-  const batchSize = opts.batchSize ?? 100
+  const batchSize = opts.batchSize ?? BILL_DUE_BATCH_SIZE
   const result: BillDueResult = { subscriptions: 0, invoices: 0 }
   for (;;) {
     const now = ctx.clock.now()
@@ -40,13 +49,16 @@ export async function billDueSubscriptions(ctx: BillingContext, opts: BillDueOpt
       )
       for (const sub of due) {
         // Invoices (savepoints, idempotent by key) and the status or period change commit together.
-        if (sub.cancel_at && sub.cancel_at <= now) {
-          result.invoices += await terminateSubscription(ctx, tx, sub, sub.cancel_at, sub.cancel_at)
+        if (isCancellationDue(sub, now)) {
+          result.invoices += await executeDueCancellation(ctx, tx, sub)
         } else if (sub.subscription_status === 'TRIALING') {
-          result.invoices += await startPaidBilling(ctx, tx, sub)
+          result.invoices += await executeTrialEnd(ctx, tx, sub)
         } else {
-          await createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CYCLE')
-          result.invoices++
+          // hierarchy: an INHERITED subscription is billed on its parent's invoice
+          if (billsOwnInvoices(sub)) {
+            await createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CYCLE')
+            result.invoices++
+          }
           advancePeriod(sub)
         }
       }

@@ -81,10 +81,16 @@ test('immediate, backdated: the final invoice bills the partial period and credi
     ['CANCELLED', 'immediate', '2026-11-13T00:00:00.000Z', '2026-11-13T00:00:00.000Z', '2026-11-20T00:00:00.000Z', false],
   )
   assert.ok(s.line_items.every((li: any) => li.end_date === '2026-11-13T00:00:00.000Z'))
+  // Created ACTIVE on Oct 1: October's fee in advance at once, 6.00 (SUBSCRIPTION_CREATE).
   // October cycle: seat 30.00 + 3 calls * 0.50 = 1.50 + November fee in advance 6.00 = 37.50.
   // Final (PRORATION, Nov 1..13 = 12 of 30 days): seat 30 * 12/30 = 12.00, 6 calls * 0.50 = 3.00,
   // unused fee -(6 - 6 * 12/30) = -(6.00 - 2.40) = -3.60; total 12.00 + 3.00 - 3.60 = 11.40.
+  // October's fee was used in full, so the final invoice credits only November's.
   assert.deepEqual(await invoicesOf(sub.id), [
+    {
+      billing_reason: 'SUBSCRIPTION_CREATE', invoice_status: 'DRAFT', start: '10-01', end: '11-01', subtotal: '6.00', total: '6.00', amount_due: '6.00',
+      lines: [['Fee', '1', '6.00', '10-01', '11-01']],
+    },
     {
       billing_reason: 'SUBSCRIPTION_CYCLE', invoice_status: 'DRAFT', start: '10-01', end: '11-01', subtotal: '37.50', total: '37.50', amount_due: '37.50',
       lines: [['Seat', '1', '30.00', '10-01', '11-01'], ['Fee', '1', '6.00', '11-01', '12-01'], ['Calls', '3', '1.50', '10-01', '11-01']],
@@ -99,13 +105,19 @@ test('immediate, backdated: the final invoice bills the partial period and credi
   assertError(await t.api.post(`/v1/subscriptions/${sub.id}/cancel`, { cancellation_type: 'immediate' }), 400, 'invalid_operation', /CANCELLED/)
   clock.set(new Date('2027-02-01T00:00:00Z'))
   assert.deepEqual(await billDueSubscriptions(p.ctx, { tenantId: t.tenantId }), { subscriptions: 0, invoices: 0 })
-  assert.equal((await invoicesOf(sub.id)).length, 2)
+  assert.equal((await invoicesOf(sub.id)).length, 3)
 })
 
 test('refusals (Errors 3, 4 and the backdating floor) change nothing', async () => {
   clock.set(new Date('2026-10-01T00:00:00Z'))
   const { t, subscribe, plan } = await setup()
   const sub = await subscribe('c')
+  // written by the creation itself (October's fee in advance), before any refused cancel
+  const createInvoice = [{
+    billing_reason: 'SUBSCRIPTION_CREATE', invoice_status: 'DRAFT', start: '10-01', end: '11-01', subtotal: '6.00', total: '6.00', amount_due: '6.00',
+    lines: [['Fee', '1', '6.00', '10-01', '11-01']],
+  }]
+  assert.deepEqual(await invoicesOf(sub.id), createInvoice)
   clock.set(new Date('2026-10-10T00:00:00Z'))
   const cancel = (body: object) => t.api.post(`/v1/subscriptions/${sub.id}/cancel`, body)
   assertError(await cancel({ cancellation_type: 'immediate', cancel_at: '2026-10-10T00:00:01Z' }), 400, 'validation_error', /use cancellation_type scheduled_date/)
@@ -121,7 +133,8 @@ test('refusals (Errors 3, 4 and the backdating floor) change nothing', async () 
   assertError(await t.api.post(`/v1/subscriptions/${draft.id}/cancel`, { cancellation_type: 'immediate' }), 400, 'invalid_operation', /DRAFT/)
   const read = (await t.api.get(`/v1/subscriptions/${sub.id}`)).body
   assert.deepEqual([read.subscription_status, read.cancel_at, read.cancellation_type, read.version], ['ACTIVE', null, null, 1])
-  assert.equal((await invoicesOf(sub.id)).length, 0)
+  assert.deepEqual(await invoicesOf(sub.id), createInvoice)
+  assert.equal((await invoicesOf(draft.id)).length, 0)
   assert.deepEqual(await cancelledEvents(t.tenantId), [])
 })
 
@@ -130,11 +143,35 @@ test('immediate cancel of a subscription that has not started ends it at its sta
   const { t, plan } = await setup()
   await created(t.api.post('/v1/customers', { external_id: 'later' }))
   const sub = await created(t.api.post('/v1/subscriptions', { external_customer_id: 'later', plan_id: plan.id, currency: 'EUR', start_date: '2026-12-01T00:00:00Z' }))
+  // created ACTIVE: December's fee in advance is invoiced at once, 6.00
+  const fee = { billing_reason: 'SUBSCRIPTION_CREATE', start: '12-01', end: '01-01', subtotal: '6.00', total: '6.00', amount_due: '6.00', lines: [['Fee', '1', '6.00', '12-01', '01-01']] }
+  assert.deepEqual(await invoicesOf(sub.id), [{ ...fee, invoice_status: 'DRAFT' }])
   const res = await t.api.post(`/v1/subscriptions/${sub.id}/cancel`, { cancellation_type: 'immediate' })
   assert.equal(res.status, 200, JSON.stringify(res.body))
   assert.deepEqual([res.body.subscription_status, res.body.end_date, res.body.cancelled_at], ['CANCELLED', '2026-12-01T00:00:00.000Z', '2026-10-01T00:00:00.000Z'])
-  assert.equal((await invoicesOf(sub.id)).length, 0)
+  // December never happens: the cancellation voids its fee and bills nothing else
+  assert.deepEqual(await invoicesOf(sub.id), [{ ...fee, invoice_status: 'VOIDED' }])
+  const voided = await sql(`SELECT entity_id FROM system_events_outbox WHERE tenant_id = ? AND event_name = 'invoice.voided'`, [t.tenantId])
+  assert.equal(voided.length, 1)
   assert.deepEqual(await cancelledEvents(t.tenantId), [sub.id])
+})
+
+test('immediate cancel backdated to the start voids the finalized, unpaid SUBSCRIPTION_CREATE invoice and bills nothing', async () => {
+  clock.set(new Date('2026-10-01T00:00:00Z'))
+  const { t, subscribe } = await setup()
+  const sub = await subscribe('back')
+  const [createInvoice] = await sql(`SELECT id FROM invoices WHERE subscription_id = ? AND billing_reason = 'SUBSCRIPTION_CREATE'`, [sub.id])
+  assert.equal((await t.api.post(`/v1/invoices/${createInvoice.id}/finalize`, {})).status, 200)
+  clock.set(new Date('2026-10-05T00:00:00Z'))
+  const res = await t.api.post(`/v1/subscriptions/${sub.id}/cancel`, { cancellation_type: 'immediate', cancel_at: '2026-10-01T00:00:00Z' })
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  assert.deepEqual([res.body.subscription_status, res.body.end_date], ['CANCELLED', '2026-10-01T00:00:00.000Z'])
+  // October's fee (6.00) was for a period the subscription never had: voided, no PRORATION invoice
+  assert.deepEqual(await invoicesOf(sub.id), [{
+    billing_reason: 'SUBSCRIPTION_CREATE', invoice_status: 'VOIDED', start: '10-01', end: '11-01', subtotal: '6.00', total: '6.00', amount_due: '6.00',
+    lines: [['Fee', '1', '6.00', '10-01', '11-01']],
+  }])
+  assert.equal((await t.api.get(`/v1/invoices/${createInvoice.id}`)).body.voided_at, '2026-10-05T00:00:00.000Z')
 })
 
 test('scheduled_date: two concurrent schedule runs past cancel_at terminate each subscription exactly once', async () => {
@@ -192,11 +229,18 @@ test('end_of_period: stays active until current_period_end, then one cycle invoi
   assert.deepEqual(await cancelledEvents(t.tenantId), [])
   clock.set(new Date('2026-11-01T00:00:00Z'))
   assert.deepEqual(await billDueSubscriptions(p.ctx, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
-  // October: seat 30.00 + no calls; no November fee since the subscription ends on Nov 1.
-  assert.deepEqual(await invoicesOf(sub.id), [{
-    billing_reason: 'SUBSCRIPTION_CYCLE', invoice_status: 'DRAFT', start: '10-01', end: '11-01', subtotal: '30.00', total: '30.00', amount_due: '30.00',
-    lines: [['Seat', '1', '30.00', '10-01', '11-01'], ['Calls', '0', '0.00', '10-01', '11-01']],
-  }])
+  // October's fee 6.00 was billed in advance at creation (SUBSCRIPTION_CREATE) and is used in full.
+  // October cycle: seat 30.00 + no calls; no November fee since the subscription ends on Nov 1.
+  assert.deepEqual(await invoicesOf(sub.id), [
+    {
+      billing_reason: 'SUBSCRIPTION_CREATE', invoice_status: 'DRAFT', start: '10-01', end: '11-01', subtotal: '6.00', total: '6.00', amount_due: '6.00',
+      lines: [['Fee', '1', '6.00', '10-01', '11-01']],
+    },
+    {
+      billing_reason: 'SUBSCRIPTION_CYCLE', invoice_status: 'DRAFT', start: '10-01', end: '11-01', subtotal: '30.00', total: '30.00', amount_due: '30.00',
+      lines: [['Seat', '1', '30.00', '10-01', '11-01'], ['Calls', '0', '0.00', '10-01', '11-01']],
+    },
+  ])
   const read = (await t.api.get(`/v1/subscriptions/${sub.id}`)).body
   assert.deepEqual([read.subscription_status, read.end_date, read.cancelled_at], ['CANCELLED', '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z'])
   assert.deepEqual(await cancelledEvents(t.tenantId), [sub.id])

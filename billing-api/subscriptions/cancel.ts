@@ -14,6 +14,7 @@ import { publishSystemEvent } from '../events/publish.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, type CancellationType } from './subscription.entity.js'
 import { terminateSubscription } from './terminate.js'
+import { isCadenceStrategy, normalizeCancellationType, scheduleStrategyCancel } from './cancel-strategies.js'
 
 export interface CancelSubscriptionInput {
   cancellation_type: CancellationType
@@ -30,7 +31,10 @@ export async function cancelSubscription(ctx: BillingContext, scope: Scope, user
     }
     const at = input.cancel_at !== undefined ? new Date(input.cancel_at) : undefined
     sub.updated_by = userId
-    switch (input.cancellation_type) {
+    const cancellationType = normalizeCancellationType(input.cancellation_type)
+    // minimum_period_end / maximum_period_end: multi-cadence strategies
+    if (isCadenceStrategy(cancellationType)) await scheduleStrategyCancel(tx, scope, sub, cancellationType, input.cancel_at, now)
+    switch (cancellationType) {
       case 'immediate': {
         if (at && at > now) {
           throw new ValidationError('cancel_at is in the future: an immediate cancellation takes a past or no cancel_at; use cancellation_type scheduled_date to cancel later', 'cancel_at')

@@ -9,6 +9,11 @@ import { serializeInvoice } from '../invoices/serialize.js'
 import { LINE_ITEM_SORT_FIELDS, LINE_ITEM_STATUSES, searchLineItems, type SubscriptionLineItemFilter } from './line-items-search.js'
 import { applyModification, CHANGE_TYPES, previewModification, PRORATION_BEHAVIORS, type ModificationInput, type ModificationPlan } from './modify.js'
 import { serializeLineItem, serializeSubscription } from './routes.js'
+import { isLineSetChange, LINE_SET_CHANGE_TYPES } from './line-set-change.js'
+import { applyLineSet, lineSetBodyProperties, previewLineSet } from './line-set-routes.js'
+import {
+  applyGroupedInvoicing, GROUPED_INVOICING_CHANGE_TYPES, groupedInvoicingBodyProperties, isGroupedInvoicingChange, previewGroupedInvoicing,
+} from './grouped-invoicing.js'
 
 const ids = { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 100 } } as const
 
@@ -17,7 +22,7 @@ const modifyBody = {
   required: ['change_type'],
   additionalProperties: false,
   properties: {
-    change_type: { type: 'string', enum: CHANGE_TYPES },
+    change_type: { type: 'string', enum: [...CHANGE_TYPES, ...LINE_SET_CHANGE_TYPES, ...GROUPED_INVOICING_CHANGE_TYPES] },
     line_item_id: { type: 'string', minLength: 1, maxLength: 100 },
     price_id: { type: 'string', minLength: 1, maxLength: 100 },
     // zero passes the schema so the use case answers "must be greater than 0"
@@ -25,6 +30,8 @@ const modifyBody = {
     effective_date: dateTime,
     proration_behavior: { type: 'string', enum: PRORATION_BEHAVIORS },
     version: { type: 'integer', minimum: 1 },
+    ...lineSetBodyProperties, // plan_change, addon_attach, addon_detach
+    ...groupedInvoicingBodyProperties, // grouped_invoicing_add, grouped_invoicing_remove
   },
 } as const
 
@@ -88,14 +95,26 @@ export async function subscriptionChangeRoutes(app: FastifyInstance, ctx: Billin
   app.post(
     '/subscriptions/:id/modify/preview',
     { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
-    async (request) => serializePlan(await previewModification(ctx, scopeOf(request), (request.params as { id: string }).id, request.body as ModificationInput)),
+    async (request) => {
+      const { id } = request.params as { id: string }
+      const body = request.body as ModificationInput | { change_type: string }
+      if (isLineSetChange(body)) return previewLineSet(ctx, scopeOf(request), id, body)
+      if (isGroupedInvoicingChange(body)) return previewGroupedInvoicing(ctx, scopeOf(request), id, body)
+      return serializePlan(await previewModification(ctx, scopeOf(request), id, body as ModificationInput))
+    },
   )
 
   app.post(
     '/subscriptions/:id/modify',
     { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
     async (request) => {
-      const applied = await applyModification(ctx, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as ModificationInput)
+      const { id } = request.params as { id: string }
+      const body = request.body as ModificationInput | { change_type: string }
+      const applied = isLineSetChange(body)
+        ? await applyLineSet(ctx, scopeOf(request), request.auth.userId, id, body)
+        : isGroupedInvoicingChange(body)
+          ? await applyGroupedInvoicing(ctx, scopeOf(request), request.auth.userId, id, body)
+          : await applyModification(ctx, scopeOf(request), request.auth.userId, id, body as ModificationInput)
       return {
         subscription: serializeSubscription(applied.subscription, applied.lineItems),
         invoice: applied.invoice ? serializeInvoice(applied.invoice.invoice, applied.invoice.lines) : null,

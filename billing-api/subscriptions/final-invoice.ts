@@ -18,6 +18,7 @@ import { PriceSchema } from '../plans/price.entity.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { proratedAmount, splitBilledAmount } from './proration.js'
 import { SubscriptionLineItemSchema, type Subscription } from './subscription.entity.js'
+import { invoiceParties } from './hierarchy.js'
 
 export interface FinalLine {
   subscription_line_item_id: string
@@ -85,7 +86,8 @@ export async function createProrationInvoice(ctx: BillingContext, em: EntityMana
     return await em.transactional(async (tx) => {
       const zero = net.isZero()
       const invoice = tx.create(InvoiceSchema, {
-        id: newId('inv'), ...scope, customer_id: sub.customer_id, subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
+        id: newId('inv'), ...scope, ...invoiceParties(sub), // hierarchy: delegated invoicing
+        subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
         invoice_status: zero ? 'SKIPPED' : 'DRAFT', payment_status: zero || net.isNegative() ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
         billing_reason: 'PRORATION', billing_period: sub.billing_period, period_start: start, period_end: end,
         subtotal: total, total_discount: '0', total_tax: '0', total_prepaid_credits_applied: '0', adjustment_amount: '0',

@@ -22,6 +22,8 @@ after(async () => {
 const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
 const eur = { currency: 'EUR', billing_period: 'MONTHLY', type: 'FIXED', billing_model: 'FLAT_FEE' }
 
+const lines = (items: any[]) => items.map((l) => [l.display_name, l.quantity, l.amount, l.period_start.slice(5, 10), l.period_end.slice(5, 10)])
+
 async function setup(start = '2026-11-01T00:00:00Z') {
   clock.set(new Date(start))
   const t = await p.newTenant()
@@ -35,8 +37,15 @@ async function setup(start = '2026-11-01T00:00:00Z') {
   const customer = await created(t.api.post('/v1/customers', { external_id: 'acme' }))
   const sub = await created(t.api.post('/v1/subscriptions', { customer_id: customer.id, plan_id: plan.id, currency: 'EUR', start_date: start }))
   const line = (s: any, name: string) => s.line_items.find((l: any) => l.display_name === name)
-  // two seats from the start
+  // two seats from the start: the subscription API takes no quantities, so set it and recompute the
+  // DRAFT SUBSCRIPTION_CREATE invoice (first period's Seat in advance) to bill 2 x 30.00 = 60.00
   await sql(`UPDATE subscription_line_items SET quantity = 2 WHERE id = ?`, [line(sub, 'Seat').id])
+  const [createInvoice] = await sql(`SELECT id FROM invoices WHERE subscription_id = ? AND billing_reason = 'SUBSCRIPTION_CREATE'`, [sub.id])
+  const recomputed = await t.api.post(`/v1/invoices/${createInvoice.id}/compute?sync=true`, {})
+  assert.equal(recomputed.status, 200, JSON.stringify(recomputed.body))
+  const periodEnd = new Date(start)
+  periodEnd.setUTCMonth(periodEnd.getUTCMonth() + 1)
+  assert.deepEqual([recomputed.body.total, lines(recomputed.body.line_items)], ['60.00', [['Seat', '2', '60.00', start.slice(5, 10), periodEnd.toISOString().slice(5, 10)]]])
   const preview = (body: object, id = sub.id) => t.api.post(`/v1/subscriptions/${id}/modify/preview`, body)
   const modify = (body: object, id = sub.id) => t.api.post(`/v1/subscriptions/${id}/modify`, body)
   const rows = async () => Object.fromEntries(await Promise.all(
@@ -44,8 +53,6 @@ async function setup(start = '2026-11-01T00:00:00Z') {
   ))
   return { t, plan, customer, sub, seat: line(sub, 'Seat'), support: line(sub, 'Support'), line, preview, modify, rows }
 }
-
-const lines = (items: any[]) => items.map((l) => [l.display_name, l.quantity, l.amount, l.period_start.slice(5, 10), l.period_end.slice(5, 10)])
 
 test('preview: 2 -> 5 seats on day 10 credits -40.00, charges 100.00, nets 60.00 and writes nothing', async () => {
   const { t, sub, seat, preview, rows } = await setup()
@@ -142,7 +149,11 @@ test('ARREAR prices and proration_behavior none change the quantity without an i
   const none = await modify({ change_type: 'quantity_change', line_item_id: seat.id, quantity: '7', proration_behavior: 'none' })
   assert.equal(none.status, 200, JSON.stringify(none.body))
   assert.equal(none.body.invoice, null)
-  assert.equal((await sql(`SELECT count(*)::int AS n FROM invoices WHERE subscription_id = ?`, [sub.id]))[0].n, 0)
+  // the only invoice is still the SUBSCRIPTION_CREATE one written at creation: 2 x 30.00 = 60.00 for Nov 1..Dec 1
+  assert.deepEqual(
+    (await sql(`SELECT billing_reason, total::text FROM invoices WHERE subscription_id = ?`, [sub.id])).map((r: any) => [r.billing_reason, r.total]),
+    [['SUBSCRIPTION_CREATE', '60.00']],
+  )
   // a repeat of the no-invoice change is a no-op too
   const again = await modify({ change_type: 'quantity_change', line_item_id: seat.id, quantity: '7', proration_behavior: 'none' })
   assert.equal(again.status, 200, JSON.stringify(again.body))
@@ -262,5 +273,9 @@ test('add_line_item debits the rest of the period, remove_line_item credits it; 
   assert.equal(noSupport.body.invoice, null, JSON.stringify(noSupport.body))
   assert.deepEqual(noSupport.body.subscription.line_items.map((l: any) => l.display_name).sort(), ['Priority', 'Storage'])
   assert.equal(noSupport.body.subscription.version, 5)
-  assert.equal((await sql(`SELECT count(*)::int AS n FROM invoices WHERE subscription_id = ?`, [sub.id]))[0].n, 3)
+  // SUBSCRIPTION_CREATE (2 seats x 30.00 = 60.00) + Storage 30.00 + Priority 6.00 + Seat credit -20.00
+  assert.deepEqual(
+    (await sql(`SELECT billing_reason, total::text FROM invoices WHERE subscription_id = ? ORDER BY created_at, total DESC`, [sub.id])).map((r: any) => [r.billing_reason, r.total]),
+    [['SUBSCRIPTION_CREATE', '60.00'], ['PRORATION', '30.00'], ['PRORATION', '6.00'], ['PRORATION', '-20.00']],
+  )
 })

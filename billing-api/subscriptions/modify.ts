@@ -33,6 +33,7 @@ import { minuteKey } from './periods.js'
 import { prorateQuantityChange } from './proration.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
+import { invoiceParties } from './hierarchy.js'
 
 export const PRORATION_BEHAVIORS = ['create_prorations', 'none'] as const
 
@@ -88,16 +89,20 @@ function idempotencyKey(sub: Subscription, changeType: ChangeType, target: strin
   return `${base}:${changeType}:${target}:${quantity === null ? '-' : normalized(quantity)}`
 }
 
-const periodAmount = (price: Price, quantity: string, currency: string) => toMoneyString(calculateAmount(toPriceDefinition(price), quantity).amount, currency)
+export const periodAmount = (price: Price, quantity: string, currency: string) => toMoneyString(calculateAmount(toPriceDefinition(price), quantity).amount, currency)
 
 /** Whether a change of this price is prorated: recurring FIXED billed in advance, on a paid (not trialing) period. */
-const prorates = (sub: Subscription, price: Price, behavior: (typeof PRORATION_BEHAVIORS)[number]) =>
+export const prorates = (sub: Subscription, price: Price, behavior: (typeof PRORATION_BEHAVIORS)[number]) =>
   behavior === 'create_prorations' && price.type === 'FIXED' && price.invoice_cadence === 'ADVANCE' && price.billing_period !== 'ONETIME'
   && sub.subscription_status === 'ACTIVE'
 
-function checkModifiable(sub: Subscription, now: Date, input: ModificationInput): Date {
+export function checkModifiable(sub: Subscription, now: Date, input: ModificationInput): Date {
   if (sub.subscription_status !== 'ACTIVE' && sub.subscription_status !== 'TRIALING') {
     throw new InvalidOperationError(`subscription ${sub.id} is ${sub.subscription_status}; only ACTIVE or TRIALING subscriptions can be modified`)
+  }
+  // hierarchy (hierarchy.ts): a child's charges are its parent's; it has no line items of its own
+  if (sub.subscription_type === 'INHERITED') {
+    throw new ValidationError(`subscription ${sub.id} is INHERITED: it is billed on parent subscription ${sub.parent_subscription_id}; modify the parent`, 'change_type')
   }
   const effective = input.effective_date !== undefined ? new Date(input.effective_date) : now
   const { current_period_start: start, current_period_end: end } = sub
@@ -280,7 +285,7 @@ async function findApplied(tx: EntityManager, scope: Scope, now: Date, sub: Subs
   return idempotencyKey(sub, 'quantity_change', old.id, input.quantity, old.end_date)
 }
 
-async function loadInvoice(tx: EntityManager, scope: Scope, key: string) {
+export async function loadInvoice(tx: EntityManager, scope: Scope, key: string) {
   const invoice = await tx.findOne(InvoiceSchema, { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
   if (!invoice) return null
   const lines = await tx.find(InvoiceLineItemSchema, { invoice_id: invoice.id, ...scope }, { orderBy: { amount: 'asc', id: 'asc' } })
@@ -288,7 +293,9 @@ async function loadInvoice(tx: EntityManager, scope: Scope, key: string) {
 }
 
 /** The PRORATION invoice of a change, with exactly the plan's lines; created inside the caller's transaction. */
-function createModificationInvoice(ctx: BillingContext, tx: EntityManager, plan: ModificationPlan, successorId: string | null): Invoice {
+export function createModificationInvoice(
+  ctx: BillingContext, tx: EntityManager, plan: Pick<ModificationPlan, 'subscription' | 'total' | 'effective' | 'idempotencyKey' | 'lines'>, successorId: string | null,
+): Invoice {
   const sub = plan.subscription
   const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
   const net = D(plan.total)
@@ -297,7 +304,8 @@ function createModificationInvoice(ctx: BillingContext, tx: EntityManager, plan:
   const zero = net.isZero()
   // A negative net (a decrease) stays as the invoice total with nothing due, like a cancellation's.
   const invoice = tx.create(InvoiceSchema, {
-    id: newId('inv'), ...scope, customer_id: sub.customer_id, subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
+    id: newId('inv'), ...scope, ...invoiceParties(sub), // hierarchy: delegated invoicing
+    subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
     invoice_status: zero ? 'SKIPPED' : 'DRAFT', payment_status: zero || net.isNegative() ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
     billing_reason: 'PRORATION', billing_period: sub.billing_period, period_start: plan.effective, period_end: sub.current_period_end,
     subtotal: plan.total, total_discount: none, total_tax: none, total_prepaid_credits_applied: none, adjustment_amount: none,

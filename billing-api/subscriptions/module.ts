@@ -1,14 +1,22 @@
 import { sqlMigration, type DomainModule } from '../module.js'
 import { subscriptionChangeRoutes } from './change-routes.js'
 import { subscriptionRoutes } from './routes.js'
+import { subscriptionHierarchyRoutes } from './hierarchy-routes.js'
+import { subscriptionCommitmentRoutes } from './commitment-routes.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema } from './subscription.entity.js'
+import { AddonAssociationSchema } from './addon-association.entity.js'
 
 export const subscriptionsModule: DomainModule = {
   name: 'subscriptions',
-  entities: [SubscriptionSchema, SubscriptionLineItemSchema],
-  migrations: [sqlMigration('subscriptions_0001_lifecycle', new URL('./migrations/0001_lifecycle.sql', import.meta.url))],
+  entities: [SubscriptionSchema, SubscriptionLineItemSchema, AddonAssociationSchema],
+  migrations: [sqlMigration('subscriptions_0001_lifecycle', new URL('./migrations/0001_lifecycle.sql', import.meta.url)),
+    sqlMigration('subscriptions_0002_addon_associations', new URL('./migrations/0002_addon_associations.sql', import.meta.url)),
+    sqlMigration('subscriptions_0003_hierarchy', new URL('./migrations/0003_hierarchy.sql', import.meta.url)),
+    sqlMigration('subscriptions_0004_commitments', new URL('./migrations/0004_commitments.sql', import.meta.url))],
   routes: async (app, ctx) => {
     await subscriptionRoutes(app, ctx)
     await subscriptionChangeRoutes(app, ctx)
+    await subscriptionHierarchyRoutes(app, ctx)
+    await subscriptionCommitmentRoutes(app, ctx)
   },
 }

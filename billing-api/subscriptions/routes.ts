@@ -5,7 +5,10 @@ import { iso, serializeBase } from '../db/common.js'
 import { dateTime, decimalString, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
 import { BILLING_PERIODS } from '../plans/price.entity.js'
 import { activateSubscription, type ActivateSubscriptionInput } from './activate.js'
+import { hierarchyCreateProperties } from './hierarchy-schemas.js'
 import { cancelSubscription, type CancelSubscriptionInput } from './cancel.js'
+import { CANCELLATION_TYPE_ALIASES } from './cancel-strategies.js'
+import { overrideLineItemSchema, serializeLineCommitment } from './commitments.js'
 import {
   createSubscription, getSubscription, listSubscriptions, planPricesOutOfSync, updateSubscription,
   type CreateSubscriptionInput, type ListSubscriptionsFilter, type UpdateSubscriptionInput,
@@ -18,7 +21,8 @@ export function serializeLineItem(li: SubscriptionLineItem) {
   return {
     ...serializeBase(li), subscription_id: li.subscription_id, customer_id: li.customer_id, price_id: li.price_id,
     meter_id: li.meter_id, currency: li.currency, display_name: li.display_name, quantity: li.quantity,
-    start_date: iso(li.start_date), end_date: iso(li.end_date),
+    start_date: iso(li.start_date), end_date: iso(li.end_date), ...serializeLineCommitment(li),
+    addon_association_id: li.addon_association_id ?? null,
   }
 }
 
@@ -54,9 +58,11 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
         tags: ['subscriptions'],
         body: {
           type: 'object',
-          required: ['plan_id', 'currency'],
+          // hierarchy: an INHERITED child (parent_subscription_id) takes the parent's plan and currency
+          anyOf: [{ required: ['plan_id', 'currency'] }, { required: ['parent_subscription_id'] }],
           additionalProperties: false,
           properties: {
+            ...hierarchyCreateProperties,
             customer_id: { type: 'string' },
             external_customer_id: { type: 'string' },
             plan_id: { type: 'string' },
@@ -77,6 +83,7 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
             commitment_amount: { anyOf: [nonNegativeDecimalString, { type: 'null' }] },
             overage_factor: { anyOf: [nonNegativeDecimalString, { type: 'null' }] },
             enable_true_up: { type: 'boolean' },
+            override_line_items: { type: 'array', maxItems: 100, items: overrideLineItemSchema },
             metadata: metadataSchema,
             lookup_key: lookupKey,
             draft: { type: 'boolean' },
@@ -86,7 +93,7 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
     },
     async (request, reply) => {
       const { billing_cadence: _cadence, ...input } = request.body as CreateSubscriptionInput & { billing_cadence?: string }
-      const { subscription, lineItems } = await createSubscription(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, ctx.clock, input)
+      const { subscription, lineItems } = await createSubscription(ctx, ctx.orm.em.fork(), scopeOf(request), request.auth.userId, input)
       return reply.code(201).send(serializeSubscription(subscription, lineItems))
     },
   )
@@ -127,7 +134,7 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
           type: 'object',
           required: ['cancellation_type'],
           additionalProperties: false,
-          properties: { cancellation_type: { type: 'string', enum: CANCELLATION_TYPES }, cancel_at: dateTime, version: { type: 'integer', minimum: 1 } },
+          properties: { cancellation_type: { type: 'string', enum: [...CANCELLATION_TYPES, ...Object.keys(CANCELLATION_TYPE_ALIASES)] }, cancel_at: dateTime, version: { type: 'integer', minimum: 1 } },
         },
       },
     },

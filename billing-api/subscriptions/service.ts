@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { LockMode } from '@mikro-orm/core'
 import { NotFoundError, ValidationError, VersionConflictError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import type { Clock } from '../../platform/clock.js'
+import type { BillingContext } from '../context.js'
 import type { Scope } from '../auth/authenticate.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import { publishSystemEvent } from '../events/publish.js'
@@ -14,6 +14,12 @@ import { PriceSchema, type BillingPeriod, type Price } from '../plans/price.enti
 import { D } from '../pricing/index.js'
 import { calendarAnchor, nextBoundary } from './periods.js'
 import { createTrialInvoice } from './trial-invoice.js'
+import { invoiceFirstPeriod } from './first-invoice.js'
+import { applyOverrideCommitments, checkSubscriptionCommitment, type OverrideLineItemInput } from './commitments.js'
+import {
+  checkInvoicingCustomer, checkMayHoldOwnSubscription, inheritCustomers, lockCustomers, requestedType, resolveCustomers, type HierarchyCreateInput,
+} from './hierarchy.js'
+import { createInheritedSubscription } from './hierarchy-create.js'
 import {
   SubscriptionLineItemSchema, SubscriptionSchema, type CollectionMethod, type Subscription, type SubscriptionLineItem,
   type SubscriptionStatus, type SubscriptionType,
@@ -21,9 +27,10 @@ import {
 
 const DAY_MS = 86_400_000
 
-export interface CreateSubscriptionInput {
+export interface CreateSubscriptionInput extends HierarchyCreateInput {
   customer_id?: string
   external_customer_id?: string
+  /** optional only with parent_subscription_id (the child takes the parent's) */
   plan_id: string
   currency: string
   billing_period?: Exclude<BillingPeriod, 'ONETIME'>
@@ -43,6 +50,8 @@ export interface CreateSubscriptionInput {
   metadata?: Record<string, string>
   lookup_key?: string | null
   draft?: boolean
+  /** line item commitments by price (commitments.ts) */
+  override_line_items?: OverrideLineItemInput[]
 }
 
 export interface UpdateSubscriptionInput {
@@ -120,11 +129,16 @@ export interface CreatedSubscription {
   lineItems: SubscriptionLineItem[]
 }
 
-export async function createSubscription(em: EntityManager, scope: Scope, userId: string, clock: Clock, input: CreateSubscriptionInput): Promise<CreatedSubscription> {
+export async function createSubscription(ctx: BillingContext, em: EntityManager, scope: Scope, userId: string, input: CreateSubscriptionInput): Promise<CreatedSubscription> {
+  const clock = ctx.clock
   const cycle = input.billing_cycle ?? 'anniversary'
   if (input.billing_anchor !== undefined && cycle !== 'anniversary') {
     throw new ValidationError('billing_anchor is only accepted with billing_cycle anniversary', 'billing_anchor')
   }
+  checkSubscriptionCommitment(input)
+  // hierarchy (hierarchy.ts): the requested type; an INHERITED child is created from its parent
+  const type = requestedType(input)
+  if (type === 'INHERITED') return createInheritedSubscription(em, scope, userId, clock, input)
   return em.transactional(async (tx) => {
     const customer = input.customer_id
       ? await tx.findOne(CustomerSchema, { id: input.customer_id, ...scope, status: 'published' })
@@ -133,6 +147,12 @@ export async function createSubscription(em: EntityManager, scope: Scope, userId
         : null
     if (!input.customer_id && !input.external_customer_id) throw new ValidationError('customer_id or external_customer_id is required', 'customer_id')
     if (!customer) throw new NotFoundError('customer', input.customer_id ?? input.external_customer_id)
+    // hierarchy: Errors 8 for the customer, the invoicing customer, the PARENT's children (all before any write);
+    // every customer involved is row-locked at once, in id order, so concurrent creates cannot deadlock
+    const children = input.inheritance ? await resolveCustomers(tx, scope, input.inheritance.child_customer_ids, input.inheritance.child_external_customer_ids) : []
+    await lockCustomers(tx, [customer.id, ...children.map((c) => c.id)])
+    await checkMayHoldOwnSubscription(tx, scope, customer.id, type)
+    if (input.invoicing_customer_id) await checkInvoicingCustomer(tx, scope, input.invoicing_customer_id, customer.id)
     const { plan, prices } = await getPlan(tx, scope, input.plan_id).catch((err) => {
       if (err instanceof NotFoundError) throw new ValidationError(`plan ${input.plan_id} not found`, 'plan_id')
       throw err
@@ -153,7 +173,7 @@ export async function createSubscription(em: EntityManager, scope: Scope, userId
     if (explicitAnchor && explicitAnchor > start) throw new ValidationError('billing_anchor must not be after start_date', 'billing_anchor')
     const trial = resolveTrial(input, start, chosen)
     const periods = firstPeriod({ cycle, period, count, explicitAnchor, start, trialEnd: trial.trial_end })
-    checkAutoInvoiceThreshold(input.auto_invoice_threshold, 'STANDALONE', chosen)
+    checkAutoInvoiceThreshold(input.auto_invoice_threshold, type, chosen)
     // payment_behavior default_incomplete: an automatically charged subscription waits, INCOMPLETE,
     // until the payment provider reports it active (activateIncompleteSubscription).
     const awaitsPayment = input.payment_behavior === 'default_incomplete' && (input.collection_method ?? 'charge_automatically') === 'charge_automatically'
@@ -162,7 +182,7 @@ export async function createSubscription(em: EntityManager, scope: Scope, userId
       id: newId('subs'), ...scope, customer_id: customer.id, plan_id: plan.id, currency, subscription_status: subscriptionStatus,
       billing_period: period, billing_period_count: count, billing_cycle: cycle, start_date: start, end_date: null, ...periods,
       cancel_at: null, cancelled_at: null, cancel_at_period_end: false, status: 'published', metadata: input.metadata ?? {},
-      subscription_type: 'STANDALONE', parent_subscription_id: null, invoicing_customer_id: null,
+      subscription_type: type, parent_subscription_id: null, invoicing_customer_id: input.invoicing_customer_id ?? null,
       trial_start: trial.trial_start, trial_end: trial.trial_end,
       collection_method: input.collection_method ?? 'charge_automatically', payment_behavior: input.payment_behavior ?? 'default_active',
       auto_invoice_threshold: input.auto_invoice_threshold ?? null, commitment_amount: input.commitment_amount ?? null,
@@ -177,9 +197,13 @@ export async function createSubscription(em: EntityManager, scope: Scope, userId
         end_date: null, status: 'published', metadata: {}, created_by: userId, updated_by: userId,
       } as any),
     )
+    await applyOverrideCommitments(tx, scope, lineItems, chosen, input.override_line_items)
     // A trial on a finalized (non-draft) subscription gets its zero-amount invoice in the same commit.
     if (subscriptionStatus === 'TRIALING') await createTrialInvoice(tx, clock, sub)
     publishSystemEvent(tx, scope, { event_name: 'subscription.created', entity_type: 'subscription', entity_id: sub.id, payload: eventPayload(sub) })
+    await invoiceFirstPeriod(ctx, tx, sub, chosen)
+    // children created with their parent start with it (a backdated start too: credit grant catch-up applies to them)
+    if (type === 'PARENT') await inheritCustomers(tx, userId, start, sub, children)
     return { subscription: sub, lineItems }
   })
 }

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, bool, decimal, integer, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseProperties, bool, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
 import type { BillingPeriod } from '../plans/price.entity.js'
 
 export type SubscriptionStatus = 'DRAFT' | 'TRIALING' | 'ACTIVE' | 'INCOMPLETE' | 'CANCELLED'
@@ -9,7 +9,8 @@ export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number]
 /** send_invoice is the spec's "manual" collection; charge_automatically its "automatic". */
 export const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const
 export type CollectionMethod = (typeof COLLECTION_METHODS)[number]
-export const CANCELLATION_TYPES = ['immediate', 'scheduled_date', 'end_of_period'] as const
+// minimum_period_end / maximum_period_end: multi-cadence strategies (cancel-strategies.ts)
+export const CANCELLATION_TYPES = ['immediate', 'scheduled_date', 'end_of_period', 'minimum_period_end', 'maximum_period_end'] as const
 export type CancellationType = (typeof CANCELLATION_TYPES)[number]
 
 export interface Subscription extends BaseRecord {
@@ -94,6 +95,20 @@ export interface SubscriptionLineItem extends BaseRecord {
   quantity: string
   start_date: Date
   end_date: Date | null
+  /** set on the line items of an attached add-on (addon-attach.ts) */
+  addon_association_id?: string | null
+  // commitments (migrations/0004_commitments.sql, commitments.ts)
+  commitment_amount?: string | null
+  commitment_quantity?: string | null
+  commitment_overage_factor?: string | null
+  commitment_true_up_enabled?: boolean
+  commitment_windowed?: boolean
+  /** line-level price override; holds commitment_time_buckets */
+  price_override?: LineItemPriceOverride | null
+}
+
+export interface LineItemPriceOverride {
+  commitment_time_buckets?: { start: { hour: number; minute: number }; end: { hour: number; minute: number } }[]
 }
 
 export const SubscriptionLineItemSchema = new EntitySchema<SubscriptionLineItem>({
@@ -110,5 +125,12 @@ export const SubscriptionLineItemSchema = new EntitySchema<SubscriptionLineItem>
     quantity: decimal(),
     start_date: timestamp(),
     end_date: timestamp(true),
+    addon_association_id: text(true),
+    commitment_amount: decimal(true),
+    commitment_quantity: decimal(true),
+    commitment_overage_factor: decimal(true),
+    commitment_true_up_enabled: { ...bool(), default: false },
+    commitment_windowed: { ...bool(), default: false },
+    price_override: json(true),
   },
 })

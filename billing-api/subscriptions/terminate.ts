@@ -7,8 +7,11 @@ import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { createSubscriptionInvoice } from '../invoices/service.js'
+import { InvoiceSchema } from '../invoices/invoice.entity.js'
+import { invoiceEventPayload } from '../invoices/serialize.js'
 import { createProrationInvoice } from './final-invoice.js'
 import { nextBoundary } from './periods.js'
+import { billsOwnInvoices, liveInheritedChildren } from './hierarchy.js'
 import { eventPayload } from './service.js'
 import { SubscriptionLineItemSchema, type Subscription } from './subscription.entity.js'
 
@@ -30,16 +33,39 @@ export async function startPaidBilling(ctx: BillingContext, tx: EntityManager, s
   sub.subscription_status = 'ACTIVE'
   sub.current_period_start = from
   sub.current_period_end = nextBoundary(sub.billing_anchor, sub.billing_period, sub.billing_period_count, from)
-  await createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CREATE')
+  const own = billsOwnInvoices(sub)
+  if (own) await createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CREATE')
   publishSystemEvent(tx, scopeOf(sub), { event_name: 'subscription.updated', entity_type: 'subscription', entity_id: sub.id, payload: eventPayload(sub) })
-  return 1
+  // hierarchy (hierarchy.ts): a parent's trial end ends its inherited children's trials
+  for (const child of await liveInheritedChildren(tx, sub, 'TRIALING')) await startPaidBilling(ctx, tx, child)
+  return own ? 1 : 0
+}
+
+/**
+ * A subscription ended at its start never has the first period its SUBSCRIPTION_CREATE invoice
+ * billed in advance (first-invoice.ts): that invoice is VOIDED (invoice.voided published) while
+ * it is a DRAFT or FINALIZED and unpaid. A paid one stays as it is: credit notes and refunds are
+ * not part of this service yet.
+ */
+async function voidFirstPeriodInvoice(ctx: BillingContext, tx: EntityManager, sub: Subscription): Promise<void> {
+  const scope = scopeOf(sub)
+  const invoices = await tx.find(InvoiceSchema, {
+    ...scope, subscription_id: sub.id, billing_reason: 'SUBSCRIPTION_CREATE', invoice_status: { $in: ['DRAFT', 'FINALIZED'] },
+    payment_status: { $nin: ['SUCCEEDED', 'OVERPAID'] }, status: { $ne: 'deleted' },
+  })
+  for (const invoice of invoices) {
+    invoice.invoice_status = 'VOIDED'
+    invoice.voided_at = ctx.clock.now()
+    publishSystemEvent(tx, scope, { event_name: 'invoice.voided', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
+  }
 }
 
 /**
  * Bills everything owed up to `end` and cancels: complete periods before `end` get their cycle
  * invoice (catching up a late schedule); the period `end` falls in gets a SUBSCRIPTION_CYCLE
  * invoice when `end` is its boundary, else a PRORATION invoice for [period start, end). A
- * trial that has not ended, or a subscription ended at its start, owes nothing.
+ * trial that has not ended, or a subscription ended at its start, owes nothing (the latter's
+ * SUBSCRIPTION_CREATE invoice is voided).
  * Returns the number of invoices billed.
  */
 export async function terminateSubscription(ctx: BillingContext, tx: EntityManager, sub: Subscription, end: Date, cancelledAt: Date): Promise<number> {
@@ -47,7 +73,7 @@ export async function terminateSubscription(ctx: BillingContext, tx: EntityManag
   let invoices = 0
   sub.end_date = end
   if (sub.subscription_status === 'TRIALING' && sub.trial_end && end > sub.trial_end) invoices += await startPaidBilling(ctx, tx, sub)
-  if (sub.subscription_status === 'ACTIVE' && end > sub.start_date) {
+  if (sub.subscription_status === 'ACTIVE' && end > sub.start_date && billsOwnInvoices(sub)) {
     while (sub.current_period_end < end) {
       await createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CYCLE')
       advancePeriod(sub)
@@ -60,6 +86,7 @@ export async function terminateSubscription(ctx: BillingContext, tx: EntityManag
     }
     invoices++
   }
+  if (end <= sub.start_date) await voidFirstPeriodInvoice(ctx, tx, sub)
   sub.subscription_status = 'CANCELLED'
   sub.cancel_at = end
   sub.cancelled_at = cancelledAt
@@ -69,5 +96,10 @@ export async function terminateSubscription(ctx: BillingContext, tx: EntityManag
     event_name: 'subscription.cancelled', entity_type: 'subscription', entity_id: sub.id,
     payload: { ...eventPayload(sub), cancellation_type: sub.cancellation_type, end_date: end.toISOString() },
   })
+  // hierarchy (hierarchy.ts): a parent's end ends its inherited children, each with its own event
+  for (const child of await liveInheritedChildren(tx, sub)) {
+    child.cancellation_type = sub.cancellation_type
+    await terminateSubscription(ctx, tx, child, end < child.start_date ? child.start_date : end, cancelledAt)
+  }
   return invoices
 }

@@ -15,6 +15,7 @@ import { InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
 import { invoiceEventPayload } from '../invoices/serialize.js'
 import { invoiceIdempotencyKey } from '../invoices/service.js'
 import type { Subscription } from './subscription.entity.js'
+import { invoiceParties } from './hierarchy.js'
 
 export function checkoutUrl(scope: Scope, invoiceId: string): string {
   return `https://checkout.meterline.invalid/${scope.tenant_id}/${scope.environment_id}/invoices/${invoiceId}`
@@ -30,7 +31,8 @@ export async function createTrialInvoice(tx: EntityManager, clock: Clock, sub: S
   const now = clock.now()
   const id = newId('inv')
   const invoice = tx.create(InvoiceSchema, {
-    id, ...scope, customer_id: sub.customer_id, subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
+    id, ...scope, ...invoiceParties(sub), // hierarchy: delegated invoicing
+    subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
     invoice_status: manual ? 'SKIPPED' : 'DRAFT', payment_status: manual ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
     billing_reason: 'SUBSCRIPTION_TRIAL_START', billing_period: sub.billing_period, period_start: sub.trial_start, period_end: sub.trial_end,
     subtotal: '0', total_discount: '0', total_tax: '0', total_prepaid_credits_applied: '0', adjustment_amount: '0',

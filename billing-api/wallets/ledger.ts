@@ -13,6 +13,8 @@ import type { Metadata } from '../db/common.js'
 import { publishSystemEvent } from '../events/publish.js'
 import type { Page } from '../http/schemas.js'
 import { D } from '../pricing/index.js'
+import type { BillingContext } from '../context.js'
+import { afterCredit, afterDebit } from './auto-topup.js'
 import { allocateDebit, creditsToCurrency, debitCreditsForAmount, topUpCreditsForAmount } from './allocate.js'
 import { serializeTransaction } from './serialize.js'
 import { findWallet, lockWallet, withBalances, type WalletView } from './service.js'
@@ -61,7 +63,9 @@ export async function topUpWallet(em: EntityManager, clock: Clock, scope: Scope,
       expiry_date: expiry,
       priority: input.priority ?? null,
     } as any)
-    return finish(tx, clock, scope, wallet, credit)
+    const result = await finish(tx, clock, scope, wallet, credit)
+    await afterCredit(clock, tx, scope, wallet) // re-arms a balance alert the credit resolved (auto-topup.ts)
+    return result
   })
 }
 
@@ -71,7 +75,9 @@ export async function topUpWallet(em: EntityManager, clock: Clock, scope: Scope,
  * POSTPAID wallet may: the part no credit covers is recorded on the debit row as credits_unfunded
  * (it consumes no credit) and the derived balance goes negative by that much.
  */
-export async function debitWallet(em: EntityManager, clock: Clock, scope: Scope, userId: string, walletId: string, input: DebitInput): Promise<LedgerResult> {
+export async function debitWallet(
+  em: EntityManager, clock: Clock, scope: Scope, userId: string, walletId: string, input: DebitInput, billing?: BillingContext,
+): Promise<LedgerResult> {
   return em.transactional(async (tx) => {
     const wallet = await lockWallet(tx, scope, walletId)
     await assertKeyUnused(tx, scope, wallet, input.idempotency_key)
@@ -106,7 +112,10 @@ export async function debitWallet(em: EntityManager, clock: Clock, scope: Scope,
       reference: input.reference ?? null,
       consumed: plan.allocations.map((a) => ({ credit_tx_id: a.id, credits: a.credits.toString() })),
     } as any)
-    return finish(tx, clock, scope, wallet, debit)
+    const result = await finish(tx, clock, scope, wallet, debit)
+    // Balance alert and auto top-up (auto-topup.ts); pass `billing` so a top-up invoice is finalized at once.
+    if (await afterDebit({ clock, billing }, tx, scope, wallet)) return { ...result, wallet: (await withBalances(tx, clock, scope, [wallet]))[0] }
+    return result
   })
 }
 

@@ -5,6 +5,9 @@ import { WalletSchema, WalletTransactionSchema } from './wallet.entity.js'
 export const walletsModule: DomainModule = {
   name: 'wallets',
   entities: [WalletSchema, WalletTransactionSchema],
-  migrations: [sqlMigration('wallets_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  migrations: [
+    sqlMigration('wallets_0001_init', new URL('./migrations/0001_init.sql', import.meta.url)),
+    sqlMigration('wallets_0002_auto_topup', new URL('./migrations/0002_auto_topup.sql', import.meta.url)),
+  ],
   routes: walletRoutes,
 }

@@ -5,6 +5,7 @@ import { dateTime, idParams, listResponse, metadataSchema, nonNegativeDecimalStr
 import { debitWallet, pageTransactions, topUpWallet, type DebitInput, type LedgerResult, type TopUpInput } from './ledger.js'
 import { serializeTransaction, serializeWallet } from './serialize.js'
 import { createWallet, getWallet, modifyWallet, pageWallets, type ModificationType, type WalletInput, type WalletView } from './service.js'
+import { updateWalletSettings, walletSettingsProperties, type WalletSettingsInput } from './settings.js'
 import { CREDIT_REASONS, WALLET_TYPES } from './wallet.entity.js'
 
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
@@ -22,6 +23,7 @@ const createBody = {
     wallet_type: { type: 'string', enum: WALLET_TYPES },
     conversion_rate: nonNegativeDecimalString,
     metadata: metadataSchema,
+    ...walletSettingsProperties,
   },
 } as const
 
@@ -60,6 +62,8 @@ const modifyBody = {
   properties: { modification_type: { type: 'string' } },
 } as const
 
+const settingsBody = { type: 'object', additionalProperties: false, minProperties: 1, properties: walletSettingsProperties } as const
+
 const listQuery = { type: 'object', properties: { ...paginationQuery, customer_id: id } } as const
 const pageQuery = { type: 'object', properties: { ...paginationQuery } } as const
 
@@ -91,7 +95,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: BillingContext): P
   })
 
   app.post('/wallets/:id/debit', { schema: { tags, params: idParams, body: debitBody } }, async (request, reply) => {
-    const result = await debitWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body as DebitInput)
+    const result = await debitWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body as DebitInput, ctx)
     return reply.code(201).send(ledgerWire(result))
   })
 
@@ -99,6 +103,10 @@ export async function walletRoutes(app: FastifyInstance, ctx: BillingContext): P
     const page = request.query as Page
     const { items, total } = await pageTransactions(em(), scopeOf(request), walletId(request.params), page)
     return listResponse(items.map(serializeTransaction), total, page)
+  })
+
+  app.put('/wallets/:id/settings', { schema: { tags, params: idParams, body: settingsBody } }, async (request) => {
+    return wire(await updateWalletSettings(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body as WalletSettingsInput))
   })
 
   app.post('/wallets/:id/modify', { schema: { tags, params: idParams, body: modifyBody } }, async (request) => {

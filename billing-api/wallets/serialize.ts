@@ -18,6 +18,17 @@ export function serializeWallet(w: Wallet, balance: Decimal) {
     conversion_rate: dec(w.conversion_rate),
     balance: dec(balance),
     currency_balance: toMoneyString(creditsToCurrency(balance, w.conversion_rate), w.currency),
+    ...serializeSettings(w),
+  }
+}
+
+/** Balance alert (threshold in credits; state armed or alerted) and auto top-up (amount in credits); null when not set. */
+export function serializeSettings(w: Wallet) {
+  return {
+    balance_alert: w.alert_threshold == null ? null : { threshold: dec(w.alert_threshold), state: w.alert_state ?? 'armed' },
+    auto_topup: w.auto_topup_amount == null && !w.auto_topup_enabled
+      ? null
+      : { enabled: w.auto_topup_enabled ?? false, amount: w.auto_topup_amount == null ? null : dec(w.auto_topup_amount), mode: w.auto_topup_mode ?? null },
   }
 }
 

@@ -14,6 +14,7 @@ import type { Page } from '../http/schemas.js'
 import { D } from '../pricing/index.js'
 import { balancesOf } from './balances.js'
 import { serializeWallet } from './serialize.js'
+import { nextSettings, type WalletSettingsInput } from './settings.js'
 import { WalletSchema, type Wallet, type WalletType } from './wallet.entity.js'
 
 export interface WalletInput {
@@ -23,6 +24,8 @@ export interface WalletInput {
   wallet_type?: WalletType
   conversion_rate?: string
   metadata?: Metadata
+  balance_alert?: WalletSettingsInput['balance_alert']
+  auto_topup?: WalletSettingsInput['auto_topup']
 }
 
 export interface WalletView {
@@ -50,6 +53,10 @@ export async function createWallet(em: EntityManager, clock: Clock, scope: Scope
       name: input.name ?? `${input.currency} wallet`,
       wallet_type: input.wallet_type ?? 'PREPAID',
       conversion_rate: rate,
+      ...nextSettings(
+        { alert_threshold: null, alert_state: 'armed', auto_topup_enabled: false, auto_topup_amount: null, auto_topup_mode: null, conversion_rate: rate, currency: input.currency },
+        input,
+      ),
       status: 'published',
       metadata: input.metadata ?? {},
       created_by: userId,

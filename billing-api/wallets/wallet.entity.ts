@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseProperties, bool, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
 
 export const WALLET_TYPES = ['PREPAID', 'POSTPAID'] as const
 export const CREDIT_REASONS = ['PURCHASED', 'FREE_CREDIT', 'PROMOTIONAL'] as const
@@ -8,6 +8,9 @@ export const TRANSACTION_TYPES = ['credit', 'debit', 'expiry'] as const
 export type WalletType = (typeof WALLET_TYPES)[number]
 export type CreditReason = (typeof CREDIT_REASONS)[number]
 export type TransactionType = (typeof TRANSACTION_TYPES)[number]
+export const AUTO_TOPUP_MODES = ['invoiced', 'instant'] as const
+export type AutoTopUpMode = (typeof AUTO_TOPUP_MODES)[number]
+export type AlertState = 'armed' | 'alerted'
 
 /** The balance is not a column: it is derived from the ledger (see balances.ts). */
 export interface Wallet extends BaseRecord {
@@ -16,6 +19,12 @@ export interface Wallet extends BaseRecord {
   name: string
   wallet_type: WalletType
   conversion_rate: string
+  /** balance alert and auto top-up settings (migrations/0002_auto_topup.sql, auto-topup.ts) */
+  alert_threshold: string | null
+  alert_state: AlertState
+  auto_topup_enabled: boolean
+  auto_topup_amount: string | null
+  auto_topup_mode: AutoTopUpMode | null
 }
 
 export const WalletSchema = new EntitySchema<Wallet>({
@@ -28,6 +37,11 @@ export const WalletSchema = new EntitySchema<Wallet>({
     name: text(),
     wallet_type: text(),
     conversion_rate: decimal(),
+    alert_threshold: decimal(true),
+    alert_state: { ...text(), default: 'armed' },
+    auto_topup_enabled: { ...bool(), default: false },
+    auto_topup_amount: decimal(true),
+    auto_topup_mode: text(true),
   },
 })
 

@@ -48,6 +48,7 @@ test('wallet create, get and list show the balance derived from the ledger; one 
     id: undefined, created_at: undefined, updated_at: undefined, tenant_id: tenantId, environment_id: environments.production,
     status: 'published', metadata: { team: 'x' }, created_by: userId, updated_by: userId,
     customer_id: customer.id, currency: 'USD', name: 'Main', wallet_type: 'PREPAID', conversion_rate: '0.5', balance: '0', currency_balance: '0.00',
+    balance_alert: null, auto_topup: null,
   })
   assert.deepEqual((await api.get(`/v1/wallets/${w.id}`)).body, w)
   const [event] = await sql(`SELECT entity_type, payload FROM system_events_outbox WHERE event_name = 'wallet.created' AND entity_id = ?`, [w.id])

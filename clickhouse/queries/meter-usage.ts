@@ -11,6 +11,8 @@ export interface UsageQuery {
   meterId: string
   aggregation: UsageAggregation
   externalCustomerId?: string
+  /** several customers pooled into one result (a parent subscription with its inherited children) */
+  externalCustomerIds?: string[]
   start: Date
   end: Date
   windowSize?: WindowSize
@@ -25,7 +27,7 @@ export interface UsageRow {
   groups: Record<string, string>
 }
 
-const VALUE_EXPR: Record<UsageAggregation, string> = {
+export const VALUE_EXPR: Record<UsageAggregation, string> = {
   SUM: 'toString(sum(value))',
   COUNT: 'toString(count())',
   COUNT_UNIQUE: 'toString(uniqExact(value_text))',
@@ -65,6 +67,10 @@ export function buildUsageSql(table: string, q: UsageQuery): { sql: string; para
   if (q.externalCustomerId !== undefined) {
     params.customer = q.externalCustomerId
     where.push('external_customer_id = {customer:String}')
+  }
+  if (q.externalCustomerIds !== undefined) {
+    params.customers = q.externalCustomerIds
+    where.push('has({customers:Array(String)}, external_customer_id)')
   }
   let sql = `SELECT ${select.join(', ')} FROM ${table} FINAL WHERE ${where.join(' AND ')}`
   if (groupBy.length) sql += ` GROUP BY ${groupBy.join(', ')} ORDER BY ${groupBy.join(', ')}`

@@ -1,0 +1,40 @@
+// The inbound provider webhook, registered on the root app (no /v1, no API key): providers
+// authenticate by signature. The body is kept as raw bytes, because the signature covers
+// exactly those bytes; parsing happens after verification.
+import type { FastifyInstance } from 'fastify'
+import type { BillingContext } from '../context.js'
+import { receiveProviderWebhook } from './inbound-webhook.js'
+import { PROVIDER_TYPES } from './providers.js'
+
+export async function inboundWebhookRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
+
+  app.post(
+    '/webhooks/:provider/:tenant_id/:env_id',
+    {
+      schema: {
+        tags: ['integrations'],
+        summary: 'inbound provider webhook (signature-verified, no API key)',
+        security: [],
+        params: {
+          type: 'object',
+          required: ['provider', 'tenant_id', 'env_id'],
+          properties: { provider: { type: 'string', enum: [...PROVIDER_TYPES] }, tenant_id: { type: 'string', maxLength: 100 }, env_id: { type: 'string', maxLength: 100 } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { received: { type: 'boolean' }, event_id: { type: 'string' }, event_type: { type: 'string' }, duplicate: { type: 'boolean' }, outcome: { type: 'string' } },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const p = request.params as { provider: string; tenant_id: string; env_id: string }
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+      const result = await receiveProviderWebhook(ctx, p.provider, p.tenant_id, p.env_id, raw, request.headers)
+      return { received: true, ...result }
+    },
+  )
+}

@@ -1,0 +1,10 @@
+import { sqlMigration, type DomainModule } from '../module.js'
+import { EntityIntegrationMappingSchema, IntegrationConnectionSchema, PaymentMemberSchema } from './entities.js'
+import { integrationRoutes } from './routes.js'
+
+export const integrationsModule: DomainModule = {
+  name: 'integrations',
+  entities: [IntegrationConnectionSchema, EntityIntegrationMappingSchema, PaymentMemberSchema],
+  migrations: [sqlMigration('integrations_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  routes: integrationRoutes,
+}

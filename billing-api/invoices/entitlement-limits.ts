@@ -1,0 +1,53 @@
+// Entitlement-adjusted usage quantities (spec: InvoiceLineItem.adjusted_entitlement_quantity).
+// A metered feature (a feature with a meter) granted by the subscription's plan, or by an add-on
+// attached to it, with a HARD usage_limit caps the billed usage of that meter's lines: a customer
+// who cannot use more than the limit is never billed for more. Rules:
+// - limits of every grant (plan and attached add-ons) add up;
+// - a soft limit, or an enabled grant without a limit (unlimited), lifts the cap;
+// - the cap applies to each invoice line's window (usage_reset_period is not applied to billing).
+// quantity keeps the measured usage; adjusted_entitlement_quantity is what was priced.
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Scope } from '../auth/authenticate.js'
+import { EntitlementSchema } from '../entitlements/entitlement.entity.js'
+import { FeatureSchema } from '../features/feature.entity.js'
+import { D } from '../pricing/index.js'
+import { AddonAssociationSchema } from '../subscriptions/addon-association.entity.js'
+import type { Subscription } from '../subscriptions/subscription.entity.js'
+
+export interface Grant {
+  usage_limit: number | null
+  is_soft_limit: boolean
+}
+
+/** Pure: the billing cap of one meter from its grants; null when nothing caps it. */
+export function usageCap(grants: Grant[]): string | null {
+  if (grants.length === 0 || grants.some((g) => g.is_soft_limit || g.usage_limit == null)) return null
+  return grants.reduce((sum, g) => sum.plus(g.usage_limit!), D(0)).toString()
+}
+
+/** Pure: the quantity priced for a measured usage under a cap. */
+export function cappedQuantity(measured: string, cap: string | null): string {
+  return cap !== null && D(measured).gt(cap) ? cap : measured
+}
+
+/** The caps of the subscription's metered features, by meter id, at `at`. */
+export async function usageCapsByMeter(em: EntityManager, sub: Subscription, meterIds: string[], at: Date): Promise<Map<string, string | null>> {
+  const caps = new Map<string, string | null>()
+  if (meterIds.length === 0) return caps
+  const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
+  const features = await em.find(FeatureSchema, { ...scope, meter_id: { $in: meterIds }, status: 'published' })
+  if (features.length === 0) return caps
+  const addons = await em.find(AddonAssociationSchema, { ...scope, subscription_id: sub.id, addon_status: 'active', start_date: { $lte: at } })
+  const grantors = [
+    { entity_type: 'PLAN' as const, entity_id: sub.plan_id },
+    ...addons.filter((a) => !a.end_date || a.end_date > at).map((a) => ({ entity_type: 'ADDON' as const, entity_id: a.addon_id })),
+  ]
+  const grants = await em.find(EntitlementSchema, {
+    ...scope, status: 'published', is_enabled: true, feature_id: { $in: features.map((f) => f.id) }, $or: grantors,
+    $and: [{ $or: [{ start_date: null }, { start_date: { $lte: at } }] }, { $or: [{ end_date: null }, { end_date: { $gt: at } }] }],
+  })
+  for (const f of features) {
+    caps.set(f.meter_id!, usageCap(grants.filter((g) => g.feature_id === f.id)))
+  }
+  return caps
+}

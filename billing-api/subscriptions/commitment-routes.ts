@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify'
+import { scopeOf } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { lineItemCommitmentProperties } from './commitments.js'
+import { updateLineItemCommitment, type UpdateLineCommitmentInput } from './commitment-update.js'
+import { serializeSubscription } from './routes.js'
+
+export async function subscriptionCommitmentRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  app.put(
+    '/subscriptions/:id/line_items/:line_item_id/commitment',
+    {
+      schema: {
+        tags: ['subscriptions'],
+        params: { type: 'object', required: ['id', 'line_item_id'], properties: { id: { type: 'string' }, line_item_id: { type: 'string' } } },
+        body: { type: 'object', additionalProperties: false, properties: { ...lineItemCommitmentProperties, version: { type: 'integer', minimum: 1 } } },
+      },
+    },
+    async (request) => {
+      const { id, line_item_id } = request.params as { id: string; line_item_id: string }
+      const { subscription, lineItems } = await updateLineItemCommitment(
+        ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, line_item_id, request.body as UpdateLineCommitmentInput,
+      )
+      return serializeSubscription(subscription, lineItems)
+    },
+  )
+}

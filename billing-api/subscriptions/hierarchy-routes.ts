@@ -1,0 +1,28 @@
+// Routes of subscription hierarchies: the inherited subscriptions of a PARENT (hierarchy-inherited.ts).
+import type { FastifyInstance } from 'fastify'
+import { scopeOf } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { idParams } from '../http/schemas.js'
+import { changeInheritedSubscriptions, listInheritedSubscriptions, type InheritedChangeInput, type InheritedChildren } from './hierarchy-inherited.js'
+import { inheritedChangeBody } from './hierarchy-schemas.js'
+import { serializeSubscription } from './routes.js'
+
+const serialize = (r: InheritedChildren) => ({
+  subscription: serializeSubscription(r.parent),
+  inherited_subscriptions: r.children.map((c) => serializeSubscription(c)),
+})
+
+export async function subscriptionHierarchyRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  app.get('/subscriptions/:id/inherited', { schema: { tags: ['subscriptions'], params: idParams } }, async (request) =>
+    serialize(await listInheritedSubscriptions(ctx, scopeOf(request), (request.params as { id: string }).id)),
+  )
+
+  app.post(
+    '/subscriptions/:id/inherited',
+    { schema: { tags: ['subscriptions'], params: idParams, body: inheritedChangeBody } },
+    async (request) =>
+      serialize(await changeInheritedSubscriptions(
+        ctx, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as InheritedChangeInput,
+      )),
+  )
+}
