@@ -348,7 +348,7 @@ test('trial-start invoice: zero, SKIPPED and paid under manual collection; the p
   const [trial] = await bill(w, START)
   assert.deepEqual(
     [trial.billing_reason, trial.invoice_status, trial.payment_status, trial.total, trial.period_start, trial.period_end],
-    ['SUBSCRIPTION_TRIAL_START', 'SKIPPED', 'SUCCEEDED', '0', '2026-08-01T00:00:00.000Z', '2026-08-15T00:00:00.000Z'],
+    ['SUBSCRIPTION_TRIAL_START', 'SKIPPED', 'SUCCEEDED', '0.00', '2026-08-01T00:00:00.000Z', '2026-08-15T00:00:00.000Z'],
   )
   const [, first] = await bill(w, new Date('2026-08-15T00:00:00Z'))
   // The first paid period [08-15, 09-15): its advance fee 20.00

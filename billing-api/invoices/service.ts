@@ -6,7 +6,6 @@ import { D, toMoneyString } from '../pricing/index.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { meterUsage } from '../meters/service.js'
@@ -14,12 +13,12 @@ import { PriceSchema } from '../plans/price.entity.js'
 import { minuteKey } from '../subscriptions/periods.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { applyThresholdCuts } from '../subscriptions/usage-cuts.js'
-import { invoiceParties, usageCustomerExternalIds } from '../subscriptions/hierarchy.js'
+import { usageCustomerExternalIds } from '../subscriptions/hierarchy.js'
 import { chargesForPeriod, commitmentsFor, priceCharges, type BillingReason, type PricedLine } from './charges.js'
 import { measureCommitmentWindows } from './commitment-usage.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
-import { invoiceEventPayload } from './serialize.js'
 import { cappedQuantity, usageCapsByMeter } from './entitlement-limits.js'
+import { writeInvoiceLines, writeSubscriptionInvoice } from './subscription-invoice-rows.js'
 import { findInScope } from '../db/scoped-records.js'
 import { usageAnalyticsForLines } from './usage-analytics.js'
 import { applyCoupons, couponApplies, type LineDiscount, type PlannedCouponApplication } from './apply-coupons.js'
@@ -114,20 +113,13 @@ export function draftAmounts(c: ComputedInvoice, currency: string) {
 export function writeComputedLines(tx: EntityManager, invoice: Invoice, computed: ComputedInvoice): void {
   const scope: Scope = { tenant_id: invoice.tenant_id, environment_id: invoice.environment_id }
   const sub = computed.subscription
-  const lineIds: string[] = []
-  for (const l of computed.lines) {
-    const line = tx.create(InvoiceLineItemSchema, {
-      id: newId('inv_line'), ...scope, invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
-      subscription_line_item_id: l.lineItem.id, price_id: l.price.id, price_type: l.price.type, meter_id: l.price.meter_id,
-      currency: sub.currency, display_name: l.lineItem.display_name, amount: l.amount, quantity: l.measured_quantity ?? l.quantity,
-      adjusted_entitlement_quantity: l.price.type === 'USAGE' ? l.quantity : null,
-      line_item_discount: l.line_item_discount, invoice_level_discount: l.invoice_level_discount,
-      prepaid_credits_applied: toMoneyString('0', sub.currency),
-      commitment_info: l.commitment_info, // commitments (helper C1)
-      period_start: l.periodStart, period_end: l.periodEnd, status: 'published', metadata: {},
-    } as any)
-    lineIds.push(line.id)
-  }
+  const lineIds = writeInvoiceLines(tx, invoice, sub, computed.lines.map((l) => ({
+    subscription_line_item_id: l.lineItem.id, price_id: l.price.id, price_type: l.price.type, meter_id: l.price.meter_id,
+    display_name: l.lineItem.display_name, amount: l.amount, quantity: l.measured_quantity ?? l.quantity,
+    adjusted_entitlement_quantity: l.price.type === 'USAGE' ? l.quantity : null,
+    line_item_discount: l.line_item_discount, invoice_level_discount: l.invoice_level_discount,
+    commitment_info: l.commitment_info, period_start: l.periodStart, period_end: l.periodEnd,
+  }))).map((line) => line.id)
   const now = invoice.last_computed_at ?? new Date()
   for (const a of computed.couponApplications) {
     const { coupon, association } = a.attached
@@ -159,25 +151,12 @@ export async function createSubscriptionInvoice(
   try {
     // Inside a caller's transaction this is a savepoint, so a lost race rolls back only itself.
     return await em.transactional(async (tx) => {
-      const zero = isZeroAmount(computed)
-      // Every amount prints in the currency's decimals, zeros too ("0.00").
-      const none = toMoneyString('0', sub.currency)
-      const invoice = tx.create(InvoiceSchema, {
-        // hierarchy: issued to the invoicing customer under delegated invoicing (subscriptions/hierarchy.ts)
-        id: newId('inv'), ...scope, ...invoiceParties(sub), subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
-        // A zero-amount subscription invoice needs no payment: SKIPPED (spec).
-        invoice_status: zero ? 'SKIPPED' : 'DRAFT', payment_status: zero ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
-        billing_reason: reason, billing_period: sub.billing_period, period_start: periodStart, period_end: periodEnd,
-        ...draftAmounts(computed, sub.currency), adjustment_amount: none, amount_paid: none,
-        overpaid_amount: none, refunded_amount: none, invoice_number: null, billing_sequence: null, idempotency_key: key,
-        description: null, issue_date: null, due_date: null, finalized_at: null, paid_at: null, voided_at: null,
-        last_computed_at: ctx.clock.now(), status: 'published', metadata: {}, created_by: null, updated_by: null,
-      } as any)
+      const { invoice } = writeSubscriptionInvoice(tx, {
+        subscription: sub, billingReason: reason, periodStart, periodEnd, idempotencyKey: key,
+        subtotal: computed.subtotal, totalDiscount: computed.total_discount, total: computed.total, now: ctx.clock.now(),
+      }, [])
       writeComputedLines(tx, invoice, computed)
       await usageAnalyticsForLines(ctx, tx, invoice) // A2: usage_analytics / usage_breakdown of the usage lines (usage-analytics.ts)
-      // Once per creation: not for SKIPPED, and a replay or a lost race never reaches here
-      // (or rolls back with its savepoint).
-      if (!zero) publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
       return invoice
     })
   } catch (err) {

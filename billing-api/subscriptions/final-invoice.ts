@@ -7,18 +7,15 @@
 // 0: credit notes and wallet refunds are not part of this service yet.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
-import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
-import { invoiceEventPayload } from '../invoices/serialize.js'
 import { computeSubscriptionInvoice, invoiceIdempotencyKey } from '../invoices/service.js'
+import { writeSubscriptionInvoice } from '../invoices/subscription-invoice-rows.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { proratedAmount, splitBilledAmount } from './proration.js'
 import { SubscriptionLineItemSchema, type Subscription } from './subscription.entity.js'
-import { invoiceParties } from './hierarchy.js'
 
 export interface FinalLine {
   subscription_line_item_id: string
@@ -81,32 +78,11 @@ export async function createProrationInvoice(ctx: BillingContext, em: EntityMana
   const lines = await computeProrationLines(ctx, em, sub, end)
   const net = lines.reduce((sum, l) => sum.plus(l.amount), D(0))
   const total = toMoneyString(net, sub.currency)
-  const due = toMoneyString(net.isNegative() ? D(0) : net, sub.currency)
   try {
-    return await em.transactional(async (tx) => {
-      const zero = net.isZero()
-      const invoice = tx.create(InvoiceSchema, {
-        id: newId('inv'), ...scope, ...invoiceParties(sub), // hierarchy: delegated invoicing
-        subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
-        invoice_status: zero ? 'SKIPPED' : 'DRAFT', payment_status: zero || net.isNegative() ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
-        billing_reason: 'PRORATION', billing_period: sub.billing_period, period_start: start, period_end: end,
-        subtotal: total, total_discount: '0', total_tax: '0', total_prepaid_credits_applied: '0', adjustment_amount: '0',
-        total, amount_due: due, amount_paid: '0', amount_remaining: due,
-        overpaid_amount: '0', refunded_amount: '0', invoice_number: null, billing_sequence: null, idempotency_key: key,
-        description: null, issue_date: null, due_date: null, finalized_at: null, paid_at: null, voided_at: null,
-        last_computed_at: ctx.clock.now(), status: 'published', metadata: {}, created_by: null, updated_by: null,
-      } as any)
-      for (const l of lines) {
-        tx.create(InvoiceLineItemSchema, {
-          id: newId('inv_line'), ...scope, invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
-          subscription_line_item_id: l.subscription_line_item_id, price_id: l.price_id, price_type: l.price_type, meter_id: l.meter_id,
-          currency: sub.currency, display_name: l.display_name, amount: l.amount, quantity: l.quantity,
-          period_start: l.period_start, period_end: l.period_end, status: 'published', metadata: {},
-        } as any)
-      }
-      if (!zero) publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
-      return invoice
-    })
+    return await em.transactional(async (tx) => writeSubscriptionInvoice(tx, {
+      subscription: sub, billingReason: 'PRORATION', periodStart: start, periodEnd: end, idempotencyKey: key,
+      subtotal: total, total, now: ctx.clock.now(),
+    }, lines).invoice)
   } catch (err) {
     if (!(err instanceof UniqueConstraintViolationException)) throw err
     return em.findOneOrFail(InvoiceSchema, live)

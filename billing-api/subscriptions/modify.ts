@@ -24,7 +24,6 @@ import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
-import { invoiceEventPayload } from '../invoices/serialize.js'
 import { invoiceIdempotencyKey } from '../invoices/service.js'
 import { toPriceDefinition } from '../plans/price-definition.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
@@ -33,7 +32,7 @@ import { minuteKey } from './periods.js'
 import { prorateQuantityChange } from './proration.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
-import { invoiceParties } from './hierarchy.js'
+import { writeSubscriptionInvoice } from '../invoices/subscription-invoice-rows.js'
 
 export const PRORATION_BEHAVIORS = ['create_prorations', 'none'] as const
 
@@ -298,30 +297,13 @@ export function createModificationInvoice(
 ): Invoice {
   const sub = plan.subscription
   const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
-  const net = D(plan.total)
-  const none = toMoneyString('0', sub.currency)
-  const due = net.isNegative() ? none : plan.total
-  const zero = net.isZero()
   // A negative net (a decrease) stays as the invoice total with nothing due, like a cancellation's.
-  const invoice = tx.create(InvoiceSchema, {
-    id: newId('inv'), ...scope, ...invoiceParties(sub), // hierarchy: delegated invoicing
-    subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
-    invoice_status: zero ? 'SKIPPED' : 'DRAFT', payment_status: zero || net.isNegative() ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
-    billing_reason: 'PRORATION', billing_period: sub.billing_period, period_start: plan.effective, period_end: sub.current_period_end,
-    subtotal: plan.total, total_discount: none, total_tax: none, total_prepaid_credits_applied: none, adjustment_amount: none,
-    total: plan.total, amount_due: due, amount_paid: none, amount_remaining: due,
-    overpaid_amount: none, refunded_amount: none, invoice_number: null, billing_sequence: null, idempotency_key: plan.idempotencyKey,
-    description: null, issue_date: null, due_date: null, finalized_at: null, paid_at: null, voided_at: null,
-    last_computed_at: ctx.clock.now(), status: 'published', metadata: {}, created_by: null, updated_by: null,
-  } as any)
-  for (const l of plan.lines) {
-    tx.create(InvoiceLineItemSchema, {
-      id: newId('inv_line'), ...scope, invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
-      subscription_line_item_id: l.subscription_line_item_id ?? successorId, price_id: l.price_id, price_type: 'FIXED', meter_id: null,
-      currency: sub.currency, display_name: l.display_name, amount: l.amount, quantity: l.quantity,
-      period_start: l.period_start, period_end: l.period_end, status: 'published', metadata: {},
-    } as any)
-  }
-  if (!zero) publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
+  const { invoice } = writeSubscriptionInvoice(tx, {
+    subscription: sub, billingReason: 'PRORATION', periodStart: plan.effective, periodEnd: sub.current_period_end,
+    idempotencyKey: plan.idempotencyKey, subtotal: plan.total, total: plan.total, now: ctx.clock.now(),
+  }, plan.lines.map((l) => ({
+    subscription_line_item_id: l.subscription_line_item_id ?? successorId, price_id: l.price_id, price_type: 'FIXED', meter_id: null,
+    display_name: l.display_name, amount: l.amount, quantity: l.quantity, period_start: l.period_start, period_end: l.period_end,
+  })))
   return invoice
 }

@@ -66,7 +66,7 @@ test('two concurrent runs end each due trial exactly once, in batches of at most
       ['ACTIVE', '2026-12-06T10:30:00.000Z', '2027-01-06T10:30:00.000Z'],
     )
     assert.deepEqual(await invoicesOf(s.id), [
-      ['SUBSCRIPTION_TRIAL_START', '0', '11-22T10:30', '12-06T10:30'],
+      ['SUBSCRIPTION_TRIAL_START', '0.00', '11-22T10:30', '12-06T10:30'],
       ['SUBSCRIPTION_CREATE', '20.00', '12-06T10:30', '01-06T10:30'],
     ])
     assert.equal(await events(s.id, 'subscription.updated'), updatedBefore + 1)
@@ -91,6 +91,6 @@ test('a trial cancelled at a reached cancel_at is ended by the cancellation job,
   const read = (await t.api.get(`/v1/subscriptions/${sub.id}`)).body
   // Cancelled inside the trial: nothing owed beyond the zero trial invoice.
   assert.deepEqual([read.subscription_status, read.end_date], ['CANCELLED', '2026-12-01T00:00:00.000Z'])
-  assert.deepEqual(await invoicesOf(sub.id), [['SUBSCRIPTION_TRIAL_START', '0', '11-22T10:30', '12-06T10:30']])
+  assert.deepEqual(await invoicesOf(sub.id), [['SUBSCRIPTION_TRIAL_START', '0.00', '11-22T10:30', '12-06T10:30']])
   assert.equal(await events(sub.id, 'subscription.cancelled'), 1)
 })

@@ -10,12 +10,10 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
-import { publishSystemEvent } from '../events/publish.js'
 import { InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
-import { invoiceEventPayload } from '../invoices/serialize.js'
 import { invoiceIdempotencyKey } from '../invoices/service.js'
 import type { Subscription } from './subscription.entity.js'
-import { invoiceParties } from './hierarchy.js'
+import { writeSubscriptionInvoice } from '../invoices/subscription-invoice-rows.js'
 
 export function checkoutUrl(scope: Scope, invoiceId: string): string {
   return `https://checkout.meterline.invalid/${scope.tenant_id}/${scope.environment_id}/invoices/${invoiceId}`
@@ -30,17 +28,11 @@ export async function createTrialInvoice(tx: EntityManager, clock: Clock, sub: S
   const manual = sub.collection_method === 'send_invoice'
   const now = clock.now()
   const id = newId('inv')
-  const invoice = tx.create(InvoiceSchema, {
-    id, ...scope, ...invoiceParties(sub), // hierarchy: delegated invoicing
-    subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
-    invoice_status: manual ? 'SKIPPED' : 'DRAFT', payment_status: manual ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
-    billing_reason: 'SUBSCRIPTION_TRIAL_START', billing_period: sub.billing_period, period_start: sub.trial_start, period_end: sub.trial_end,
-    subtotal: '0', total_discount: '0', total_tax: '0', total_prepaid_credits_applied: '0', adjustment_amount: '0',
-    total: '0', amount_due: '0', amount_paid: '0', amount_remaining: '0', overpaid_amount: '0', refunded_amount: '0',
-    invoice_number: null, billing_sequence: null, idempotency_key: key, description: 'Trial', issue_date: null, due_date: null,
-    finalized_at: null, paid_at: manual ? now : null, voided_at: null, last_computed_at: now, status: 'published',
-    metadata: manual ? {} : { checkout_url: checkoutUrl(scope, id) }, created_by: null, updated_by: null,
-  } as any)
-  if (!manual) publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
+  const { invoice } = writeSubscriptionInvoice(tx, {
+    id, subscription: sub, billingReason: 'SUBSCRIPTION_TRIAL_START', periodStart: sub.trial_start, periodEnd: sub.trial_end,
+    idempotencyKey: key, subtotal: '0', total: '0', now, description: 'Trial',
+    metadata: manual ? {} : { checkout_url: checkoutUrl(scope, id) },
+    zeroAmount: manual ? 'skip' : 'draft', skippedPaidAt: now,
+  }, [])
   return invoice
 }

@@ -41,7 +41,7 @@ test('automatic collection: a pending zero trial invoice with a checkout link; p
   const [trial] = await invoicesOf(sub.id)
   assert.deepEqual(
     [trial.billing_reason, trial.invoice_status, trial.payment_status, trial.total, trial.start, trial.end, trial.paid_at],
-    ['SUBSCRIPTION_TRIAL_START', 'DRAFT', 'PENDING', '0', '2026-11-22T10:30', '2026-12-06T10:30', null],
+    ['SUBSCRIPTION_TRIAL_START', 'DRAFT', 'PENDING', '0.00', '2026-11-22T10:30', '2026-12-06T10:30', null],
   )
   assert.match(trial.metadata.checkout_url, new RegExp(`^https://checkout\\.meterline\\.invalid/${t.tenantId}/env_[^/]+/invoices/${trial.id}$`))
 
@@ -59,7 +59,7 @@ test('automatic collection: a pending zero trial invoice with a checkout link; p
   assert.deepEqual(await billDueSubscriptions(p.ctx, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
   const all = await invoicesOf(sub.id)
   assert.deepEqual(all.map((i: any) => [i.billing_reason, i.total, i.start, i.end]), [
-    ['SUBSCRIPTION_TRIAL_START', '0', '2026-11-22T10:30', '2026-12-06T10:30'],
+    ['SUBSCRIPTION_TRIAL_START', '0.00', '2026-11-22T10:30', '2026-12-06T10:30'],
     ['SUBSCRIPTION_CREATE', '20.00', '2026-12-06T10:30', '2027-01-06T10:30'],
     ['SUBSCRIPTION_CYCLE', '20.00', '2026-12-06T10:30', '2027-01-06T10:30'],
   ])
@@ -71,7 +71,7 @@ test('manual collection: the trial invoice is paid at once (SKIPPED); a trial ca
   const sub = await created(t.api.post('/v1/subscriptions', { ...base, collection_method: 'send_invoice', trial_start: '2026-11-22T10:30:00Z', trial_end: '2026-12-01T00:00:00Z' }))
   assert.equal(sub.subscription_status, 'TRIALING')
   const [trial] = await invoicesOf(sub.id)
-  assert.deepEqual([trial.invoice_status, trial.payment_status, trial.total, trial.metadata], ['SKIPPED', 'SUCCEEDED', '0', {}])
+  assert.deepEqual([trial.invoice_status, trial.payment_status, trial.total, trial.metadata], ['SKIPPED', 'SUCCEEDED', '0.00', {}])
   assert.equal(new Date(trial.paid_at).toISOString(), '2026-11-22T10:30:00.000Z')
   clock.set(new Date('2026-11-25T00:00:00Z'))
   const res = await t.api.post(`/v1/subscriptions/${sub.id}/cancel`, { cancellation_type: 'immediate', cancel_at: '2026-11-23T00:00:00Z' })

@@ -1,0 +1,75 @@
+// The one place a subscription invoice row and its lines are written (cycle, create, threshold,
+// proration, trial-start): parties, statuses, zero amounts printed in the currency's decimals,
+// and `invoice.drafted` once per creation. Callers own the computation and the transaction.
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { newId } from '../../platform/ids.js'
+import type { Scope } from '../auth/authenticate.js'
+import { publishSystemEvent } from '../events/publish.js'
+import { D, toMoneyString } from '../pricing/index.js'
+import { invoiceParties } from '../subscriptions/hierarchy.js'
+import type { Subscription } from '../subscriptions/subscription.entity.js'
+import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
+import { invoiceEventPayload } from './serialize.js'
+
+export interface SubscriptionInvoiceRow {
+  /** a pre-generated id, when the caller needs it before the row exists */
+  id?: string
+  subscription: Subscription
+  billingReason: string
+  periodStart: Date
+  periodEnd: Date
+  idempotencyKey: string
+  /** sum of the lines before discounts; a negative net (credits) stays as the total with nothing due */
+  subtotal: string
+  totalDiscount?: string
+  total: string
+  now: Date
+  description?: string | null
+  metadata?: Record<string, unknown>
+  /** a zero total is SKIPPED (spec) unless 'draft': a trial charged automatically waits for its card */
+  zeroAmount?: 'skip' | 'draft'
+  /** paid_at of a SKIPPED invoice (a manually collected trial counts as paid now) */
+  skippedPaidAt?: Date
+}
+
+export type InvoiceLineRow = Pick<InvoiceLineItem, 'price_id' | 'price_type' | 'meter_id' | 'display_name' | 'amount' | 'quantity' | 'period_start' | 'period_end'>
+  & Partial<Pick<InvoiceLineItem, 'subscription_line_item_id' | 'adjusted_entitlement_quantity' | 'line_item_discount' | 'invoice_level_discount' | 'commitment_info'>>
+
+const scopeOf = (s: Subscription): Scope => ({ tenant_id: s.tenant_id, environment_id: s.environment_id })
+
+/**
+ * A new DRAFT (or SKIPPED, for a zero amount) subscription invoice in `tx`, with its lines;
+ * publishes invoice.drafted unless SKIPPED.
+ */
+export function writeSubscriptionInvoice(tx: EntityManager, row: SubscriptionInvoiceRow, lines: InvoiceLineRow[]): { invoice: Invoice; lines: InvoiceLineItem[] } {
+  const sub = row.subscription
+  const scope = scopeOf(sub)
+  const money = (x: string) => toMoneyString(x, sub.currency)
+  const total = D(row.total)
+  const skipped = total.isZero() && row.zeroAmount !== 'draft'
+  const due = total.isNegative() ? money('0') : money(row.total)
+  const settled = skipped || total.isNegative()
+  const invoice = tx.create(InvoiceSchema, {
+    id: row.id ?? newId('inv'), ...scope, ...invoiceParties(sub), subscription_id: sub.id, invoice_type: 'SUBSCRIPTION',
+    invoice_status: skipped ? 'SKIPPED' : 'DRAFT', payment_status: settled ? 'SUCCEEDED' : 'PENDING', currency: sub.currency,
+    billing_reason: row.billingReason, billing_period: sub.billing_period, period_start: row.periodStart, period_end: row.periodEnd,
+    subtotal: money(row.subtotal), total_discount: money(row.totalDiscount ?? '0'), total_tax: money('0'), total_prepaid_credits_applied: money('0'),
+    adjustment_amount: money('0'), total: money(row.total), amount_due: due, amount_paid: money('0'), amount_remaining: due,
+    overpaid_amount: money('0'), refunded_amount: money('0'), invoice_number: null, billing_sequence: null, idempotency_key: row.idempotencyKey,
+    description: row.description ?? null, issue_date: null, due_date: null, finalized_at: null,
+    paid_at: skipped ? (row.skippedPaidAt ?? null) : null, voided_at: null,
+    last_computed_at: row.now, status: 'published', metadata: row.metadata ?? {}, created_by: null, updated_by: null,
+  } as any)
+  const written = writeInvoiceLines(tx, invoice, sub, lines)
+  if (!skipped) publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
+  return { invoice, lines: written }
+}
+
+/** Lines under `invoice`, in order. */
+export function writeInvoiceLines(tx: EntityManager, invoice: Invoice, sub: Subscription, lines: InvoiceLineRow[]): InvoiceLineItem[] {
+  return lines.map((l) => tx.create(InvoiceLineItemSchema, {
+    id: newId('inv_line'), ...scopeOf(sub), invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
+    currency: sub.currency, status: 'published', metadata: {}, prepaid_credits_applied: toMoneyString('0', sub.currency),
+    subscription_line_item_id: null, ...l,
+  } as any))
+}
