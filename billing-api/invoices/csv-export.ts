@@ -10,13 +10,14 @@ import { searchInvoices, type InvoiceSearch } from './search.js'
 import { getInvoice } from './service.js'
 
 export const LINE_ITEM_COLUMNS = [
-  'line_item_id', 'display_name', 'price_type', 'meter_id', 'period_start', 'period_end', 'quantity', 'amount', 'currency',
+  'line_item_id', 'display_name', 'price_type', 'meter_id', 'period_start', 'period_end', 'quantity', 'adjusted_entitlement_quantity',
+  'amount', 'line_item_discount', 'invoice_level_discount', 'prepaid_credits_applied', 'currency',
 ] as const
 
 export const INVOICE_COLUMNS = [
   'id', 'invoice_number', 'customer_id', 'subscription_id', 'invoice_status', 'payment_status', 'currency',
-  'period_start', 'period_end', 'subtotal', 'total_discount', 'total_tax', 'total', 'amount_due', 'amount_paid',
-  'amount_remaining', 'created_at',
+  'period_start', 'period_end', 'subtotal', 'total_discount', 'total_tax', 'total_prepaid_credits_applied', 'total', 'amount_due',
+  'amount_paid', 'amount_remaining', 'created_at',
 ] as const
 
 const EXPORT_PAGE = 1000
@@ -31,13 +32,14 @@ export interface CsvDownload {
 const safeFilename = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_')
 
 const lineRow = (l: InvoiceLineItem): CsvValue[] => [
-  l.id, l.display_name, l.price_type, l.meter_id, l.period_start, l.period_end, l.quantity, l.amount, l.currency,
+  l.id, l.display_name, l.price_type, l.meter_id, l.period_start, l.period_end, l.quantity, l.adjusted_entitlement_quantity ?? null,
+  l.amount, l.line_item_discount, l.invoice_level_discount, l.prepaid_credits_applied, l.currency,
 ]
 
 const invoiceRow = (i: Invoice): CsvValue[] => [
   i.id, i.invoice_number, i.customer_id, i.subscription_id, i.invoice_status, i.payment_status, i.currency,
-  i.period_start, i.period_end, i.subtotal, i.total_discount, i.total_tax, i.total, i.amount_due, i.amount_paid,
-  i.amount_remaining, i.created_at,
+  i.period_start, i.period_end, i.subtotal, i.total_discount, i.total_tax, i.total_prepaid_credits_applied, i.total, i.amount_due,
+  i.amount_paid, i.amount_remaining, i.created_at,
 ]
 
 /** One row per line item of the invoice. */

@@ -174,11 +174,15 @@ test('the line-item CSV round-trips the tricky names and exact amounts', async (
   assert.match(res.headers.get('content-type') ?? '', /^text\/csv/)
   assert.equal(res.headers.get('content-disposition'), 'attachment; filename="invoice-INV-000001.csv"')
   const rows = parseCsv(res.text)
-  assert.deepEqual(rows[0], ['line_item_id', 'display_name', 'price_type', 'meter_id', 'period_start', 'period_end', 'quantity', 'amount', 'currency'])
+  assert.deepEqual(rows[0], [
+    'line_item_id', 'display_name', 'price_type', 'meter_id', 'period_start', 'period_end', 'quantity', 'adjusted_entitlement_quantity',
+    'amount', 'line_item_discount', 'invoice_level_discount', 'prepaid_credits_applied', 'currency',
+  ])
   const [line] = invoice.line_items
   assert.deepEqual(records(rows), [{
     line_item_id: line.id, display_name: DISPLAY_NAME, price_type: 'FIXED', meter_id: '', period_start: '2026-08-01T00:00:00.000Z',
-    period_end: '2026-09-01T00:00:00.000Z', quantity: line.quantity, amount: '25.00', currency: 'USD',
+    period_end: '2026-09-01T00:00:00.000Z', quantity: line.quantity, adjusted_entitlement_quantity: '', amount: '25.00',
+    line_item_discount: '0.00', invoice_level_discount: '0.00', prepaid_credits_applied: '0.00', currency: 'USD',
   }])
   assert.ok(res.text.includes(`"Platform fee, ""Pro"" plan"`), 'quoted with doubled quotes')
 })
@@ -201,8 +205,8 @@ test('the search CSV has one row per matching invoice, the same as the JSON sear
   assert.deepEqual(recs, [{
     id: invoice.id, invoice_number: 'INV-000001', customer_id: customer.id, subscription_id: sub.id, invoice_status: 'FINALIZED',
     payment_status: 'PENDING', currency: 'USD', period_start: '2026-08-01T00:00:00.000Z', period_end: '2026-09-01T00:00:00.000Z',
-    subtotal: '25.00', total_discount: '0.00', total_tax: '0.00', total: '25.00', amount_due: '25.00', amount_paid: '0.00',
-    amount_remaining: '25.00', created_at: invoice.created_at,
+    subtotal: '25.00', total_discount: '0.00', total_tax: '0.00', total_prepaid_credits_applied: '0.00', total: '25.00',
+    amount_due: '25.00', amount_paid: '0.00', amount_remaining: '25.00', created_at: invoice.created_at,
   }])
   const drafts = records(parseCsv((await download(tenant.apiKey, 'POST', '/v1/invoices/search/csv', { invoice_status: ['DRAFT'] })).text))
   assert.deepEqual(drafts.map((r) => [r.id, r.invoice_number]), [[draftId, '']])
