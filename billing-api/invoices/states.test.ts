@@ -151,6 +151,32 @@ test('two concurrent finalization runs finalize each draft once with distinct nu
   assert.equal(events[0].n, 7)
 })
 
+test('two concurrent computes of the same period, over two connection pools, write one invoice and one drafted event', async () => {
+  clock.set(new Date('2026-08-20T00:00:00Z')) // the August period has not ended: nothing is billed yet
+  const t = await p.newTenant()
+  const plan = (await t.api.post('/v1/plans', {
+    name: 'Fee', prices: [{ type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'USD', amount: '25', billing_period: 'MONTHLY', invoice_cadence: 'ARREAR' }],
+  })).body
+  const customer = (await t.api.post('/v1/customers', { external_id: 'race' })).body
+  const created = (await t.api.post('/v1/subscriptions', { customer_id: customer.id, plan_id: plan.id, currency: 'USD', start_date: '2026-08-01T00:00:00Z' })).body
+  const period = [new Date('2026-08-01T00:00:00Z'), new Date('2026-09-01T00:00:00Z')] as const
+  const second = await openOrm(p.config.databaseUrl, 4)
+  try {
+    const ctxB: BillingContext = { ...p.ctx, orm: second }
+    const results = await Promise.all([p.ctx, ctxB, p.ctx, ctxB].map(async (ctx) => {
+      const em = ctx.orm.em.fork()
+      const sub = await em.findOneOrFail(SubscriptionSchema, { id: created.id })
+      return (await createSubscriptionInvoice(ctx, em, sub, ...period, 'SUBSCRIPTION_CYCLE')).id
+    }))
+    assert.equal(new Set(results).size, 1, `one invoice id for every caller: ${results}`)
+  } finally {
+    await second.close()
+  }
+  const rows = await sql(p, `SELECT id, total::text FROM invoices WHERE subscription_id = ? AND billing_reason = 'SUBSCRIPTION_CYCLE'`, [created.id])
+  assert.deepEqual(rows.map((r) => r.total), ['25.00'])
+  assert.deepEqual(await eventNames(p, rows[0].id), ['invoice.drafted'])
+})
+
 test('void: FINALIZED and unpaid -> VOIDED; other states refused; the key can then be billed again', async () => {
   clock.set(NOW)
   const t = await p.newTenant()
