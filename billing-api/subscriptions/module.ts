@@ -12,7 +12,8 @@ export const subscriptionsModule: DomainModule = {
   migrations: [sqlMigration('subscriptions_0001_lifecycle', new URL('./migrations/0001_lifecycle.sql', import.meta.url)),
     sqlMigration('subscriptions_0002_addon_associations', new URL('./migrations/0002_addon_associations.sql', import.meta.url)),
     sqlMigration('subscriptions_0003_hierarchy', new URL('./migrations/0003_hierarchy.sql', import.meta.url)),
-    sqlMigration('subscriptions_0004_commitments', new URL('./migrations/0004_commitments.sql', import.meta.url))],
+    sqlMigration('subscriptions_0004_commitments', new URL('./migrations/0004_commitments.sql', import.meta.url)),
+    sqlMigration('subscriptions_0005_drop_fill_trigger', new URL('./migrations/0005_drop_fill_trigger.sql', import.meta.url))],
   routes: async (app, ctx) => {
     await subscriptionRoutes(app, ctx)
     await subscriptionChangeRoutes(app, ctx)
