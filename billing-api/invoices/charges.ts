@@ -1,7 +1,7 @@
 // Pure: which charges a subscription invoice carries, and their amounts. Quantities for
 // usage lines come in already measured; no I/O, no clock.
 import {
-  applyCommitment, applySharedCommitment, applyWindowedCommitment, calculateAmount, D, settleCommitment, toMoneyString,
+  applyCommitment, applySharedCommitment, applyWindowedCommitment, calculateAmount, D, prorateCommitment, settleCommitment, toMoneyString,
   type CommitmentInfo, type PriceDefinition,
 } from '../pricing/index.js'
 import type { Price } from '../plans/price.entity.js'
@@ -24,6 +24,18 @@ export interface Charge {
   share?: { seconds: number; of: number }
   /** USAGE lines: the measured usage when the priced quantity was capped by an entitlement */
   measured_quantity?: string
+  /**
+   * USAGE lines on a period shorter than the line's full cadence period (calendar stub period,
+   * cancellation, line item started or ended inside it): the share, in seconds, by which the
+   * line's commitment is prorated.
+   */
+  commitment_share?: { seconds: number; of: number }
+  /**
+   * A usage line settled over the whole period after threshold cuts (subscriptions/usage-cuts.ts):
+   * what the period's live threshold invoices already billed for it; its amount is the whole
+   * period's minus this.
+   */
+  threshold_billed?: string
 }
 
 type ChargedSubscription = Pick<Subscription,
@@ -53,8 +65,10 @@ export function chargesForPeriod(
     const to = lineItem.end_date && lineItem.end_date < end ? lineItem.end_date : end
     if (from >= to) return
     const cadence = priceCadence(price)
-    const share = prorates && price.type === 'FIXED' && cadence ? partialShare(periodContaining(cadenceAnchor(sub, cadence), cadence, from), from, to) : null
-    charges.push({ lineItem, price, periodStart: from, periodEnd: to, ...(share ? { share } : {}) })
+    const part = cadence ? partialShare(periodContaining(cadenceAnchor(sub, cadence), cadence, from), from, to) : null
+    const share = prorates && price.type === 'FIXED' ? part : null
+    const commitmentShare = price.type === 'USAGE' ? part : null
+    charges.push({ lineItem, price, periodStart: from, periodEnd: to, ...(share ? { share } : {}), ...(commitmentShare ? { commitment_share: commitmentShare } : {}) })
   }
   for (const { lineItem, price } of lines) {
     const oneTime = price.billing_period === 'ONETIME'
@@ -88,6 +102,12 @@ export function chargesForPeriod(
   return charges
 }
 
+/** The share of the subscription's full billing period that [start, end) covers (stub or cut-short periods), or null when whole. */
+export function periodShare(sub: Pick<Subscription, 'billing_anchor' | 'billing_period' | 'billing_period_count' | 'billing_cycle' | 'start_date' | 'trial_end'>, start: Date, end: Date): Charge['share'] | null {
+  const cadence = subscriptionCadence(sub)
+  return partialShare(periodContaining(cadenceAnchor(sub, cadence), cadence, start), start, end)
+}
+
 /** (to - from) / (period length) in whole seconds when [from, to) is less than the full period, else null. */
 function partialShare(full: { start: Date; end: Date }, from: Date, to: Date): Charge['share'] | null {
   const sec = (d: Date) => Math.floor(d.getTime() / 1000)
@@ -107,18 +127,29 @@ export interface MeasuredCharge extends Charge {
   quantity: string
   /** windowed line commitments: the usage quantity of every commitment window of the period, in time order */
   windowQuantities?: string[]
+  /** windowed line commitments: per window, its share when the period boundary cuts it (see commitmentWindows) */
+  windowShares?: ({ seconds: number; of: number } | undefined)[]
 }
 
 export type SubscriptionCommitment = Pick<Subscription, 'commitment_amount' | 'overage_factor' | 'enable_true_up'>
 
+export interface Commitments {
+  subscription?: SubscriptionCommitment
+  /** the invoice period's share of a full billing period when shorter (prorates the subscription's commitment) */
+  share?: { seconds: number; of: number } | null
+}
+
 /**
  * The commitments an invoice of `reason` applies: none on an AUTO_INVOICE_THRESHOLD invoice (its
- * usage is billed at the normal price; the cycle invoice then applies the commitments to the
- * usage after the last cut only), else the line items' own and the subscription's.
+ * usage is billed at the normal price; the cycle invoice then settles the commitments over the
+ * whole period's usage, minus what the threshold invoices billed), else the line items' own and
+ * the subscription's. `share`: see Commitments.
  */
-export function commitmentsFor(reason: BillingReason, sub: SubscriptionCommitment): { subscription: SubscriptionCommitment } | null {
-  return reason === 'AUTO_INVOICE_THRESHOLD' ? null : { subscription: sub }
+export function commitmentsFor(reason: BillingReason, sub: SubscriptionCommitment, share: Commitments['share'] = null): Commitments | null {
+  return reason === 'AUTO_INVOICE_THRESHOLD' ? null : { subscription: sub, share }
 }
+
+const fraction = (share: { seconds: number; of: number } | null | undefined) => (share ? D(share.seconds).div(share.of) : null)
 
 const hasLineCommitment = (li: SubscriptionLineItem): boolean => li.commitment_amount != null || li.commitment_quantity != null
 
@@ -127,33 +158,39 @@ const hasLineCommitment = (li: SubscriptionLineItem): boolean => li.commitment_a
  * USAGE lines with a commitment are charged utilized + overage + true-up (pricing/commitment.ts):
  * a line's own commitment first; else the subscription's commitment_amount, shared by all its
  * usage lines without one, in line order. See billing-api/pricing/README.md.
+ * Short periods prorate non-windowed commitments (`commitment_share`, `commitments.share`); a
+ * line with `threshold_billed` is billed its whole-period amount minus that (usage-cuts.ts).
  */
 export function priceCharges(
-  charges: MeasuredCharge[], currency: string, commitments: { subscription?: SubscriptionCommitment } | null = null,
+  charges: MeasuredCharge[], currency: string, commitments: Commitments | null = null,
 ): { lines: PricedLine[]; subtotal: string } {
   const subscription = commitments?.subscription
   const shared: number[] = []
   const lines: PricedLine[] = charges.map((c, i) => {
-    const { windowQuantities: _windows, ...charge } = c
+    const { windowQuantities: _windows, windowShares: _shares, ...charge } = c
     const def = toPriceDefinition(c.price)
     if (commitments && c.price.type === 'USAGE' && hasLineCommitment(c.lineItem)) {
       const { amount, info } = lineCommitment(c, def, currency)
       return { ...charge, amount: toMoneyString(amount, currency), commitment_info: info }
     }
-    if (c.price.type === 'USAGE' && subscription?.commitment_amount != null) shared.push(i)
+    if (commitments && c.price.type === 'USAGE' && subscription?.commitment_amount != null) shared.push(i)
     const full = calculateAmount(def, c.quantity).unrounded
-    return { ...charge, amount: toMoneyString(c.share ? full.times(c.share.seconds).div(c.share.of) : full, currency), commitment_info: null }
+    const amount = D(toMoneyString(c.share ? full.times(c.share.seconds).div(c.share.of) : full, currency)).minus(c.threshold_billed ?? 0)
+    return { ...charge, amount: toMoneyString(amount, currency), commitment_info: null }
   })
   if (shared.length && subscription?.commitment_amount != null) {
     const factor = subscription.overage_factor ?? '1'
+    const periodShare = fraction(commitments?.share)
+    const terms = { amount: subscription.commitment_amount, overage_factor: factor, true_up_enabled: subscription.enable_true_up }
+    const applied = periodShare ? prorateCommitment(terms, periodShare) : terms
     const splits = applySharedCommitment(
       shared.map((i) => calculateAmount(toPriceDefinition(charges[i].price), charges[i].quantity).unrounded),
-      { amount: subscription.commitment_amount, overage_factor: factor, true_up_enabled: subscription.enable_true_up },
+      applied,
     )
     shared.forEach((i, k) => {
       const { amount, info } = settleCommitment(splits[k], currency, {
-        amount: subscription.commitment_amount, quantity: null, overage_factor: factor, is_windowed: false, true_up_enabled: subscription.enable_true_up,
-      })
+        amount: D(applied.amount).toString(), quantity: null, overage_factor: factor, is_windowed: false, true_up_enabled: subscription.enable_true_up,
+      }, charges[i].threshold_billed)
       lines[i] = { ...lines[i], amount: toMoneyString(amount, currency), commitment_info: info }
     })
   }
@@ -171,11 +208,14 @@ function lineCommitment(c: MeasuredCharge, def: PriceDefinition, currency: strin
   const committed = li.commitment_amount ?? calculateAmount(def, li.commitment_quantity!).unrounded
   const terms = { amount: committed, overage_factor: li.commitment_overage_factor ?? '1', true_up_enabled: li.commitment_true_up_enabled === true }
   const priced = (q: string) => calculateAmount(def, q).unrounded
+  // windowed: each window cut by the period boundary is prorated on its own; otherwise the period's share
+  const share = li.commitment_windowed ? null : fraction(c.commitment_share)
+  const applied = share ? prorateCommitment(terms, share) : terms
   const split = li.commitment_windowed
-    ? applyWindowedCommitment((c.windowQuantities ?? [c.quantity]).map(priced), terms)
-    : applyCommitment(priced(c.quantity), terms)
+    ? applyWindowedCommitment((c.windowQuantities ?? [c.quantity]).map(priced), terms, c.windowShares?.map((w) => fraction(w) ?? D(1)))
+    : applyCommitment(priced(c.quantity), applied)
   return settleCommitment(split, currency, {
-    amount: typeof committed === 'string' ? committed : committed.toString(), quantity: li.commitment_quantity ?? null,
+    amount: D(applied.amount).toString(), quantity: li.commitment_quantity ?? null,
     overage_factor: terms.overage_factor, is_windowed: li.commitment_windowed === true, true_up_enabled: terms.true_up_enabled,
-  })
+  }, c.threshold_billed)
 }

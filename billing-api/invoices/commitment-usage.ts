@@ -32,7 +32,7 @@ export async function measureCommitmentWindows(
       if (!ADDITIVE.has(meter.aggregation.type)) {
         // MAX, LATEST, AVG, COUNT_UNIQUE: one read per window
         const values = await Promise.all(windows.map(async (w) => (await meterUsage(ctx.ch, meter, range(w.start, w.end))).value))
-        return { ...c, windowQuantities: values }
+        return { ...c, windowQuantities: values, windowShares: windows.map((w) => w.share) }
       }
       // One read in the finest step the windows need, each step added to the window holding it.
       const minutes = (buckets ?? []).some((b) => b.start.minute !== 0 || b.end.minute !== 0)
@@ -44,7 +44,7 @@ export async function measureCommitmentWindows(
         const i = windows.findIndex((w) => w.start.getTime() <= at && at < w.end.getTime())
         if (i >= 0) sums[i] = sums[i].plus(item.value)
       }
-      return { ...c, windowQuantities: sums.map((s) => s.toString()) }
+      return { ...c, windowQuantities: sums.map((s) => s.toString()), windowShares: windows.map((w) => w.share) }
     }),
   )
 }

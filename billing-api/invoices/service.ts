@@ -3,7 +3,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import { D, toMoneyString } from '../pricing/index.js'
-import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
@@ -14,7 +13,7 @@ import { minuteKey } from '../subscriptions/periods.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { applyThresholdCuts } from '../subscriptions/usage-cuts.js'
 import { usageCustomerExternalIds } from '../subscriptions/hierarchy.js'
-import { chargesForPeriod, commitmentsFor, priceCharges, type BillingReason, type PricedLine } from './charges.js'
+import { chargesForPeriod, commitmentsFor, periodShare, priceCharges, type BillingReason, type PricedLine } from './charges.js'
 import { measureCommitmentWindows } from './commitment-usage.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
 import { cappedQuantity, usageCapsByMeter } from './entitlement-limits.js'
@@ -22,9 +21,10 @@ import { writeInvoiceLines, writeSubscriptionInvoice } from './subscription-invo
 import { findInScope } from '../db/scoped-records.js'
 import { usageAnalyticsForLines } from './usage-analytics.js'
 import { applyCoupons, couponApplies, type LineDiscount, type PlannedCouponApplication } from './apply-coupons.js'
-import { CouponApplicationSchema, type AppliedTax, type CouponApplication } from './amounts.entity.js'
+import type { AppliedTax, CouponApplication } from './amounts.entity.js'
 import { invoiceAmountRecords } from './amount-records.js'
 import { attachedCoupons } from './invoice-coupons.js'
+import { writeCouponApplications } from './coupon-application-rows.js'
 
 export interface ComputedInvoice {
   subscription: Subscription
@@ -84,7 +84,7 @@ export async function computeSubscriptionInvoice(
   // commitments (helper C1): windowed commitments need per-window usage; the subscription's commitment is shared by its usage lines
   const { lines, subtotal } = priceCharges(
     await measureCommitmentWindows(ctx, em, async (c) => ({ external_customer_ids: await usageCustomerExternalIds(em, sub, c.periodStart, c.periodEnd) }), measured),
-    sub.currency, commitmentsFor(reason, sub),
+    sub.currency, commitmentsFor(reason, sub, periodShare(sub, periodStart, periodEnd)), // short periods prorate the subscription's commitment
   )
   const coupons = (await attachedCoupons(em, scope, sub.id, invoiceId)).filter((c) => couponApplies(c, periodStart, periodEnd))
   const discounts = applyCoupons(lines.map((l) => ({ subscription_line_item_id: l.lineItem.id, amount: l.amount })), coupons, sub.currency)
@@ -111,7 +111,6 @@ export function draftAmounts(c: ComputedInvoice, currency: string) {
 
 /** Writes the computed lines and their coupon applications under `invoice` (caller's transaction). */
 export function writeComputedLines(tx: EntityManager, invoice: Invoice, computed: ComputedInvoice): void {
-  const scope: Scope = { tenant_id: invoice.tenant_id, environment_id: invoice.environment_id }
   const sub = computed.subscription
   const lineIds = writeInvoiceLines(tx, invoice, sub, computed.lines.map((l) => ({
     subscription_line_item_id: l.lineItem.id, price_id: l.price.id, price_type: l.price.type, meter_id: l.price.meter_id,
@@ -120,20 +119,7 @@ export function writeComputedLines(tx: EntityManager, invoice: Invoice, computed
     line_item_discount: l.line_item_discount, invoice_level_discount: l.invoice_level_discount,
     commitment_info: l.commitment_info, period_start: l.periodStart, period_end: l.periodEnd,
   }))).map((line) => line.id)
-  const now = invoice.last_computed_at ?? new Date()
-  for (const a of computed.couponApplications) {
-    const { coupon, association } = a.attached
-    tx.create(CouponApplicationSchema, {
-      id: newId('coupon_app'), ...scope, invoice_id: invoice.id, invoice_line_item_id: a.lineIndex === null ? null : lineIds[a.lineIndex],
-      subscription_id: sub.id, coupon_id: coupon.id, coupon_association_id: association.id, currency: sub.currency, applied_at: now,
-      coupon_snapshot: {
-        id: coupon.id, name: coupon.name, type: coupon.type, amount_off: coupon.amount_off, percentage_off: coupon.percentage_off,
-        currency: coupon.currency, duration: coupon.duration, duration_in_periods: coupon.duration_in_periods,
-      },
-      discount_percentage: a.discount_percentage, discounted_amount: a.discounted_amount, original_price: a.original_price,
-      final_price: a.final_price, status: 'published', metadata: {},
-    } as any)
-  }
+  writeCouponApplications(tx, invoice, sub.id, computed.couponApplications, lineIds, invoice.last_computed_at ?? new Date())
 }
 
 /**

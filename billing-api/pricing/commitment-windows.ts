@@ -3,7 +3,7 @@ import { PricingInputError } from './money.js';
 /**
  * Windows of a windowed commitment (pure date math, UTC). Without time buckets a window is a
  * UTC day; with buckets it is one bucket of one UTC day. Windows are clipped to the billing
- * period, and the commitment is not prorated for a clipped window.
+ * period; a clipped window carries its share (whole seconds), by which its commitment is prorated.
  */
 export interface TimeOfDay {
   hour: number;
@@ -19,6 +19,8 @@ export type BucketGranularity = 'HOUR' | 'MINUTE';
 export interface Window {
   start: Date;
   end: Date;
+  /** a window clipped by the period boundary: its length and the full window's, in seconds */
+  share?: { seconds: number; of: number };
 }
 
 const DAY_MS = 86_400_000;
@@ -77,7 +79,10 @@ export function commitmentWindows(start: Date, end: Date, buckets: TimeBucket[] 
     for (const [from, to] of offsets) {
       const s = Math.max(day + from, start.getTime());
       const e = Math.min(day + to, end.getTime());
-      if (s < e) windows.push({ start: new Date(s), end: new Date(e) });
+      if (s >= e) continue;
+      const full = (to - from) / 1000;
+      const part = Math.floor(e / 1000) - Math.floor(s / 1000);
+      windows.push({ start: new Date(s), end: new Date(e), ...(part < full ? { share: { seconds: part, of: full } } : {}) });
     }
   }
   return windows;

@@ -78,10 +78,31 @@ const addSplit = (a: CommitmentSplit, b: CommitmentSplit): CommitmentSplit => ({
  * Windowed commitment: the full commitment applies to every window on its own (usage of one
  * window never fills another's commitment), and the windows' splits are summed. Every window
  * of the period must be listed, including those without usage ("0"), so true-up sees them.
+ * `shares` (optional, one per window, in [0, 1]): a window cut short by the period boundary
+ * commits only its share of the commitment (prorateCommitment).
  */
-export function applyWindowedCommitment(windows: (Decimal | string)[], terms: CommitmentTerms): CommitmentSplit {
+export function applyWindowedCommitment(windows: (Decimal | string)[], terms: CommitmentTerms, shares?: (Decimal | string)[]): CommitmentSplit {
   const t = parseCommitmentTerms(terms);
-  return windows.reduce<CommitmentSplit>((sum, w, i) => addSplit(sum, splitOne(parseUsage(w, `windows[${i}]`), t)), zeroSplit());
+  return windows.reduce<CommitmentSplit>((sum, w, i) => {
+    const share = shares?.[i];
+    const own = share === undefined ? t : { ...t, amount: t.amount.times(parseShare(share, `shares[${i}]`)) };
+    return addSplit(sum, splitOne(parseUsage(w, `windows[${i}]`), own));
+  }, zeroSplit());
+}
+
+function parseShare(share: Decimal | string, field: string): Decimal {
+  const value = parseDecimal(share, field);
+  if (value.isNegative() || value.gt(1)) throw new PricingInputError(field, `must be between 0 and 1, got ${value.toString()}`);
+  return value;
+}
+
+/**
+ * The commitment of a period shorter than a full one (a calendar stub period, a cancellation's
+ * final period): the committed amount times the period's share (seconds / full period's seconds),
+ * unrounded. The factor and true-up are unchanged.
+ */
+export function prorateCommitment(terms: CommitmentTerms, share: Decimal | string): CommitmentTerms {
+  return { ...terms, amount: parseCommitmentTerms(terms).amount.times(parseShare(share, 'share')) };
 }
 
 /**
@@ -106,18 +127,21 @@ export function applySharedCommitment(lines: (Decimal | string)[], terms: Commit
 /**
  * Rounds a split for an invoice line: each part is rounded once, half-up, to the currency,
  * and the line's amount is the sum of the rounded parts, so commitment_info always adds up
- * to the line amount exactly.
+ * to the line amount exactly. `alreadyBilled` (a money amount, default 0): what earlier
+ * invoices of the same period (automatic threshold invoices) billed for the line; the split
+ * covers the whole period and the line's amount is its sum minus that.
  */
 export function settleCommitment(
   split: CommitmentSplit,
   currency: string,
   describe: { amount: string | null; quantity: string | null; overage_factor: Decimal | string; is_windowed: boolean; true_up_enabled: boolean },
+  alreadyBilled: Decimal | string = '0',
 ): { amount: Decimal; info: CommitmentInfo } {
   const utilized = roundMoney(split.utilized, currency);
   const overage = roundMoney(split.overage, currency);
   const trueUp = roundMoney(split.true_up, currency);
   return {
-    amount: utilized.plus(overage).plus(trueUp),
+    amount: utilized.plus(overage).plus(trueUp).minus(parseDecimal(alreadyBilled, 'already_billed')),
     info: {
       amount: describe.amount === null ? null : toMoneyString(describe.amount, currency),
       quantity: describe.quantity === null ? null : new D(describe.quantity).toString(),

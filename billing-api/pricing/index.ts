@@ -21,7 +21,7 @@ export type {
   TierMode,
   TransformQuantity,
 } from './types.js';
-export { applyCommitment, applySharedCommitment, applyWindowedCommitment, parseCommitmentTerms, settleCommitment } from './commitment.js';
+export { applyCommitment, applySharedCommitment, applyWindowedCommitment, parseCommitmentTerms, prorateCommitment, settleCommitment } from './commitment.js';
 export type { CommitmentInfo, CommitmentSplit, CommitmentTerms } from './commitment.js';
 export { checkTimeBuckets, commitmentWindows } from './commitment-windows.js';
 export type { BucketGranularity, TimeBucket, TimeOfDay, Window } from './commitment-windows.js';

@@ -7,7 +7,9 @@ import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { createSubscriptionInvoice } from '../invoices/service.js'
-import { InvoiceSchema } from '../invoices/invoice.entity.js'
+import { InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
+import { createManualInvoice } from '../invoices/manual-invoices.js'
+import { D, toMoneyString } from '../pricing/index.js'
 import { invoiceEventPayload } from '../invoices/serialize.js'
 import { createProrationInvoice } from './final-invoice.js'
 import { nextBoundary } from './periods.js'
@@ -44,20 +46,46 @@ export async function startPaidBilling(ctx: BillingContext, tx: EntityManager, s
 /**
  * A subscription ended at its start never has the first period its SUBSCRIPTION_CREATE invoice
  * billed in advance (first-invoice.ts): that invoice is VOIDED (invoice.voided published) while
- * it is a DRAFT or FINALIZED and unpaid. A paid one stays as it is: credit notes and refunds are
- * not part of this service yet.
+ * it is a DRAFT or FINALIZED and unpaid. A paid one (SUCCEEDED or OVERPAID) stays as it is and
+ * the customer gets a CREDIT invoice for its amount_paid (creditPaidFirstInvoice).
  */
 async function voidFirstPeriodInvoice(ctx: BillingContext, tx: EntityManager, sub: Subscription): Promise<void> {
   const scope = scopeOf(sub)
   const invoices = await tx.find(InvoiceSchema, {
-    ...scope, subscription_id: sub.id, billing_reason: 'SUBSCRIPTION_CREATE', invoice_status: { $in: ['DRAFT', 'FINALIZED'] },
-    payment_status: { $nin: ['SUCCEEDED', 'OVERPAID'] }, status: { $ne: 'deleted' },
-  })
+    ...scope, subscription_id: sub.id, billing_reason: 'SUBSCRIPTION_CREATE', invoice_status: { $in: ['DRAFT', 'FINALIZED'] }, status: { $ne: 'deleted' },
+  }, { orderBy: { created_at: 'asc', id: 'asc' } })
   for (const invoice of invoices) {
+    if (invoice.payment_status === 'SUCCEEDED' || invoice.payment_status === 'OVERPAID') {
+      await creditPaidFirstInvoice(ctx, tx, sub, invoice)
+      continue
+    }
     invoice.invoice_status = 'VOIDED'
     invoice.voided_at = ctx.clock.now()
     publishSystemEvent(tx, scope, { event_name: 'invoice.voided', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
   }
+}
+
+/** The idempotency key of the CREDIT invoice giving back a paid invoice (stored as `manual:<key>`). */
+export const creditOfKey = (invoiceId: string): string => `credit_of:${invoiceId}`
+
+/**
+ * A paid first-period invoice of a subscription ended at its start: a DRAFT CREDIT invoice
+ * (manual-invoices.ts) to the same customer for what was paid (amount_paid), in the cancelling
+ * transaction, with metadata.credited_invoice_id = the paid invoice. Once per paid invoice: the
+ * key creditOfKey(invoice id); a live one already there is left alone.
+ */
+async function creditPaidFirstInvoice(ctx: BillingContext, tx: EntityManager, sub: Subscription, paid: Invoice): Promise<void> {
+  const scope = scopeOf(sub)
+  if (!D(paid.amount_paid).gt(0)) return
+  const key = creditOfKey(paid.id)
+  const live = await tx.findOne(InvoiceSchema, { ...scope, idempotency_key: `manual:${key}`, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
+  if (live) return
+  await createManualInvoice(tx, ctx.clock, scope, null, {
+    customer_id: paid.customer_id, invoice_type: 'CREDIT', currency: paid.currency, idempotency_key: key,
+    description: `Credit for ${paid.invoice_number ?? paid.id}: subscription ${sub.id} ended at its start`,
+    metadata: { credited_invoice_id: paid.id, subscription_id: sub.id, reason: 'subscription_ended_at_start' },
+    line_items: [{ display_name: `Refund of ${paid.invoice_number ?? paid.id}`, amount: toMoneyString(paid.amount_paid, paid.currency) }],
+  })
 }
 
 /**
