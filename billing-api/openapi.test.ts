@@ -1,15 +1,9 @@
 // The OpenAPI document is generated from the route schemas and lists every /v1 route.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { startTestPlatform, type TestPlatform } from '../test/support/platform.js'
+import { usePlatform } from '../test/support/platform.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'ingest'] })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'ingest'] })
 
 test('GET /v1/docs/openapi.json documents the routes with their schemas', async () => {
   const res = await p.client().get('/v1/docs/openapi.json')

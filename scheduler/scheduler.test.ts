@@ -1,23 +1,17 @@
 // The scheduler: jobs run on demand through the BullMQ queue (operators' CLI), each run is
 // measured (runs by outcome, items, duration), and the CLI knows every job by name.
-import { after, before, test } from 'node:test'
+import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { ManualClock } from '../platform/clock.js'
 import { PROJECT_ROOT } from '../platform/config.js'
 import { schedulerJobItems, schedulerJobRuns, schedulerJobSeconds } from '../platform/metrics.js'
-import { startTestPlatform, type TestPlatform } from '../test/support/platform.js'
+import { usePlatform } from '../test/support/platform.js'
 import { created } from '../test/support/fixtures.js'
 import { JOBS } from './jobs.js'
 
 const clock = new ManualClock(new Date('2026-11-22T10:30:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'scheduler'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'scheduler'], clock })
 
 async function metric(m: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number; metricName?: string }[] }> }, labels: Record<string, string>, metricName?: string) {
   const { values } = await m.get()

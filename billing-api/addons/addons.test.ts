@@ -1,18 +1,12 @@
 // Add-ons over HTTP: created with their prices in one transaction, read with prices and
 // entitlements, updated, archived, and isolated per tenant and environment.
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, common, eventsFor, flatMonthly, newFeature, newMeter, rowCount, usagePrice } from '../features/test-kit.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 const newAddon = (api: ApiClient, body: Record<string, unknown>) => created(api.post('/v1/addons', body))
 

@@ -1,16 +1,10 @@
 // Service accounts, API keys and the tenant read (spec: Authentication, Errors 1 and 10).
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], config: { apiKeyCacheTtlMs: 0 } })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], config: { apiKeyCacheTtlMs: 0 } })
 
 test('GET /v1/tenants/{id} returns the caller\'s tenant and 404 for any other id', async () => {
   const a = await p.newTenant('Alpha GmbH')

@@ -3,18 +3,12 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { InvalidOperationError, NotFoundError } from '../../platform/errors.js'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import type { Scope } from '../auth/authenticate.js'
 import { redeemCoupon } from './redeem-coupon.js'
 import { assertError } from '../../test/support/assertions.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 
 /** Rows in the coupons table for the scope, whatever their status. */

@@ -1,26 +1,20 @@
 // The credit grant application job and the upcoming-grants read: the catch-up sequence, wallet
 // top-ups (amounts, order, priority, expiry), idempotency under repeated and concurrent runs,
 // and tenant isolation. Every run is limited to the test's tenant (the database is shared).
-import { after, before, test } from 'node:test'
+import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'
 import type { BillingContext } from '../context.js'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { assertError } from '../../test/support/assertions.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import { applyDueCreditGrants } from './apply-due.js'
 
 const NOW = new Date('2026-11-20T00:00:00Z')
 const clock = new ManualClock(NOW)
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 async function sql(query: string, params: unknown[] = []): Promise<any[]> {
   return p.ctx.orm.em.fork().getConnection().execute(query, params)

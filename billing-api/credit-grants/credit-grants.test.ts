@@ -1,18 +1,12 @@
 // Credit grant definitions: CRUD on plans and subscriptions, the plan read that includes them,
 // validation of every term, and tenant + environment isolation.
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 const monthly = { name: 'Monthly credits', credits: '500.25', period: 'MONTHLY' }
 

@@ -4,17 +4,11 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { newId } from '../../platform/ids.js'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 import { CustomerIntegrationSchema } from './customer-integration.entity.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 const full = {
   external_id: 'acme-1',

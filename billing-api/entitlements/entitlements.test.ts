@@ -1,19 +1,13 @@
 // Entitlements over HTTP: features granted on plans and add-ons, the values each feature type
 // takes, one live entitlement per (plan or add-on, feature), listEntitlements, isolation.
-import { after, before, describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, common, eventsFor, newFeature, newMeter, newPlan, rowCount } from '../features/test-kit.js'
 import { listEntitlements } from './read.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 /** A tenant with a plan, an add-on and one feature of each type. */
 async function catalog(name = 'T') {

@@ -1,19 +1,13 @@
 // Features over HTTP: create (with generated lookup keys), read, list, update, archive, the
 // rules tying settings to the feature type, and tenant and environment isolation.
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, common, eventsFor, newFeature, newMeter, rowCount } from './test-kit.js'
 import { slugify } from './lookup-key.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 const alerts = { alert_enabled: true, info: { threshold: 800 }, warning: { threshold: 900 }, critical: { threshold: 1000 } }
 const gb = { conversion_rate: 1000000000, unit_singular: 'GB', unit_plural: 'GBs' }

@@ -1,18 +1,12 @@
 // Groups over HTTP: price and feature groups, membership validated in scope, features.group_id
 // kept in step with the group's entity_ids from both sides, lookup keys, isolation.
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, common, eventsFor, flatMonthly, newFeature, newPlan, rowCount } from '../features/test-kit.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 const newGroup = (api: ApiClient, body: Record<string, unknown>) => created(api.post('/v1/groups', body))
 const groupIdOf = async (api: ApiClient, featureId: string) => (await api.get(`/v1/features/${featureId}`)).body.group_id

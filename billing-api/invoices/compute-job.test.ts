@@ -7,19 +7,13 @@ import { Queue } from 'bullmq'
 import { ManualClock } from '../../platform/clock.js'
 import { createRedis } from '../../platform/redis.js'
 import { assertError } from '../../test/support/assertions.js'
-import { eventually, startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { eventually, usePlatform } from '../../test/support/platform.js'
 import { INVOICE_COMPUTE_QUEUE } from './compute-job.js'
 import { billedInvoices } from './test-helpers.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'scheduler'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'scheduler'], clock })
 
 test('async compute: 202 with a workflow id, the job recomputes the invoice, the poll shows completed', async () => {
   clock.set(NOW)

@@ -4,18 +4,12 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { assertError } from '../../test/support/assertions.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { billedInvoices, eventNames, sql, type Tenant } from './test-helpers.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'scheduler'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'scheduler'], clock })
 
 /** A FINALIZED invoice of 25.00 (or `amount`) in a fresh tenant. */
 async function finalizedInvoice(opts: { amount?: string; currency?: string } = {}): Promise<{ t: Tenant; id: string }> {

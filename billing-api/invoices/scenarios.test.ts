@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { eventually, startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { eventually, type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { assertError } from '../../test/support/assertions.js'
 import { billDueSubscriptions } from '../subscriptions/bill-due.js'
@@ -17,13 +17,7 @@ import { eventNames, sql } from './test-helpers.js'
 const START = new Date('2026-08-01T00:00:00Z')
 const BILL = new Date('2026-09-01T00:00:00Z')
 const clock = new ManualClock(START)
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
 
 interface World {
   api: ApiClient

@@ -1,20 +1,14 @@
 // POST /v1/invoices/search: every filter, sorting, pagination, validation, tenancy, and
 // SKIPPED invoices never returned.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { assertError } from '../../test/support/assertions.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { billedInvoices, sql } from './test-helpers.js'
 
 const clock = new ManualClock(new Date('2026-09-15T10:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'scheduler'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'scheduler'], clock })
 
 test('search filters, sorts and pages invoices; SKIPPED never appear', async () => {
   const t = await p.newTenant()

@@ -1,26 +1,20 @@
 // Invoice states through HTTP and the scheduler: finalize (now and after the delay), void,
 // invoice numbers, events in the outbox, optimistic locking, idempotency after a void.
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'
 import type { BillingContext } from '../context.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { assertError } from '../../test/support/assertions.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { finalizeDueInvoices } from './finalize-due.js'
 import { createSubscriptionInvoice } from './service.js'
 import { billedInvoices, eventNames, sql } from './test-helpers.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'scheduler'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'scheduler'], clock })
 
 const sorted = (xs: string[]) => [...xs].sort()
 

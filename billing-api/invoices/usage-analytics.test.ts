@@ -1,22 +1,16 @@
 // usage_analytics and usage_breakdown: the pure apportionment (hand-computed remainders), and a
 // usage invoice built from events that went through ingest -> Kafka -> aggregator -> ClickHouse.
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
-import { eventually, startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { eventually, usePlatform } from '../../test/support/platform.js'
 import { billDueSubscriptions } from '../subscriptions/bill-due.js'
 import { D } from '../pricing/index.js'
 import { apportionUsage, splitExactly } from './usage-apportion.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
 
 const rows = (xs: [string, string, number][]) => xs.map(([key, usage, event_count]) => ({ key, usage, event_count }))
 const view = (items: { key: string; usage: string; cost: string; percentage: string; event_count: number }[]) =>

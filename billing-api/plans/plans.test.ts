@@ -1,18 +1,12 @@
 // Plans and their prices: CRUD, search, price sequences, validation (spec Errors 9 at create
 // and update), lookup_key conflicts, and tenant + environment isolation.
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 const fixed = (amount: string, extra: object = {}) =>
   ({ type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'USD', amount, billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE', ...extra })

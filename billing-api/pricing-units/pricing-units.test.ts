@@ -1,21 +1,15 @@
 // Pricing units: CRUD, validation, code conflicts, isolation, and prices written in a unit,
 // priced by the engine and on an invoice in the exact base-currency amount.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { toPriceDefinition } from '../plans/price-definition.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 import { calculateAmount, toMoneyString } from '../pricing/index.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 const credit = { name: 'Credit', code: 'credit', symbol: 'cr', base_currency: 'usd', conversion_rate: '0.01', metadata: { kind: 'prepaid' } }
 

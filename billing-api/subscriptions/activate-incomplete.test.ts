@@ -1,20 +1,14 @@
 // payment_behavior default_incomplete and the incomplete -> active transition.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { activateIncompleteSubscription } from './activate-incomplete.js'
 import { billDueSubscriptions } from './bill-due.js'
 
 const clock = new ManualClock(new Date('2026-11-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 const fee = { type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'USD', amount: '9', billing_period: 'MONTHLY', invoice_cadence: 'ARREAR' }
 

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 import { windowAmount } from './proration-window.js'
@@ -26,15 +26,9 @@ test('pure: a window of a period is its second-exact share, rounded once half-up
 })
 
 const clock = new ManualClock(new Date('2026-11-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
-const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
+const sql = sqlOn(p)
 const eur = { currency: 'EUR', billing_period: 'MONTHLY', type: 'FIXED', billing_model: 'FLAT_FEE' }
 
 async function setup() {

@@ -1,22 +1,16 @@
 // The billing schedule under concurrency: two scheduler processes (each with its own
 // Postgres pool) billing the same due subscriptions create every invoice exactly once.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'
 import type { BillingContext } from '../context.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { billDueSubscriptions } from './bill-due.js'
 
 const clock = new ManualClock(new Date('2026-09-15T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 test('two concurrent billing runs bill each due period exactly once, catching up missed periods', async () => {
   const t = await p.newTenant()

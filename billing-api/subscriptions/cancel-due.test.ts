@@ -2,27 +2,21 @@
 // end_of_period) terminate each subscription exactly once, in bounded batches, even when two
 // scheduler processes (two Postgres pools) race; a cancel_at not reached yet is left alone.
 // Plan (EUR, monthly): fee 6.00 in ADVANCE (billed at creation, SUBSCRIPTION_CREATE), seat 30.00 in ARREAR.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'
 import type { BillingContext } from '../context.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import { billDueSubscriptions } from './bill-due.js'
 import { CANCEL_DUE_BATCH_SIZE, cancelDueSubscriptions } from './cancel-due.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
-const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
+const sql = sqlOn(p)
 
 async function invoicesOf(subscriptionId: string) {
   return sql(

@@ -4,10 +4,10 @@
 // Subscription on Team (EUR, monthly from Sun Nov 1 2026: Seat 30.00 ADVANCE, Support 10.00 ARREAR);
 // add-ons Archive 120.00 ANNUAL (period to Nov 1 2027) and Standup 5.00 WEEKLY in ARREAR
 // (weeks from the anchor: Nov 1, 8, 15, 22, ...).
-import { after, before, test } from 'node:test'
+import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 import { billDueSubscriptions } from './bill-due.js'
@@ -39,15 +39,9 @@ test('pure: cadence periods are aligned on the anchor and clamp month ends', () 
 })
 
 const clock = new ManualClock(d('2026-11-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
-const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
+const sql = sqlOn(p)
 const eur = { currency: 'EUR', billing_period: 'MONTHLY', type: 'FIXED', billing_model: 'FLAT_FEE' }
 
 async function setup() {

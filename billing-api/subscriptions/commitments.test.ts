@@ -3,24 +3,18 @@
 // and the refusals of commitment settings (time buckets, factors, true-up) that write nothing.
 // Plan used throughout (USD, monthly, ARREAR): platform 10.00 FIXED, API 0.10 per call (meter
 // api: SUM of n), storage 2.00 per GB (meter storage: SUM of gb).
-import { after, before, test } from 'node:test'
+import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { eventually, startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 import { billDueSubscriptions } from './bill-due.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
 
-const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
+const sql = sqlOn(p)
 
 async function setup() {
   const t = await p.newTenant()

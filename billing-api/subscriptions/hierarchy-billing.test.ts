@@ -5,22 +5,16 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { eventually, startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { billDueSubscriptions } from './bill-due.js'
 import { cancelDueSubscriptions } from './cancel-due.js'
 import { endDueTrials } from './trial-end-due.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
 
-const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
+const sql = sqlOn(p)
 
 async function setup(...externalIds: string[]) {
   const t = await p.newTenant()

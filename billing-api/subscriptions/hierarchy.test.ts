@@ -5,20 +5,14 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 import { applyDueCreditGrants } from '../credit-grants/apply-due.js'
 import { activateIncompleteSubscription } from './activate-incomplete.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 const fee = { type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'EUR', amount: '6', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE', display_name: 'Fee' }
 

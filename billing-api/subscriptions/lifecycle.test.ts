@@ -3,18 +3,12 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 
 const clock = new ManualClock(new Date('2026-11-22T10:30:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 const fee = { type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'EUR', amount: '20', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE' }
 const usagePrice = (meterId: string) => ({ type: 'USAGE', billing_model: 'FLAT_FEE', currency: 'EUR', amount: '0.5', meter_id: meterId, billing_period: 'MONTHLY', invoice_cadence: 'ARREAR' })

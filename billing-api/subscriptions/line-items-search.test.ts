@@ -1,22 +1,16 @@
 // POST /v1/subscriptions/lineitems/search: every filter, sorting, pagination and tenant and
 // environment isolation, against real Postgres through HTTP.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError } from '../../test/support/assertions.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
-const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
+const sql = sqlOn(p)
 
 const fee = { type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'EUR', amount: '20', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE', display_name: 'Fee' }
 const calls = (meterId: string) => ({ type: 'USAGE', billing_model: 'FLAT_FEE', currency: 'EUR', amount: '0.5', meter_id: meterId, billing_period: 'MONTHLY', invoice_cadence: 'ARREAR', display_name: 'Calls' })

@@ -3,24 +3,18 @@
 // Old plan Team (EUR, monthly): Seat 30.00 FIXED in ADVANCE (2 seats), Support 10.00 in ARREAR.
 // New plan Business: Platform 100.00 FIXED in ADVANCE, Care 20.00 FIXED in ARREAR.
 // November has 30 days: a change on Nov 11 leaves 20/30 of the period.
-import { after, before, test } from 'node:test'
+import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 import { billDueSubscriptions } from './bill-due.js'
 
 const clock = new ManualClock(new Date('2026-11-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
-const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
+const sql = sqlOn(p)
 const eur = { currency: 'EUR', billing_period: 'MONTHLY', type: 'FIXED', billing_model: 'FLAT_FEE' }
 
 async function setup() {

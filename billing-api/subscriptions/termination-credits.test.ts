@@ -2,25 +2,19 @@
 // what was actually charged (after coupons), credits of advance charges on another cadence up
 // to their own period end, and a CREDIT invoice for a paid first invoice of a subscription
 // ended at its start (final-invoice.ts, terminate.ts).
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { eventually, startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { billDueSubscriptions } from './bill-due.js'
 import { terminateSubscription } from './terminate.js'
 import { SubscriptionSchema } from './subscription.entity.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
 
-const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
+const sql = sqlOn(p)
 const eur = { currency: 'EUR', billing_period: 'MONTHLY', type: 'FIXED', billing_model: 'FLAT_FEE' }
 
 async function invoicesOf(subscriptionId: string) {

@@ -1,27 +1,21 @@
 // Job subscription-trial-end: every ended trial starts paid billing exactly once (ACTIVE, the
 // first paid period's advance fee, one subscription.updated), in bounded batches, even when two
 // scheduler processes race. A trial whose cancel_at is also reached is left to the cancellation job.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'
 import type { BillingContext } from '../context.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import { cancelDueSubscriptions } from './cancel-due.js'
 import { TRIAL_END_DUE_BATCH_SIZE, endDueTrials } from './trial-end-due.js'
 
 const clock = new ManualClock(new Date('2026-11-22T10:30:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
-const sql = (q: string, params: unknown[]) => p.ctx.orm.em.fork().getConnection().execute(q, params)
+const sql = sqlOn(p)
 const fee = { type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'EUR', amount: '20', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE', trial_period_days: 14 }
 
 async function invoicesOf(subscriptionId: string) {

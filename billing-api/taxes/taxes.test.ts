@@ -1,20 +1,14 @@
 // Tax rates and tax associations through the HTTP API, against the real Postgres.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ValidationError } from '../../platform/errors.js'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import type { Scope } from '../auth/authenticate.js'
 import { requirePublishedTaxRate } from './tax-rate.service.js'
 import { assertError } from '../../test/support/assertions.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform()
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform()
 
 
 async function tenant() {

@@ -7,18 +7,12 @@ import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { assertError } from '../../test/support/assertions.js'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { billedInvoices } from '../invoices/test-helpers.js'
 import { nextSettings } from './settings.js'
 
 const clock = new ManualClock(new Date('2026-11-10T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 async function sql(query: string, params: unknown[] = []): Promise<any[]> {
   return p.ctx.orm.em.fork().getConnection().execute(query, params)

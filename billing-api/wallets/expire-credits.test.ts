@@ -1,24 +1,18 @@
 // The credit expiry job: two concurrent runs (each with its own Postgres pool) expire every
 // due credit exactly once; the ledger still balances and a repeated run does nothing.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'
 import type { BillingContext } from '../context.js'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { D } from '../pricing/index.js'
 import { expireWalletCredits } from './expire-credits.js'
 import { JOBS } from '../../scheduler/jobs.js'
 
 const clock = new ManualClock(new Date('2026-11-10T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 async function sql(query: string, params: unknown[] = []): Promise<any[]> {
   return p.ctx.orm.em.fork().getConnection().execute(query, params)

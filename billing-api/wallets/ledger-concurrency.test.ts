@@ -1,22 +1,16 @@
 // The ledger under concurrency: every credit and debit locks the wallet row first, so duplicate
 // idempotency keys apply exactly once and concurrent debits never overdraw a PREPAID wallet;
 // the ledger always balances: sum(credits) - sum(debits) - sum(expiries) = derived balance.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { assertError } from '../../test/support/assertions.js'
 import { D } from '../pricing/index.js'
 
 const clock = new ManualClock(new Date('2026-11-10T00:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 async function sql(query: string, params: unknown[] = []): Promise<any[]> {
   return p.ctx.orm.em.fork().getConnection().execute(query, params)

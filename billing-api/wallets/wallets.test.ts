@@ -5,18 +5,12 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 
 const clock = new ManualClock(new Date('2026-11-10T00:00:00Z'))
 const DAY = 86_400_000
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 const inDays = (n: number) => new Date(clock.now().getTime() + n * DAY).toISOString()
 

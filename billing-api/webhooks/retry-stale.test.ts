@@ -1,21 +1,15 @@
 // The stale-webhook retry job's settings: 48-hour cut-off, newest first, exclusions, type
 // filter, max attempts; and the token bucket that limits its rate.
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { newId } from '../../platform/ids.js'
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { DEFAULT_STALE_RETRY, retryStaleWebhooks, TokenBucket } from './retry-stale.js'
 
 const clock = new ManualClock(new Date('2026-11-20T12:00:00Z'))
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ services: ['billing-api'], clock })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ services: ['billing-api'], clock })
 
 const hoursAgo = (h: number) => new Date(clock.now().getTime() - h * 3_600_000)
 

@@ -1,18 +1,12 @@
 // Tenancy is a security boundary: another tenant's (or environment's) ids answer 404, as if
 // they did not exist, and their events never reach our meters.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
+import { eventually, usePlatform } from '../support/platform.js'
 import { created, ingestAll, usage } from '../support/fixtures.js'
 
-let p: TestPlatform
-before(async () => {
-  p = await startTestPlatform({ clock: new ManualClock(new Date('2026-11-05T00:00:00Z')) })
-})
-after(async () => {
-  await p?.stop()
-})
+const p = usePlatform({ clock: new ManualClock(new Date('2026-11-05T00:00:00Z')) })
 
 test("tenant B cannot see or change tenant A's meters, events, customers, plans, subscriptions or invoices", async () => {
   const a = await p.newTenant('A')

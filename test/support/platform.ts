@@ -3,6 +3,7 @@
 // Each platform gets its own Kafka topic, consumer group and BullMQ prefix, so test files can
 // run in any order and never see each other's events.
 import { randomBytes } from 'node:crypto'
+import { after, before } from 'node:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Clock } from '../../platform/clock.js'
@@ -54,6 +55,25 @@ export async function startTestPlatform(opts: PlatformOptions & { clock?: Clock;
     },
   }
 }
+
+/**
+ * The platform of one test file: started before its tests and stopped after them. The returned
+ * object is filled in by the `before` hook, so tests use it directly.
+ */
+export function usePlatform(opts: Parameters<typeof startTestPlatform>[0] = {}): TestPlatform {
+  const p = {} as TestPlatform
+  before(async () => {
+    Object.assign(p, await startTestPlatform(opts))
+  })
+  after(async () => {
+    await p.stop?.()
+  })
+  return p
+}
+
+/** Raw SQL on the platform's database (assertions on rows the API does not show). */
+export const sqlOn = (p: TestPlatform) => (q: string, params: unknown[] = []): Promise<any[]> =>
+  p.ctx.orm.em.fork().getConnection().execute(q, params)
 
 export interface ApiResponse<T = any> {
   status: number
