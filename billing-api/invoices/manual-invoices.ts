@@ -22,6 +22,7 @@ import { D, currencyPrecision, toMoneyString } from '../pricing/index.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
 import { lockInvoice, type ChangeOptions } from './lifecycle.js'
 import { invoiceEventPayload } from './serialize.js'
+import { findLiveInvoice } from './live-invoice.js'
 
 export const MANUAL_INVOICE_TYPES = ['ONE_OFF', 'CREDIT'] as const
 export type ManualInvoiceType = (typeof MANUAL_INVOICE_TYPES)[number]
@@ -107,6 +108,9 @@ export async function createManualInvoice(
   }
 }
 
+/** The stored idempotency key of a manual invoice: the caller's key (else the invoice id) prefixed, apart from subscription keys. */
+export const manualInvoiceKey = (key: string): string => `manual:${key}`
+
 async function insertManualInvoice(
   em: EntityManager, clock: Clock, scope: Scope, userId: string | null, input: ManualInvoiceInput,
   { totals, quantities, issue, due }: { totals: ManualTotals; quantities: string[]; issue: Date | null; due: Date | null },
@@ -124,9 +128,9 @@ async function insertManualInvoice(
       }),
     )
     const id = newId('inv')
-    const key = input.idempotency_key !== undefined ? `manual:${input.idempotency_key}` : `manual:${id}`
+    const key = manualInvoiceKey(input.idempotency_key ?? id)
     if (input.idempotency_key !== undefined) {
-      const live = await tx.findOne(InvoiceSchema, { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
+      const live = await findLiveInvoice(tx, scope, key)
       if (live) throw new AlreadyExistsError(`an invoice with idempotency_key ${input.idempotency_key} exists (${live.id})`)
     }
     const none = toMoneyString('0', input.currency)

@@ -14,6 +14,7 @@ import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/
 import { applyThresholdCuts } from '../subscriptions/usage-cuts.js'
 import { usageCustomerExternalIds } from '../subscriptions/hierarchy.js'
 import { chargesForPeriod, commitmentsFor, periodShare, priceCharges, type BillingReason, type PricedLine } from './charges.js'
+import { findLiveInvoice, liveInvoiceWithKey } from './live-invoice.js'
 import { measureCommitmentWindows } from './commitment-usage.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
 import { cappedQuantity, usageCapsByMeter } from './entitlement-limits.js'
@@ -131,7 +132,7 @@ export async function createSubscriptionInvoice(
 ): Promise<Invoice> {
   const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
   const key = invoiceIdempotencyKey(sub.id, reason, periodStart, periodEnd)
-  const existing = await em.findOne(InvoiceSchema, { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
+  const existing = await findLiveInvoice(em, scope, key)
   if (existing) return existing
   const computed = await computeSubscriptionInvoice(ctx, em, sub, periodStart, periodEnd, reason)
   try {
@@ -147,7 +148,7 @@ export async function createSubscriptionInvoice(
     })
   } catch (err) {
     if (!(err instanceof UniqueConstraintViolationException)) throw err
-    return em.findOneOrFail(InvoiceSchema, { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
+    return em.findOneOrFail(InvoiceSchema, liveInvoiceWithKey(scope, key))
   }
 }
 

@@ -23,6 +23,7 @@ import { PriceSchema } from '../plans/price.entity.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { proratedAmount, splitBilledAmount } from './proration.js'
 import { SubscriptionLineItemSchema, type Subscription } from './subscription.entity.js'
+import { findLiveInvoice, liveInvoiceWithKey } from '../invoices/live-invoice.js'
 
 export interface FinalLine {
   subscription_line_item_id: string
@@ -92,8 +93,7 @@ export async function createProrationInvoice(ctx: BillingContext, em: EntityMana
   const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
   const start = sub.current_period_start
   const key = invoiceIdempotencyKey(sub.id, 'PRORATION', start, end)
-  const live = { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' as const }, status: { $ne: 'deleted' } }
-  const existing = await em.findOne(InvoiceSchema, live)
+  const existing = await findLiveInvoice(em, scope, key)
   if (existing) return existing
   const lines = await computeProrationLines(ctx, em, sub, end)
   const discounts = await prorationDiscounts(em, sub, end, lines)
@@ -112,6 +112,6 @@ export async function createProrationInvoice(ctx: BillingContext, em: EntityMana
     })
   } catch (err) {
     if (!(err instanceof UniqueConstraintViolationException)) throw err
-    return em.findOneOrFail(InvoiceSchema, live)
+    return em.findOneOrFail(InvoiceSchema, liveInvoiceWithKey(scope, key))
   }
 }

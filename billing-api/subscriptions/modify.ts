@@ -23,7 +23,7 @@ import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
-import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
+import { InvoiceLineItemSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
 import { invoiceIdempotencyKey } from '../invoices/service.js'
 import { toPriceDefinition } from '../plans/price-definition.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
@@ -33,6 +33,7 @@ import { prorateQuantityChange } from './proration.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
 import { writeSubscriptionInvoice } from '../invoices/subscription-invoice-rows.js'
+import { findLiveInvoice } from '../invoices/live-invoice.js'
 
 export const PRORATION_BEHAVIORS = ['create_prorations', 'none'] as const
 
@@ -285,7 +286,7 @@ async function findApplied(tx: EntityManager, scope: Scope, now: Date, sub: Subs
 }
 
 export async function loadInvoice(tx: EntityManager, scope: Scope, key: string) {
-  const invoice = await tx.findOne(InvoiceSchema, { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
+  const invoice = await findLiveInvoice(tx, scope, key)
   if (!invoice) return null
   const lines = await tx.find(InvoiceLineItemSchema, { invoice_id: invoice.id, ...scope }, { orderBy: { amount: 'asc', id: 'asc' } })
   return { invoice, lines }

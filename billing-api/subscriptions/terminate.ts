@@ -8,7 +8,7 @@ import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { createSubscriptionInvoice } from '../invoices/service.js'
 import { InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
-import { createManualInvoice } from '../invoices/manual-invoices.js'
+import { createManualInvoice, manualInvoiceKey } from '../invoices/manual-invoices.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { invoiceEventPayload } from '../invoices/serialize.js'
 import { createProrationInvoice } from './final-invoice.js'
@@ -16,6 +16,7 @@ import { nextBoundary } from './periods.js'
 import { billsOwnInvoices, liveInheritedChildren } from './hierarchy.js'
 import { eventPayload } from './service.js'
 import { SubscriptionLineItemSchema, type Subscription } from './subscription.entity.js'
+import { findLiveInvoice } from '../invoices/live-invoice.js'
 
 const scopeOf = (s: Subscription): Scope => ({ tenant_id: s.tenant_id, environment_id: s.environment_id })
 
@@ -65,7 +66,7 @@ async function voidFirstPeriodInvoice(ctx: BillingContext, tx: EntityManager, su
   }
 }
 
-/** The idempotency key of the CREDIT invoice giving back a paid invoice (stored as `manual:<key>`). */
+/** The idempotency key of the CREDIT invoice giving back a paid invoice (stored as manualInvoiceKey(key)). */
 export const creditOfKey = (invoiceId: string): string => `credit_of:${invoiceId}`
 
 /**
@@ -78,7 +79,7 @@ async function creditPaidFirstInvoice(ctx: BillingContext, tx: EntityManager, su
   const scope = scopeOf(sub)
   if (!D(paid.amount_paid).gt(0)) return
   const key = creditOfKey(paid.id)
-  const live = await tx.findOne(InvoiceSchema, { ...scope, idempotency_key: `manual:${key}`, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
+  const live = await findLiveInvoice(tx, scope, manualInvoiceKey(key))
   if (live) return
   await createManualInvoice(tx, ctx.clock, scope, null, {
     customer_id: paid.customer_id, invoice_type: 'CREDIT', currency: paid.currency, idempotency_key: key,

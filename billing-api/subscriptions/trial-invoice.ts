@@ -10,10 +10,11 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../auth/authenticate.js'
-import { InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
+import type { Invoice } from '../invoices/invoice.entity.js'
 import { invoiceIdempotencyKey } from '../invoices/service.js'
 import type { Subscription } from './subscription.entity.js'
 import { writeSubscriptionInvoice } from '../invoices/subscription-invoice-rows.js'
+import { findLiveInvoice } from '../invoices/live-invoice.js'
 
 export function checkoutUrl(scope: Scope, invoiceId: string): string {
   return `https://checkout.meterline.invalid/${scope.tenant_id}/${scope.environment_id}/invoices/${invoiceId}`
@@ -23,7 +24,7 @@ export async function createTrialInvoice(tx: EntityManager, clock: Clock, sub: S
   if (!sub.trial_start || !sub.trial_end) throw new Error(`subscription ${sub.id} has no trial`)
   const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
   const key = invoiceIdempotencyKey(sub.id, 'SUBSCRIPTION_TRIAL_START', sub.trial_start, sub.trial_end)
-  const existing = await tx.findOne(InvoiceSchema, { ...scope, idempotency_key: key, invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } })
+  const existing = await findLiveInvoice(tx, scope, key)
   if (existing) return existing
   const manual = sub.collection_method === 'send_invoice'
   const now = clock.now()
