@@ -5,7 +5,6 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import { D, toMoneyString } from '../pricing/index.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
-import { CustomerSchema } from '../customers/customer.entity.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { meterUsage } from '../meters/service.js'
 import { PriceSchema } from '../plans/price.entity.js'
@@ -13,8 +12,7 @@ import { minuteKey } from '../subscriptions/periods.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { applyThresholdCuts } from '../subscriptions/usage-cuts.js'
 import { usageCustomerExternalIds } from '../subscriptions/hierarchy.js'
-import { chargesForPeriod, commitmentsFor, periodShare, priceCharges, type BillingReason, type PricedLine } from './charges.js'
-import { findLiveInvoice, liveInvoiceWithKey } from './live-invoice.js'
+import { chargesForPeriod, commitmentsFor, periodShare, priceCharges, type BillingReason, type Charge, type PricedLine } from './charges.js'
 import { measureCommitmentWindows } from './commitment-usage.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
 import { cappedQuantity, usageCapsByMeter } from './entitlement-limits.js'
@@ -26,6 +24,7 @@ import type { AppliedTax, CouponApplication } from './amounts.entity.js'
 import { invoiceAmountRecords } from './amount-records.js'
 import { attachedCoupons } from './invoice-coupons.js'
 import { writeCouponApplications } from './coupon-application-rows.js'
+import { findLiveInvoice, liveInvoiceWithKey } from './live-invoice.js'
 
 export interface ComputedInvoice {
   subscription: Subscription
@@ -66,15 +65,21 @@ export async function computeSubscriptionInvoice(
   const planned = chargesForPeriod(sub, lineItems.map((lineItem) => ({ lineItem, price: byId.get(lineItem.price_id)! })), periodStart, periodEnd, reason)
   // Usage already billed by automatic threshold invoices is not billed again (subscriptions/usage-cuts.ts).
   const charges = await applyThresholdCuts(em, sub, planned, periodStart, periodEnd, reason)
-  const customer = await em.findOneOrFail(CustomerSchema, { id: sub.customer_id, ...scope })
+  // hierarchy (subscriptions/hierarchy.ts): a PARENT's usage pools its inherited children's; one
+  // lookup per charge window, shared by the usage query and the commitment windows below.
+  const pooled = new Map<string, Promise<string[]>>()
+  const usageCustomers = (c: Charge): Promise<string[]> => {
+    const window = `${c.periodStart.getTime()}:${c.periodEnd.getTime()}`
+    if (!pooled.has(window)) pooled.set(window, usageCustomerExternalIds(em, sub, c.periodStart, c.periodEnd))
+    return pooled.get(window)!
+  }
   const caps = await usageCapsByMeter(em, sub, charges.flatMap((c) => (c.price.type === 'USAGE' ? [c.price.meter_id!] : [])), periodStart)
   const measured = await Promise.all(
     charges.map(async (c) => {
       if (c.price.type !== 'USAGE') return { ...c, quantity: c.lineItem.quantity }
       const meter = await em.findOneOrFail(MeterSchema, { id: c.price.meter_id!, ...scope })
       const usage = await meterUsage(ctx.ch, meter, {
-        // hierarchy (subscriptions/hierarchy.ts): a PARENT's usage pools its inherited children's
-        external_customer_ids: await usageCustomerExternalIds(em, sub, c.periodStart, c.periodEnd),
+        external_customer_ids: await usageCustomers(c),
         start_time: c.periodStart.toISOString(),
         end_time: c.periodEnd.toISOString(),
       })
@@ -84,7 +89,7 @@ export async function computeSubscriptionInvoice(
   )
   // commitments (helper C1): windowed commitments need per-window usage; the subscription's commitment is shared by its usage lines
   const { lines, subtotal } = priceCharges(
-    await measureCommitmentWindows(ctx, em, async (c) => ({ external_customer_ids: await usageCustomerExternalIds(em, sub, c.periodStart, c.periodEnd) }), measured),
+    await measureCommitmentWindows(ctx, em, async (c) => ({ external_customer_ids: await usageCustomers(c) }), measured),
     sub.currency, commitmentsFor(reason, sub, periodShare(sub, periodStart, periodEnd)), // short periods prorate the subscription's commitment
   )
   const coupons = (await attachedCoupons(em, scope, sub.id, invoiceId)).filter((c) => couponApplies(c, periodStart, periodEnd))
