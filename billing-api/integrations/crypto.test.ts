@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { decryptJson, encryptJson, obscureSecret } from './crypto.js'
+import { obscureSecret } from '../http/obscure-secret.js'
+import { decryptJson, encryptJson } from './crypto.js'
 
 const key = Buffer.alloc(32, 1)
 

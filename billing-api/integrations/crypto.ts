@@ -22,9 +22,3 @@ export function decryptJson<T>(key: Buffer, aad: string, stored: string): T {
   const plain = Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()])
   return JSON.parse(plain.toString('utf8')) as T
 }
-
-/** What responses show instead of a secret: a short prefix and, for long secrets, the last four characters. */
-export function obscureSecret(secret: string): string {
-  const prefix = /^[a-z]+_(test_|live_)?/.exec(secret)?.[0] ?? ''
-  return secret.length >= 16 ? `${prefix}****${secret.slice(-4)}` : `${prefix}****`
-}

@@ -7,12 +7,13 @@ import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
 import { idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
-import { newWebhookSecret, obscure } from './signature.js'
+import { obscureSecret } from '../http/obscure-secret.js'
+import { newWebhookSecret } from './signature.js'
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema, type WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js'
 
 const serializeEndpoint = (e: WebhookEndpoint, revealSecret = false) => ({
   ...serializeBase(e), url: e.url, event_types: e.event_types, description: e.description,
-  secret: revealSecret ? e.secret : obscure(e.secret),
+  secret: revealSecret ? e.secret : obscureSecret(e.secret),
 })
 
 const serializeDelivery = (d: WebhookDelivery) => ({

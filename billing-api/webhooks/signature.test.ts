@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { obscure, sign, signatureHeaders, verify } from './signature.js'
+import { obscureSecret } from '../http/obscure-secret.js'
+import { sign, signatureHeaders, verify } from './signature.js'
 
 // Test vector from the Standard Webhooks specification's reference libraries.
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
@@ -19,5 +20,5 @@ test('verifies its own signature; rejects a changed body, another secret, a stal
   assert.equal(verify('whsec_' + Buffer.from('other').toString('base64'), headers, body, ts), false)
   assert.equal(verify(secret, headers, body, ts + 301), false)
   assert.equal(verify(secret, { ...headers, 'webhook-signature': `v1,bogus ${headers['webhook-signature']}` }, body, ts), true)
-  assert.equal(obscure(secret), 'whsec_****LaSw')
+  assert.equal(obscureSecret(secret), 'whsec_****LaSw')
 })

@@ -31,8 +31,3 @@ export function verify(secret: string, headers: Record<string, string | undefine
     return b.length === expected.length && timingSafeEqual(b, expected)
   })
 }
-
-/** Shown instead of the secret after creation. */
-export function obscure(secret: string): string {
-  return `whsec_****${secret.slice(-4)}`
-}
