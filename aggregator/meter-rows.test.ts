@@ -1,6 +1,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildRows, dedupVersion, indexMeters, matchesFilters, meterValue, readProperty, type BuiltRows, type MeterDefinition } from './meter-rows.js'
+import type { IngestBatch } from '../schemas/events.js'
+import {
+  bucketInputRow, dedupVersion, eventKey, groupValue, indexMeters, matchesFilters, meterEventRow, meterHits, meterValue, monthOf, rawRow, readProperty,
+  type MeterDefinition,
+} from './meter-rows.js'
 
 const meter = (over: Partial<MeterDefinition> & { aggregation: MeterDefinition['aggregation'] }): MeterDefinition => ({
   id: 'm', tenant_id: 't', environment_id: 'e', event_name: 'call', filters: [], ...over,
@@ -37,29 +41,38 @@ test('nested field paths and filters', () => {
   assert.equal(matchesFilters(m, { region: 'eu' }), false)
 })
 
-test('buildRows: raw rows for every event, meter rows per matching meter, earliest ingestion wins merges', () => {
+test('rows: raw row per event, a meter event and a bucket input row per matching meter; keys are stable', () => {
   const index = indexMeters([
-    meter({ id: 'calls', aggregation: { type: 'COUNT' } }),
+    meter({ id: 'calls', aggregation: { type: 'COUNT', group_by: 'region' } }),
     meter({ id: 'tokens', aggregation: { type: 'SUM', field: 'tokens' } }),
     meter({ id: 'other-env', environment_id: 'e2', aggregation: { type: 'COUNT' } }),
   ])
-  const out: BuiltRows = { raw: [], meter: [], skipped: {} }
-  buildRows(
-    {
-      batch_id: 'b', tenant_id: 't', environment_id: 'e', ingested_at: Date.parse('2026-10-01T00:00:00.500Z'),
-      events: [
-        { event_id: 'e1', event_name: 'call', external_customer_id: 'c', customer_id: null, timestamp: Date.parse('2026-10-01T00:00:00Z'), source: 'api', properties: '{"tokens":3,"region":"eu"}' },
-        { event_id: 'e2', event_name: 'call', external_customer_id: 'c', customer_id: null, timestamp: Date.parse('2026-10-01T00:00:00Z'), source: null, properties: '{}' },
-        { event_id: 'e3', event_name: 'other', external_customer_id: 'c', customer_id: null, timestamp: Date.parse('2026-10-01T00:00:00Z'), source: null, properties: '{}' },
-      ],
-    },
-    index,
-    out,
-  )
-  assert.equal(out.raw.length, 3)
-  assert.deepEqual(out.meter.map((r) => [r[2], r[3], r[6]]), [['calls', 'e1', '1'], ['tokens', 'e1', '3'], ['calls', 'e2', '1']])
-  assert.equal(out.meter[0][9], '{"tokens":3,"region":"eu"}')
-  assert.equal(out.meter[0][5], Date.parse('2026-10-01T00:00:00Z'))
-  assert.deepEqual(out.skipped, { missing_field: 1 })
+  const batch: IngestBatch = { batch_id: 'b', tenant_id: 't', environment_id: 'e', ingested_at: Date.parse('2026-10-01T00:00:00.500Z'), events: [] }
+  const e = (id: string, name: string, properties: string) => ({
+    event_id: id, event_name: name, external_customer_id: 'c', customer_id: null, timestamp: Date.parse('2026-10-01T00:00:00Z'), source: 'api', properties,
+  })
+  const skipped: Record<string, number> = {}
+  const m1 = meterHits(index, 't', 'e', e('e1', 'call', '{"tokens":3,"region":"eu"}'), skipped)!
+  assert.deepEqual(m1.hits.map((h) => [h.meter.id, h.value]), [['calls', '1'], ['tokens', '3']])
+  const m2 = meterHits(index, 't', 'e', e('e2', 'call', '{}'), skipped)!
+  assert.deepEqual(m2.hits.map((h) => h.meter.id), ['calls'])
+  assert.deepEqual(skipped, { missing_field: 1 })
+  assert.equal(meterHits(index, 't', 'e', e('e3', 'other', '{}'), skipped), null)
+
+  const ev1 = e('e1', 'call', '{"tokens":3,"region":"eu"}')
+  assert.equal(rawRow(batch, ev1).length, 11)
+  assert.deepEqual(meterEventRow(batch, ev1, m1.hits[1]).slice(0, 8), ['t', 'e', 'tokens', 'c', ev1.timestamp, 'e1', '3', ''])
+  assert.deepEqual(bucketInputRow(batch, ev1, m1.hits[0], m1.props).slice(9), [['eu'], 'COUNT', ''])
+  assert.deepEqual(bucketInputRow(batch, ev1, m1.hits[1], m1.props).slice(9), [[], 'SUM', ''])
+  assert.equal(groupValue({ n: 5, o: { a: 1 } }, 'n'), '5')
+  assert.equal(groupValue({ o: { a: 1 } }, 'o'), '{"a":1}')
+  assert.equal(groupValue({}, 'x'), '')
+  assert.equal(monthOf(Date.parse('2026-12-31T23:59:59.999Z')), 202612)
+  assert.equal(monthOf(Date.parse('2027-01-01T00:00:00Z')), 202701)
+
+  const k = eventKey('t', 'e', 'e1')
+  assert.deepEqual(eventKey('t', 'e', 'e1'), k)
+  assert.notDeepEqual(eventKey('t', 'e2', 'e1'), k, 'the environment is part of the identity')
+  assert.match(k.key, /^\d+$/)
   assert.ok(dedupVersion(1000) > dedupVersion(2000), 'an earlier ingestion has the larger version')
 })

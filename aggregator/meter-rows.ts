@@ -1,5 +1,6 @@
 // Pure steps of the aggregator: match an event to meters and build the ClickHouse rows.
 // No I/O here, so every rule (filters, field paths, multiplier, rounding) is unit-testable.
+import { createHash } from 'node:crypto'
 import { Decimal } from 'decimal.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 
@@ -8,7 +9,7 @@ export interface MeterDefinition {
   tenant_id: string
   environment_id: string
   event_name: string
-  aggregation: { type: string; field?: string | null; multiplier?: string | null }
+  aggregation: { type: string; field?: string | null; multiplier?: string | null; group_by?: string | null }
   filters: { key: string; values: string[] }[]
 }
 
@@ -86,12 +87,6 @@ export function meterValue(meter: MeterDefinition, props: Record<string, unknown
   return { value: n.toFixed(), text: '' }
 }
 
-export interface BuiltRows {
-  raw: unknown[][]
-  meter: unknown[][]
-  skipped: Record<string, number>
-}
-
 export function parseProperties(event: UsageEvent): Record<string, unknown> {
   try {
     const p = JSON.parse(event.properties)
@@ -101,32 +96,71 @@ export function parseProperties(event: UsageEvent): Record<string, unknown> {
   }
 }
 
-/** Appends the rows of one decoded batch. DateTime64(3) columns take epoch milliseconds as numbers. */
-export function buildRows(batch: IngestBatch, index: Map<string, MeterDefinition[]>, out: BuiltRows, withRaw = true): void {
-  const ingestedAt = batch.ingested_at
-  const version = dedupVersion(batch.ingested_at)
-  for (const e of batch.events) {
-    const ts = e.timestamp
-    if (withRaw) {
-      out.raw.push([
-        batch.tenant_id, batch.environment_id, e.event_id, e.event_name, e.external_customer_id, e.customer_id ?? '',
-        ts, e.source ?? '', e.properties, ingestedAt, version,
-      ])
-    }
-    const meters = index.get(meterIndexKey(batch.tenant_id, batch.environment_id, e.event_name))
-    if (!meters) continue
-    const props = parseProperties(e)
-    for (const m of meters) {
-      if (!matchesFilters(m, props)) continue
-      const v = meterValue(m, props)
-      if ('skip' in v) {
-        out.skipped[v.skip] = (out.skipped[v.skip] ?? 0) + 1
-        continue
-      }
-      out.meter.push([
-        batch.tenant_id, batch.environment_id, m.id, e.event_id, e.external_customer_id, ts, v.value, v.text,
-        e.source ?? '', e.properties, ingestedAt, version,
-      ])
-    }
+/**
+ * The dedup identity of an event: md5(tenant \0 environment \0 event_id) as two UInt64 halves
+ * (decimal strings). clickhouse/migrations/0003 computes the same from events_raw.
+ */
+export function eventKey(tenantId: string, environmentId: string, eventId: string): { key: string; check: string } {
+  const d = createHash('md5').update(`${tenantId}\u0000${environmentId}\u0000${eventId}`).digest()
+  return { key: d.readBigUInt64BE(0).toString(), check: d.readBigUInt64BE(8).toString() }
+}
+
+/** Group value text, as the raw-path SQL reads it: strings as they are, other JSON as its text, missing as ''. */
+export function groupValue(props: Record<string, unknown>, key: string): string {
+  const v = props[key]
+  return v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v)
+}
+
+/** UTC month of an epoch-ms instant as yyyymm, the partition of meter_events and meter_buckets. */
+export function monthOf(ms: number): number {
+  const d = new Date(ms)
+  return d.getUTCFullYear() * 100 + d.getUTCMonth() + 1
+}
+
+export interface MeterHit {
+  meter: MeterDefinition
+  value: string
+  text: string
+}
+
+/** The meters an event counts for, with their values; skips are tallied in `skipped`. */
+export function meterHits(
+  index: Map<string, MeterDefinition[]>, tenantId: string, environmentId: string, e: UsageEvent, skipped: Record<string, number>,
+): { hits: MeterHit[]; props: Record<string, unknown> } | null {
+  const meters = index.get(meterIndexKey(tenantId, environmentId, e.event_name))
+  if (!meters) return null
+  const props = parseProperties(e)
+  const hits: MeterHit[] = []
+  for (const m of meters) {
+    if (!matchesFilters(m, props)) continue
+    const v = meterValue(m, props)
+    if ('skip' in v) skipped[v.skip] = (skipped[v.skip] ?? 0) + 1
+    else hits.push({ meter: m, value: v.value, text: v.text })
   }
+  return { hits, props }
+}
+
+/** Row of events_raw. DateTime64(3) columns take epoch milliseconds as numbers. */
+export function rawRow(batch: IngestBatch, e: UsageEvent): unknown[] {
+  return [
+    batch.tenant_id, batch.environment_id, e.event_id, e.event_name, e.external_customer_id, e.customer_id ?? '',
+    e.timestamp, e.source ?? '', e.properties, batch.ingested_at, dedupVersion(batch.ingested_at),
+  ]
+}
+
+/** Row of meter_events. */
+export function meterEventRow(batch: IngestBatch, e: UsageEvent, hit: MeterHit): unknown[] {
+  return [
+    batch.tenant_id, batch.environment_id, hit.meter.id, e.external_customer_id, e.timestamp, e.event_id, hit.value, hit.text,
+    e.source ?? '', e.properties, batch.ingested_at,
+  ]
+}
+
+/** Row of meter_bucket_input (folded into meter_buckets by its materialized view). */
+export function bucketInputRow(batch: IngestBatch, e: UsageEvent, hit: MeterHit, props: Record<string, unknown>): unknown[] {
+  const groupBy = hit.meter.aggregation.group_by
+  return [
+    batch.tenant_id, batch.environment_id, hit.meter.id, e.external_customer_id, e.timestamp, e.event_id, hit.value, hit.text,
+    e.source ?? '', groupBy ? [groupValue(props, groupBy)] : [], hit.meter.aggregation.type, '',
+  ]
 }

@@ -14,6 +14,8 @@ export function chDateTime(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
 }
 
+const ONE_BLOCK = { input_format_parallel_parsing: '0', max_insert_block_size: '100000000', max_insert_threads: '1' }
+
 export class ClickHouse {
   private constructor(
     private readonly client: ClickHouseClient,
@@ -44,24 +46,32 @@ export class ClickHouse {
     return `${this.database}.${name}`
   }
 
-  async command(query: string, params?: QueryParams): Promise<void> {
-    await this.client.command({ query, query_params: params })
+  async command(query: string, params?: QueryParams, settings?: Record<string, string>): Promise<void> {
+    await this.client.command({ query, query_params: params, clickhouse_settings: settings })
   }
 
-  async query<T>(query: string, params?: QueryParams): Promise<T[]> {
-    const result = await this.client.query({ query, query_params: params, format: 'JSONEachRow' })
+  async query<T>(query: string, params?: QueryParams, settings?: Record<string, string>): Promise<T[]> {
+    const result = await this.client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: settings })
     return (await result.json()) as T[]
   }
 
   /** Rows are positional arrays in the table's column order (JSONCompactEachRow: the fastest text path). */
-  async insertCompact(table: string, rows: unknown[][]): Promise<void> {
+  async insertCompact(table: string, rows: unknown[][], settings?: Record<string, string>): Promise<void> {
     if (rows.length === 0) return
     const end = clickhouseInsertSeconds.startTimer({ table })
     try {
-      await this.client.insert({ table: this.table(table), values: rows, format: 'JSONCompactEachRow' })
+      await this.client.insert({ table: this.table(table), values: rows, format: 'JSONCompactEachRow', clickhouse_settings: settings })
     } finally {
       end()
     }
+  }
+
+  /**
+   * One insert, one block: parsed serially and never cut, so that every month part the block
+   * becomes carries all of its rows (the bucket ledger relies on it).
+   */
+  async insertOneBlock(table: string, rows: unknown[][]): Promise<void> {
+    await this.insertCompact(table, rows, ONE_BLOCK)
   }
 
   async ping(): Promise<boolean> {

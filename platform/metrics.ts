@@ -49,7 +49,19 @@ export const aggregatorEventsConsumed = new client.Counter({
 
 export const aggregatorMeterRowsWritten = new client.Counter({
   name: 'meterline_aggregator_meter_rows_written_total',
-  help: 'Meter usage rows written to ClickHouse',
+  help: 'Meter event rows written to ClickHouse (each also folded into a bucket)',
+  registers: [registry],
+})
+
+export const aggregatorDuplicateEvents = new client.Counter({
+  name: 'meterline_aggregator_duplicate_events_total',
+  help: 'Events dropped because their event_id was already counted (client resends, replays)',
+  registers: [registry],
+})
+
+export const aggregatorBackfillFailures = new client.Counter({
+  name: 'meterline_aggregator_backfill_failures_total',
+  help: 'Meter backfills that failed and will be retried',
   registers: [registry],
 })
 

@@ -46,7 +46,7 @@ export async function lineUsageAnalytics(
 ): Promise<{ usage_analytics: UsageAnalyticsItem[]; usage_breakdown: UsageBreakdownItem[] | null }> {
   const base = {
     tenantId: meter.tenant_id, environmentId: meter.environment_id, meterId: meter.id, aggregation: meter.aggregation.type,
-    externalCustomerIds, start: line.period_start!, end: line.period_end!,
+    declaredGroupBy: meter.aggregation.group_by, externalCustomerIds, start: line.period_start!, end: line.period_end!,
   }
   const agg = meter.aggregation.type
   const bySource: GroupUsage<string>[] = (await queryUsageBySource(ctx.ch, base)).map((r) => ({

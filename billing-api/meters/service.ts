@@ -83,6 +83,7 @@ export async function meterUsage(ch: ClickHouse, meter: Meter, req: UsageRequest
     environmentId: meter.environment_id,
     meterId: meter.id,
     aggregation: meter.aggregation.type,
+    declaredGroupBy: meter.aggregation.group_by,
     externalCustomerId: req.external_customer_id,
     externalCustomerIds: req.external_customer_ids,
     start,

@@ -12,7 +12,10 @@ export interface RawEventRow {
   ingested_at_ms: string
 }
 
-/** Pages through one event name's deduplicated raw events in event_id order. */
+/**
+ * Pages through one event name's raw events in event_id order. A crash replay can write a raw
+ * row twice before it merges; FINAL keeps one (a background job, not a billing read).
+ */
 export async function rawEventsPage(
   ch: ClickHouse,
   scope: { tenantId: string; environmentId: string; eventName: string },

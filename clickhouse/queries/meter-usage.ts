@@ -1,5 +1,7 @@
-// SQL for meter usage reads. Buckets are computed at read time from the deduplicated
-// per-event meter rows (FINAL), so a replayed event can never change a result.
+// SQL for meter usage reads. Whole minutes come from meter_buckets (partial aggregate states);
+// the partial minutes at either edge of [start, end) come from the per-event rows of
+// meter_events, so any boundary, to the millisecond, gives the exact raw-event answer.
+// group_by on a property the meter does not declare reads meter_events alone (the raw path).
 import { chDateTime, type ClickHouse } from '../client.js'
 
 export type UsageAggregation = 'SUM' | 'COUNT' | 'COUNT_UNIQUE' | 'MAX' | 'LATEST' | 'AVG'
@@ -10,6 +12,8 @@ export interface UsageQuery {
   environmentId: string
   meterId: string
   aggregation: UsageAggregation
+  /** the meter's declared group_by property: grouping by it reads the buckets */
+  declaredGroupBy?: string | null
   externalCustomerId?: string
   /** several customers pooled into one result (a parent subscription with its inherited children) */
   externalCustomerIds?: string[]
@@ -17,72 +21,120 @@ export interface UsageQuery {
   end: Date
   windowSize?: WindowSize
   groupBy?: string[]
+  /** one row per event source */
+  bySource?: boolean
 }
 
 export interface UsageRow {
   window_start?: string
   value: string
-  /** AVG only: the sum the average is taken of (value is then the sum too, divided by the caller) */
+  /** AVG: value is the sum; the caller divides it by event_count */
   event_count: string
   groups: Record<string, string>
+  source?: string
 }
 
+const BUCKET_MS = 60_000
+
+/** Final value of each aggregation over the merged partials s, c, m, l, u. */
+const FINAL_VALUE: Record<UsageAggregation, string> = {
+  SUM: 'toString(sum(s))',
+  AVG: 'toString(sum(s))',
+  COUNT: 'toString(sum(c))',
+  MAX: 'toString(max(m))',
+  LATEST: 'toString(tupleElement(max(l), 3))',
+  COUNT_UNIQUE: 'toString(uniqExactMerge(u))',
+}
+
+/** Raw-path value expressions over meter_events rows. */
 export const VALUE_EXPR: Record<UsageAggregation, string> = {
   SUM: 'toString(sum(value))',
   COUNT: 'toString(count())',
   COUNT_UNIQUE: 'toString(uniqExact(value_text))',
   MAX: 'toString(max(value))',
   LATEST: 'toString(argMax(value, (timestamp, event_id)))',
-  // Exact average: the caller divides this sum by event_count with decimal.js.
   AVG: 'toString(sum(value))',
 }
 
-export function buildUsageSql(table: string, q: UsageQuery): { sql: string; params: Record<string, unknown> } {
-  const params: Record<string, unknown> = {
-    tenant: q.tenantId,
-    env: q.environmentId,
-    meter: q.meterId,
-    start: chDateTime(q.start.getTime()),
-    end: chDateTime(q.end.getTime()),
-  }
-  const select = [`${VALUE_EXPR[q.aggregation]} AS value`, 'toString(count()) AS event_count']
-  const groupBy: string[] = []
-  if (q.windowSize) {
-    select.unshift(`toString(toStartOfInterval(timestamp, INTERVAL 1 ${q.windowSize})) AS window_start`)
-    groupBy.push('window_start')
-  }
-  ;(q.groupBy ?? []).forEach((key, i) => {
-    params[`g${i}`] = key
-    // Strings group by their value, other JSON values by their JSON text (5, true, {...}).
-    select.push(`if(JSONType(properties, {g${i}:String}) = 'String', JSONExtractString(properties, {g${i}:String}), JSONExtractRaw(properties, {g${i}:String})) AS g${i}`)
-    groupBy.push(`g${i}`)
-  })
-  const where = [
-    'tenant_id = {tenant:String}',
-    'environment_id = {env:String}',
-    'meter_id = {meter:String}',
-    "timestamp >= {start:DateTime64(3, 'UTC')}",
-    "timestamp < {end:DateTime64(3, 'UTC')}",
-  ]
+const propertyExpr = (i: number) =>
+  `if(JSONType(properties, {g${i}:String}) = 'String', JSONExtractString(properties, {g${i}:String}), JSONExtractRaw(properties, {g${i}:String}))`
+
+/** The whole-bucket interior [a, b) and the edge ranges of [start, end). */
+export function splitRange(start: Date, end: Date): { interior: [number, number] | null; edges: [number, number][] } {
+  const s = start.getTime()
+  const e = end.getTime()
+  const a = Math.ceil(s / BUCKET_MS) * BUCKET_MS
+  const b = Math.floor(e / BUCKET_MS) * BUCKET_MS
+  if (a >= b) return { interior: null, edges: [[s, e]] }
+  const edges: [number, number][] = []
+  if (s < a) edges.push([s, a])
+  if (b < e) edges.push([b, e])
+  return { interior: [a, b], edges }
+}
+
+export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; params: Record<string, unknown> } {
+  const params: Record<string, unknown> = { tenant: q.tenantId, env: q.environmentId, meter: q.meterId }
+  const groupBy = q.groupBy ?? []
+  groupBy.forEach((key, i) => (params[`g${i}`] = key))
+  const scope = ['tenant_id = {tenant:String}', 'environment_id = {env:String}', 'meter_id = {meter:String}']
   if (q.externalCustomerId !== undefined) {
     params.customer = q.externalCustomerId
-    where.push('external_customer_id = {customer:String}')
+    scope.push('external_customer_id = {customer:String}')
   }
   if (q.externalCustomerIds !== undefined) {
     params.customers = q.externalCustomerIds
-    where.push('has({customers:Array(String)}, external_customer_id)')
+    scope.push('has({customers:Array(String)}, external_customer_id)')
   }
-  let sql = `SELECT ${select.join(', ')} FROM ${table} FINAL WHERE ${where.join(' AND ')}`
-  if (groupBy.length) sql += ` GROUP BY ${groupBy.join(', ')} ORDER BY ${groupBy.join(', ')}`
-  return { sql, params }
+  const windowOf = (col: string) => `toString(toDateTime(toStartOfInterval(${col}, INTERVAL 1 ${q.windowSize}), 'UTC'))`
+  const dims = (side: 'bucket' | 'event') => {
+    const out: string[] = []
+    if (q.windowSize) out.push(`${windowOf(side === 'bucket' ? 'bucket_start' : 'timestamp')} AS window_start`)
+    groupBy.forEach((_, i) => out.push(`${side === 'bucket' ? 'group_values[1]' : propertyExpr(i)} AS g${i}`))
+    if (q.bySource) out.push('toString(source) AS src')
+    return out
+  }
+  const dimNames = [...(q.windowSize ? ['window_start'] : []), ...groupBy.map((_, i) => `g${i}`), ...(q.bySource ? ['src'] : [])]
+  const groupClause = (extra: string[]) => (dimNames.length || extra.length ? ` GROUP BY ${[...dimNames, ...extra].join(', ')}` : '')
+  const tail = dimNames.length ? ` GROUP BY ${dimNames.join(', ')} ORDER BY ${dimNames.join(', ')}` : ''
+
+  const rawPath = groupBy.length > 0 && !groupBy.every((g) => g === q.declaredGroupBy)
+  if (rawPath) {
+    params.start = chDateTime(q.start.getTime())
+    params.end = chDateTime(q.end.getTime())
+    const where = [...scope, "timestamp >= {start:DateTime64(3, 'UTC')}", "timestamp < {end:DateTime64(3, 'UTC')}"]
+    const select = [...dims('event'), `${VALUE_EXPR[q.aggregation]} AS value`, 'toString(count()) AS event_count']
+    return { sql: `SELECT ${select.join(', ')} FROM ${ch.table('meter_events')} FINAL WHERE ${where.join(' AND ')}${tail}`, params }
+  }
+
+  const { interior, edges } = splitRange(q.start, q.end)
+  const parts: string[] = []
+  if (interior) {
+    params.a = chDateTime(interior[0]).slice(0, 19)
+    params.b = chDateTime(interior[1]).slice(0, 19)
+    const select = [...dims('bucket'), 'sum(value_sum) AS s', 'sum(event_count) AS c', 'max(value_max) AS m', 'max(latest) AS l', 'uniqExactMergeState(uniq) AS u']
+    const where = [...scope, "bucket_start >= {a:DateTime('UTC')}", "bucket_start < {b:DateTime('UTC')}"]
+    parts.push(`SELECT ${select.join(', ')} FROM ${ch.table('meter_buckets')} WHERE ${where.join(' AND ')}${groupClause([])}`)
+  }
+  if (edges.length) {
+    const ranges = edges.map(([s, e], i) => {
+      params[`es${i}`] = chDateTime(s)
+      params[`ee${i}`] = chDateTime(e)
+      return `(timestamp >= {es${i}:DateTime64(3, 'UTC')} AND timestamp < {ee${i}:DateTime64(3, 'UTC')})`
+    })
+    const select = [...dims('event'), 'sum(value) AS s', 'count() AS c', 'max(value) AS m', 'max(tuple(timestamp, event_id, value)) AS l', 'uniqExactState(value_text) AS u']
+    const where = [...scope, `(${ranges.join(' OR ')})`]
+    parts.push(`SELECT ${select.join(', ')} FROM ${ch.table('meter_events')} FINAL WHERE ${where.join(' AND ')}${groupClause([])}`)
+  }
+  const select = [...dimNames, `${FINAL_VALUE[q.aggregation]} AS value`, 'toString(sum(c)) AS event_count']
+  return { sql: `SELECT ${select.join(', ')} FROM (${parts.join(' UNION ALL ')})${tail}`, params }
 }
 
 export async function queryMeterUsage(ch: ClickHouse, q: UsageQuery): Promise<UsageRow[]> {
-  const { sql, params } = buildUsageSql(ch.table('meter_usage'), q)
+  const { sql, params } = buildUsageSql(ch, q)
   const rows = await ch.query<Record<string, string>>(sql, params)
   return rows.map((r) => {
     const groups: Record<string, string> = {}
     ;(q.groupBy ?? []).forEach((key, i) => (groups[key] = r[`g${i}`]))
-    return { window_start: r.window_start, value: r.value, event_count: r.event_count, groups }
+    return { window_start: r.window_start, value: r.value, event_count: r.event_count, groups, source: r.src }
   })
 }
