@@ -131,15 +131,19 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   const timer = setInterval(() => void stage.tick().catch((err) => log('meter refresh failed', err)), opts.meterRefreshMs ?? 500)
   timer.unref()
 
+  let stopped: Promise<void> | undefined
   return {
     stats,
     ready,
-    async stop() {
-      clearInterval(timer)
-      stopping = true
-      await stage.drain()
-      await Promise.all([...partitions.values()].map((p) => p.chain))
-      await consumer.disconnect()
+    stop() {
+      stopped ??= (async () => {
+        clearInterval(timer)
+        stopping = true
+        await stage.drain()
+        await Promise.all([...partitions.values()].map((p) => p.chain))
+        await consumer.disconnect()
+      })()
+      return stopped
     },
   }
 }

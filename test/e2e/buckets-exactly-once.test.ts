@@ -1,0 +1,91 @@
+// Exactly-once with pre-aggregated buckets, through ingest, the Kafka-protocol broker and chDB:
+// an aggregator that dies after its bucket insert and before it records the event keys, and a
+// client that re-sends an event_id days later in another batch (also across a restart).
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { startAggregator } from '../../aggregator/consumer.js'
+import { postgresMeterSource } from '../../billing-api/meters/meter-definitions.js'
+import { createKafka } from '../../platform/kafka.js'
+import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
+import { created, ingestAll, usage } from '../support/fixtures.js'
+
+let p: TestPlatform
+let failAfterBuckets = 0
+
+before(async () => {
+  p = await startTestPlatform({
+    aggregatorHooks: {
+      afterBuckets: () => {
+        if (failAfterBuckets > 0) {
+          failAfterBuckets--
+          throw new Error('simulated crash after the bucket insert, before the event keys')
+        }
+      },
+    },
+  })
+})
+after(async () => {
+  await p?.stop()
+})
+
+const ev = (id: string, n: number, timestamp = '2026-10-15T12:00:30Z', customer = 'c1') => ({
+  event_id: id, event_name: 'calls', external_customer_id: customer, timestamp, properties: { n, user: `u${n % 7}` },
+})
+
+async function settled(api: any, meterId: string, count: number, body: Record<string, unknown> = {}) {
+  return eventually(async () => {
+    const u = await usage(api, meterId, body)
+    return u.event_count === count ? u : undefined
+  }, `${count} events counted`)
+}
+
+test('killed after the bucket insert and before the event keys: the replay counts nothing twice', async () => {
+  const { api } = await p.newTenant()
+  const sum = await created(api.post('/v1/meters', { name: 's', event_name: 'calls', aggregation: { type: 'SUM', field: 'n' } }))
+  const uniq = await created(api.post('/v1/meters', { name: 'u', event_name: 'calls', aggregation: { type: 'COUNT_UNIQUE', field: 'user' } }))
+  await ingestAll(api, Array.from({ length: 500 }, (_, i) => ev(`pre-${i}`, 1)))
+  assert.equal((await settled(api, sum.id, 500)).value, '500')
+
+  // Twice in a row: the first write fails after its buckets landed, and so does the first replay.
+  failAfterBuckets = 2
+  const committedBefore = p.aggregator!.stats.events
+  // Events in two months, so the bucket insert is two parts, each with its own ledger row.
+  await ingestAll(api, [
+    ...Array.from({ length: 300 }, (_, i) => ev(`mid-${i}`, 2)),
+    ...Array.from({ length: 200 }, (_, i) => ev(`nov-${i}`, 3, '2026-11-02T08:15:45.250Z')),
+  ])
+  // The buckets are visible after the first attempt already; wait for the replays to commit.
+  await eventually(async () => (failAfterBuckets === 0 && p.aggregator!.stats.events - committedBefore >= 500 ? true : undefined), 'the replays to commit')
+  const u = await settled(api, sum.id, 1000)
+  assert.equal(u.value, String(500 + 600 + 600))
+  // Over a range that starts and ends mid-minute: whole buckets plus the edge rows.
+  const mid = await usage(api, sum.id, { start_time: '2026-10-15T12:00:30Z', end_time: '2026-11-02T08:15:45.251Z' })
+  assert.deepEqual([mid.value, mid.event_count], ['1700', 1000])
+  assert.equal((await usage(api, uniq.id, {})).value, '3', 'u1, u2, u3')
+})
+
+test('an event_id re-sent days later, in another batch and after an aggregator restart, counts once', async () => {
+  const { api } = await p.newTenant()
+  const sum = await created(api.post('/v1/meters', { name: 's', event_name: 'calls', aggregation: { type: 'SUM', field: 'n' } }))
+  const latest = await created(api.post('/v1/meters', { name: 'l', event_name: 'calls', aggregation: { type: 'LATEST', field: 'n' } }))
+  await ingestAll(api, [ev('order-1', 10, '2026-10-01T09:00:00Z'), ev('order-2', 20, '2026-10-01T09:00:00Z')])
+  assert.equal((await settled(api, sum.id, 2)).value, '30')
+
+  // The aggregator restarts: the dedup store lives in ClickHouse, not in the process.
+  await p.aggregator!.stop()
+  const restarted = await startAggregator({
+    kafka: createKafka(p.config, 'aggregator-after-restart'), ch: p.ctx.ch, meters: postgresMeterSource(p.ctx.orm),
+    topic: p.config.eventsTopic, groupId: p.config.aggregatorGroupId,
+  })
+  try {
+    // 40 days later the client re-sends order-1 with another timestamp and value, next to a new event.
+    await ingestAll(api, [ev('order-1', 999, '2026-11-10T09:00:00Z'), ev('order-3', 5, '2026-11-10T09:00:00Z')])
+    const u = await settled(api, sum.id, 3)
+    assert.equal(u.value, '35')
+    assert.equal((await usage(api, latest.id, {})).value, '5', 'the resend is not the latest value either')
+    assert.equal((await usage(api, sum.id, { start_time: '2026-11-01T00:00:00Z', end_time: '2026-12-01T00:00:00Z' })).event_count, 1)
+    assert.ok(restarted.stats.duplicates >= 1)
+  } finally {
+    await restarted.stop()
+  }
+})
