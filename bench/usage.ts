@@ -1,0 +1,135 @@
+// bench:usage: loads N events (default 100,000,000) for 10,000 customers over one month through
+// the aggregator's own write stage (dedup, meter rows, buckets, keys) into the embedded
+// ClickHouse, then times the usage reads billing depends on, and audits a sample of them.
+//   npm run bench:usage -- --events 5000000
+import { parseArgs } from 'node:util'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { Decimal } from 'decimal.js'
+import { ClickHouse } from '../clickhouse/client.js'
+import { migrateClickHouse } from '../clickhouse/migrate.js'
+import { queryMeterUsage, type UsageQuery } from '../clickhouse/queries/meter-usage.js'
+import { ActiveMeters } from '../aggregator/active-meters.js'
+import { MeterCache } from '../aggregator/meter-cache.js'
+import type { MeterDefinition } from '../aggregator/meter-rows.js'
+import { WriteStage } from '../aggregator/write-stage.js'
+import { loadConfigOrExit } from '../platform/config.js'
+import type { UsageEvent } from '../schemas/events.js'
+
+const { values: args } = parseArgs({ options: { events: { type: 'string' }, customers: { type: 'string' }, samples: { type: 'string' } } })
+const N = Number(args.events ?? 100_000_000)
+const CUSTOMERS = Number(args.customers ?? 10_000)
+const SAMPLES = Number(args.samples ?? 200)
+const BATCH = 20_000
+const MONTH = Date.parse('2026-10-01T00:00:00Z')
+const MONTH_MS = 31 * 86_400_000
+
+const config = loadConfigOrExit()
+const path = join(config.dataDir, 'bench-usage-chdb')
+rmSync(path, { recursive: true, force: true })
+const ch = ClickHouse.open({ ...config.clickhouse, chdbPath: path, url: undefined })
+await migrateClickHouse(ch)
+
+const tenant = 'bench'
+const meters: MeterDefinition[] = [
+  { id: 'tokens', tenant_id: tenant, environment_id: 'prod', event_name: 'llm', filters: [], aggregation: { type: 'SUM', field: 'tokens', group_by: 'model' } },
+  { id: 'users', tenant_id: tenant, environment_id: 'prod', event_name: 'llm', filters: [], aggregation: { type: 'COUNT_UNIQUE', field: 'user' } },
+]
+const stage = new WriteStage(ch, new ActiveMeters(ch, new MeterCache({ version: async () => 'v', load: async () => meters }, 60_000), console.error))
+
+// Deterministic pseudo-random events (xorshift), so two runs load the same data.
+let seed = 2463534242
+const rand = () => ((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5), (seed >>> 0) / 4294967296)
+const MODELS = ['small', 'medium', 'large']
+const bar = (done: number) => {
+  const w = 40
+  const f = Math.round((done / N) * w)
+  process.stderr.write(`\r[${'#'.repeat(f)}${'.'.repeat(w - f)}] ${(done / 1e6).toFixed(1)}M / ${(N / 1e6).toFixed(1)}M events`)
+}
+
+const t0 = performance.now()
+let offset = 0n
+for (let done = 0; done < N; ) {
+  const n = Math.min(BATCH, N - done)
+  const events: UsageEvent[] = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const id = done + i
+    events[i] = {
+      event_id: `e${id}`, event_name: 'llm', external_customer_id: `c${Math.floor(rand() * CUSTOMERS)}`, customer_id: null,
+      timestamp: MONTH + Math.floor(rand() * MONTH_MS), source: 'api',
+      properties: `{"tokens":${1 + Math.floor(rand() * 1000)},"user":"u${Math.floor(rand() * 50)}","model":"${MODELS[id % 3]}"}`,
+    }
+  }
+  await stage.add({ stream: 'bench/0', first: offset, last: offset, records: [{ offset, batch: { batch_id: `b${offset}`, tenant_id: tenant, environment_id: 'prod', ingested_at: Date.now(), events } }] })
+  offset++
+  done += n
+  if (Number(offset) % 10 === 0 || done === N) bar(done)
+}
+await stage.drain()
+const loadSeconds = (performance.now() - t0) / 1000
+process.stderr.write('\n')
+await ch.command(`OPTIMIZE TABLE ${ch.table('meter_buckets')} FINAL`).catch(() => undefined)
+
+async function timed(q: () => Promise<unknown>): Promise<number> {
+  const t = performance.now()
+  await q()
+  return performance.now() - t
+}
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+const monthQuery = (meter: MeterDefinition, customer: string): UsageQuery => ({
+  tenantId: tenant, environmentId: 'prod', meterId: meter.id, aggregation: meter.aggregation.type as UsageQuery['aggregation'],
+  declaredGroupBy: meter.aggregation.group_by, externalCustomerId: customer,
+  // A subscription period starting at an arbitrary second: both edge minutes are partial.
+  start: new Date(MONTH + 37_123), end: new Date(MONTH + MONTH_MS - 22_877),
+})
+
+const rows: [string, string][] = []
+const sample = Array.from({ length: SAMPLES }, () => ({ meter: meters[Math.floor(rand() * meters.length)], customer: `c${Math.floor(rand() * CUSTOMERS)}` }))
+const plain: number[] = []
+const grouped: number[] = []
+const perEvent: number[] = []
+for (const s of sample) {
+  plain.push(await timed(() => queryMeterUsage(ch, monthQuery(s.meter, s.customer))))
+  grouped.push(await timed(() => queryMeterUsage(ch, { ...monthQuery(meters[0], s.customer), groupBy: ['model'], windowSize: 'DAY' })))
+  // The same read over per-event rows only (the layout before buckets, but sorted by customer).
+  perEvent.push(await timed(() => queryMeterUsage(ch, { ...monthQuery(s.meter, s.customer), groupBy: ['user'] })))
+}
+const allCustomers: number[] = []
+for (let i = 0; i < 5; i++) {
+  allCustomers.push(await timed(() => ch.query(
+    `SELECT external_customer_id, toString(sum(value_sum)) AS v FROM ${ch.table('meter_buckets')}
+      WHERE tenant_id = 'bench' AND environment_id = 'prod' AND meter_id = 'tokens' AND bucket_start >= '2026-10-01 00:00:00' AND bucket_start < '2026-11-01 00:00:00'
+      GROUP BY external_customer_id`,
+  )))
+}
+const disk = await ch.query<{ table: string; bytes: string; rows: string }>(
+  `SELECT table, toString(sum(bytes_on_disk)) AS bytes, toString(sum(rows)) AS rows FROM system.parts WHERE database = {db:String} AND active GROUP BY table ORDER BY table`,
+  { db: ch.database },
+)
+const keyBytes = await ch.query<{ bytes: string }>(`SELECT toString(sum(total_bytes)) AS bytes FROM system.tables WHERE database = {db:String} AND name = 'event_keys'`, { db: ch.database })
+
+// Audit a sample: bucket path equals the per-event path (meter_events) for the same range.
+let audited = 0
+for (const s of sample.slice(0, 20)) {
+  const q = monthQuery(s.meter, s.customer)
+  const [b] = await queryMeterUsage(ch, q)
+  const viaEvents = await queryMeterUsage(ch, { ...q, groupBy: ['user'] })
+  const total = s.meter.aggregation.type === 'SUM' ? viaEvents.reduce((a, r) => a.plus(r.value), new Decimal(0)) : null
+  if (total && !total.eq(b.value)) throw new Error(`audit failed for ${s.customer}: buckets ${b.value}, events ${total}`)
+  audited++
+}
+
+rows.push(['events loaded', N.toLocaleString('en-US')])
+rows.push(['load rate through the write stage', `${Math.round(N / loadSeconds).toLocaleString('en-US')} events/s (${loadSeconds.toFixed(1)} s)`])
+rows.push([`one customer, month, p50 / p99 (${SAMPLES} samples)`, `${pct(plain, 50).toFixed(1)} / ${pct(plain, 99).toFixed(1)} ms`])
+rows.push(['same, group_by model + DAY windows, p50 / p99', `${pct(grouped, 50).toFixed(1)} / ${pct(grouped, 99).toFixed(1)} ms`])
+rows.push(['same over per-event rows (undeclared group_by), p50 / p99', `${pct(perEvent, 50).toFixed(1)} / ${pct(perEvent, 99).toFixed(1)} ms`])
+rows.push(['ratio per-event / buckets (p50)', `${(pct(perEvent, 50) / pct(plain, 50)).toFixed(1)}x`])
+rows.push(['all customers, one meter, month (invoice run read), median of 5', `${pct(allCustomers, 50).toFixed(1)} ms`])
+for (const d of disk) rows.push([`disk: ${d.table}`, `${(Number(d.bytes) / N).toFixed(1)} bytes/event (${Number(d.rows).toLocaleString('en-US')} rows)`])
+rows.push(['disk: event_keys (RocksDB)', `${(Number(keyBytes[0]?.bytes ?? 0) / N).toFixed(1)} bytes/event`])
+rows.push(['audit: bucket path = per-event path', `${audited} of ${audited} sampled reads equal`])
+const w = Math.max(...rows.map((r) => r[0].length))
+console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)
+for (const [k, v] of rows) console.log(`| ${k.padEnd(w)} | ${v} |`)
+await ch.close()
