@@ -8,7 +8,7 @@ import { lookupEventKeys } from '../clickhouse/queries/event-keys.js'
 import { rawEventsPage } from '../clickhouse/queries/events.js'
 import { aggregatorMeterRowsWritten } from '../platform/metrics.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
-import { bucketInputRow, eventKey, indexMeters, meterEventRow, meterHits, type MeterDefinition } from './meter-rows.js'
+import { bucketRow, eventKey, indexMeters, meterEventRow, meterHits, type MeterDefinition } from './meter-rows.js'
 
 const PAGE = 20_000
 
@@ -37,12 +37,12 @@ export async function backfillMeter(ch: ClickHouse, meter: MeterDefinition, clea
       }
       const matched = meterHits(index, meter.tenant_id, meter.environment_id, e, skipped)
       for (const hit of matched?.hits ?? []) {
-        events.push(meterEventRow(batch, e, hit))
-        buckets.push(bucketInputRow(batch, e, hit, matched!.props))
+        events.push(meterEventRow(batch, e, hit, matched!.props))
+        buckets.push(bucketRow(batch, e, hit, matched!.props))
       }
     })
     await ch.insertCompact('meter_events', events)
-    await ch.insertCompact('meter_bucket_input', buckets)
+    await ch.insertCompact('meter_buckets', buckets)
     aggregatorMeterRowsWritten.inc(events.length)
     written += events.length
     after = page[page.length - 1].event_id

@@ -2,7 +2,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { IngestBatch } from '../schemas/events.js'
 import {
-  bucketInputRow, dedupVersion, eventKey, groupValue, indexMeters, matchesFilters, meterEventRow, meterHits, meterValue, monthOf, rawRow, readProperty,
+  bucketRow, dedupVersion, eventKey, groupValue, indexMeters, matchesFilters, meterEventRow, meterHits, meterValue, monthOf, rawRow, readProperty,
   type MeterDefinition,
 } from './meter-rows.js'
 
@@ -61,9 +61,11 @@ test('rows: raw row per event, a meter event and a bucket input row per matching
 
   const ev1 = e('e1', 'call', '{"tokens":3,"region":"eu"}')
   assert.equal(rawRow(batch, ev1).length, 11)
-  assert.deepEqual(meterEventRow(batch, ev1, m1.hits[1]).slice(0, 8), ['t', 'e', 'tokens', 'c', ev1.timestamp, 'e1', '3', ''])
-  assert.deepEqual(bucketInputRow(batch, ev1, m1.hits[0], m1.props).slice(9), [['eu'], 'COUNT', ''])
-  assert.deepEqual(bucketInputRow(batch, ev1, m1.hits[1], m1.props).slice(9), [[], 'SUM', ''])
+  assert.deepEqual(meterEventRow(batch, ev1, m1.hits[1], m1.props).slice(0, 10), ['t', 'e', 'tokens', 'c', ev1.timestamp, 'e1', '3', '', 'api', []])
+  assert.deepEqual(meterEventRow(batch, ev1, m1.hits[0], m1.props)[9], ['eu'])
+  const minute = Date.parse('2026-10-01T00:00:00Z') / 1000
+  assert.deepEqual(bucketRow(batch, ev1, m1.hits[0], m1.props), ['t', 'e', 'calls', 'c', minute, ['eu'], 'api', '1', 1, '1', [0, '', '0'], [], ''])
+  assert.deepEqual(bucketRow(batch, ev1, m1.hits[1], m1.props).slice(5, 7), [[], 'api'])
   assert.equal(groupValue({ n: 5, o: { a: 1 } }, 'n'), '5')
   assert.equal(groupValue({ o: { a: 1 } }, 'o'), '{"a":1}')
   assert.equal(groupValue({}, 'x'), '')

@@ -148,19 +148,30 @@ export function rawRow(batch: IngestBatch, e: UsageEvent): unknown[] {
   ]
 }
 
+function groupValues(hit: MeterHit, props: Record<string, unknown>): string[] {
+  const groupBy = hit.meter.aggregation.group_by
+  return groupBy ? [groupValue(props, groupBy)] : []
+}
+
 /** Row of meter_events. */
-export function meterEventRow(batch: IngestBatch, e: UsageEvent, hit: MeterHit): unknown[] {
+export function meterEventRow(batch: IngestBatch, e: UsageEvent, hit: MeterHit, props: Record<string, unknown>): unknown[] {
   return [
     batch.tenant_id, batch.environment_id, hit.meter.id, e.external_customer_id, e.timestamp, e.event_id, hit.value, hit.text,
-    e.source ?? '', e.properties, batch.ingested_at,
+    e.source ?? '', groupValues(hit, props), batch.ingested_at,
   ]
 }
 
-/** Row of meter_bucket_input (folded into meter_buckets by its materialized view). */
-export function bucketInputRow(batch: IngestBatch, e: UsageEvent, hit: MeterHit, props: Record<string, unknown>): unknown[] {
-  const groupBy = hit.meter.aggregation.group_by
+const NO_LATEST = [0, '', '0']
+
+/** Row of meter_buckets: one event's contribution to its minute bucket (merges fold them). */
+export function bucketRow(batch: IngestBatch, e: UsageEvent, hit: MeterHit, props: Record<string, unknown>): unknown[] {
+  const type = hit.meter.aggregation.type
   return [
-    batch.tenant_id, batch.environment_id, hit.meter.id, e.external_customer_id, e.timestamp, e.event_id, hit.value, hit.text,
-    e.source ?? '', groupBy ? [groupValue(props, groupBy)] : [], hit.meter.aggregation.type, '',
+    batch.tenant_id, batch.environment_id, hit.meter.id, e.external_customer_id, Math.floor(e.timestamp / 60_000) * 60,
+    groupValues(hit, props), e.source ?? '',
+    hit.value, 1, hit.value,
+    type === 'LATEST' ? [e.timestamp, e.event_id, hit.value] : NO_LATEST,
+    type === 'COUNT_UNIQUE' ? [hit.text] : [],
+    '',
   ]
 }

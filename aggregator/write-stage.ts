@@ -3,7 +3,7 @@
 // activations never race each other:
 //
 //   activate meters -> dedup (event_keys) -> build rows -> events_raw + meter_events
-//   -> meter_bucket_input (+ ledger rows, one insert) -> event_keys -> resolve pieces
+//   + meter_buckets (+ ledger rows, one insert block) -> event_keys -> resolve pieces
 //
 // Why each replay is exact (docs/architecture.md, "Meter buckets and exactly-once"):
 // - an event whose key is in event_keys was fully written before (keys are written last);
@@ -14,7 +14,7 @@ import { insertEventKeys, lookupEventKeys } from '../clickhouse/queries/event-ke
 import { ledgerRow, readLedger, type LedgerEntry } from '../clickhouse/queries/bucket-ledger.js'
 import type { IngestBatch } from '../schemas/events.js'
 import type { ActiveMeters } from './active-meters.js'
-import { bucketInputRow, eventKey, meterEventRow, meterHits, monthOf, rawRow } from './meter-rows.js'
+import { bucketRow, eventKey, meterEventRow, meterHits, monthOf, rawRow } from './meter-rows.js'
 
 export interface PieceRecord {
   offset: bigint
@@ -171,10 +171,10 @@ export class WriteStage {
           const month = monthOf(e.timestamp)
           const vouched = covered?.get(month)
           for (const hit of matched.hits) {
-            meterEvents.push(meterEventRow(batch, e, hit))
+            meterEvents.push(meterEventRow(batch, e, hit, matched.props))
             result.meterRows++
             if (vouched && this.meters.activatedUs(hit.meter.id) < vouched.writtenUs) continue
-            buckets.push(bucketInputRow(batch, e, hit, matched.props))
+            buckets.push(bucketRow(batch, e, hit, matched.props))
             ledgerMonths.add(month)
           }
         })
@@ -184,8 +184,13 @@ export class WriteStage {
       return result
     })
 
-    await Promise.all([this.ch.insertCompact('events_raw', raw), this.ch.insertCompact('meter_events', meterEvents)])
-    await this.ch.insertOneBlock('meter_bucket_input', buckets)
+    // Raw and meter-event rows merge away when a replay writes them again; the buckets are
+    // guarded by the ledger. Only the keys must wait for all three.
+    await Promise.all([
+      this.ch.insertCompact('events_raw', raw),
+      this.ch.insertCompact('meter_events', meterEvents),
+      this.ch.insertOneBlock('meter_buckets', buckets),
+    ])
     await this.opts.hooks?.afterBuckets?.()
     await insertEventKeys(this.ch, newKeys)
 

@@ -14,7 +14,8 @@ export function chDateTime(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
 }
 
-const ONE_BLOCK = { input_format_parallel_parsing: '0', max_insert_block_size: '100000000', max_insert_threads: '1' }
+// Parsed chunks (parallel parsing) are squashed back into one block before the table sees them.
+const ONE_BLOCK = { min_insert_block_size_rows: '1000000000', min_insert_block_size_bytes: String(64 * 1024 ** 3), max_insert_block_size: '1000000000' }
 
 export class ClickHouse {
   private constructor(
@@ -67,8 +68,8 @@ export class ClickHouse {
   }
 
   /**
-   * One insert, one block: parsed serially and never cut, so that every month part the block
-   * becomes carries all of its rows (the bucket ledger relies on it).
+   * One insert, one block: never cut by size, so that every month part the block becomes
+   * carries all of its rows (the bucket ledger relies on it).
    */
   async insertOneBlock(table: string, rows: unknown[][]): Promise<void> {
     await this.insertCompact(table, rows, ONE_BLOCK)

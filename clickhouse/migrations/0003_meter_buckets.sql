@@ -11,8 +11,9 @@ CREATE TABLE IF NOT EXISTS {db}.event_keys
 ENGINE = EmbeddedRocksDB
 PRIMARY KEY key;
 
--- One row per (meter, counted event): the meter's value already extracted. Feeds the two
--- partial edge minutes of a period, group_by on undeclared properties, and audits. Rows are
+-- One row per (meter, counted event): the meter's value and its declared group value already
+-- extracted. Feeds the two partial edge minutes of a period, group_by on undeclared properties
+-- (joined with events_raw for the properties), and audits. Rows are
 -- written once per event; a crash replay may write a row again, which merges away (reads of
 -- this table use FINAL over a customer's narrow time range only).
 CREATE TABLE IF NOT EXISTS {db}.meter_events
@@ -26,7 +27,7 @@ CREATE TABLE IF NOT EXISTS {db}.meter_events
     value                Decimal(38, 12),
     value_text           String,
     source               LowCardinality(String),
-    properties           String CODEC(ZSTD(3)),
+    group_values         Array(String),
     ingested_at          DateTime64(3, 'UTC')
 )
 ENGINE = ReplacingMergeTree
@@ -34,8 +35,10 @@ PARTITION BY toYYYYMM(timestamp)
 ORDER BY (tenant_id, environment_id, meter_id, external_customer_id, timestamp, event_id);
 
 -- Minute buckets with partial aggregate states, exact for every aggregation over any range of
--- whole buckets. Rows with meter_id '~ledger' are the aggregator's write ledger (one per
--- Kafka partition and month), written in the same insert block as the buckets they vouch for.
+-- whole buckets: sums, max, the latest (timestamp, event_id, value) and the exact set of
+-- distinct values. The aggregator inserts one row per (meter, event); merges fold rows of the
+-- same key. Rows with meter_id '~ledger' are the aggregator's write ledger (one per Kafka
+-- partition and month), written in the same insert block as the buckets they vouch for.
 CREATE TABLE IF NOT EXISTS {db}.meter_buckets
 (
     tenant_id            LowCardinality(String),
@@ -49,43 +52,12 @@ CREATE TABLE IF NOT EXISTS {db}.meter_buckets
     event_count          SimpleAggregateFunction(sum, UInt64),
     value_max            SimpleAggregateFunction(max, Decimal(38, 12)),
     latest               SimpleAggregateFunction(max, Tuple(DateTime64(3, 'UTC'), String, Decimal(38, 12))),
-    uniq                 AggregateFunction(uniqExact, String),
+    uniq                 SimpleAggregateFunction(groupUniqArrayArray, Array(String)),
     ledger               SimpleAggregateFunction(max, String)
 )
 ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(bucket_start)
 ORDER BY (tenant_id, environment_id, meter_id, external_customer_id, bucket_start, group_values, source);
-
--- What the aggregator inserts; the view below folds each insert block into bucket states.
-CREATE TABLE IF NOT EXISTS {db}.meter_bucket_input
-(
-    tenant_id            String,
-    environment_id       String,
-    meter_id             String,
-    external_customer_id String,
-    timestamp            DateTime64(3, 'UTC'),
-    event_id             String,
-    value                Decimal(38, 12),
-    value_text           String,
-    source               String,
-    group_values         Array(String),
-    agg                  String,
-    ledger_info          String
-)
-ENGINE = Null;
-
-CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.meter_buckets_mv TO {db}.meter_buckets AS
-SELECT
-    tenant_id, environment_id, meter_id, external_customer_id,
-    toStartOfMinute(timestamp) AS bucket_start, group_values, source,
-    sum(value) AS value_sum,
-    toUInt64(countIf(ledger_info = '')) AS event_count,
-    max(value) AS value_max,
-    max(if(agg = 'LATEST', tuple(timestamp, event_id, value), tuple(toDateTime64(0, 3, 'UTC'), '', toDecimal128(0, 12)))) AS latest,
-    uniqExactStateIf(value_text, agg = 'COUNT_UNIQUE') AS uniq,
-    max(ledger_info) AS ledger
-FROM {db}.meter_bucket_input
-GROUP BY tenant_id, environment_id, meter_id, external_customer_id, bucket_start, group_values, source;
 
 -- Meters whose buckets are complete up to the live path (backfilled from events_raw, or live
 -- from their creation). activated_us orders activations against the write ledger.

@@ -22,10 +22,10 @@ export function parseLedger(info: string): LedgerEntry {
   return { writtenUs: BigInt(us), first: BigInt(first), last: BigInt(last), batchId: batch.join('|') }
 }
 
-/** A meter_bucket_input row carrying a ledger entry for one stream and month (yyyymm). */
+/** A meter_buckets row carrying a ledger entry for one stream and month (yyyymm). */
 export function ledgerRow(stream: string, month: number, entry: LedgerEntry): unknown[] {
-  const monthStart = Date.UTC(Math.floor(month / 100), (month % 100) - 1, 1)
-  return ['', '', LEDGER_METER, stream, monthStart, '', '0', '', '', [], '', formatLedger(entry)]
+  const monthStart = Date.UTC(Math.floor(month / 100), (month % 100) - 1, 1) / 1000
+  return ['', '', LEDGER_METER, stream, monthStart, [], '', '0', 0, '0', [0, '', '0'], [], formatLedger(entry)]
 }
 
 /** stream -> month -> latest entry. */

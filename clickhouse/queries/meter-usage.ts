@@ -1,7 +1,8 @@
 // SQL for meter usage reads. Whole minutes come from meter_buckets (partial aggregate states);
 // the partial minutes at either edge of [start, end) come from the per-event rows of
 // meter_events, so any boundary, to the millisecond, gives the exact raw-event answer.
-// group_by on a property the meter does not declare reads meter_events alone (the raw path).
+// group_by on a property the meter does not declare reads meter_events joined with events_raw
+// for the properties (the raw path). No read uses FINAL.
 import { chDateTime, type ClickHouse } from '../client.js'
 
 export type UsageAggregation = 'SUM' | 'COUNT' | 'COUNT_UNIQUE' | 'MAX' | 'LATEST' | 'AVG'
@@ -43,7 +44,7 @@ const FINAL_VALUE: Record<UsageAggregation, string> = {
   COUNT: 'toString(sum(c))',
   MAX: 'toString(max(m))',
   LATEST: 'toString(tupleElement(max(l), 3))',
-  COUNT_UNIQUE: 'toString(uniqExactMerge(u))',
+  COUNT_UNIQUE: 'toString(length(groupUniqArrayArray(u)))',
 }
 
 /** Raw-path value expressions over meter_events rows. */
@@ -86,10 +87,11 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
     scope.push('has({customers:Array(String)}, external_customer_id)')
   }
   const windowOf = (col: string) => `toString(toDateTime(toStartOfInterval(${col}, INTERVAL 1 ${q.windowSize}), 'UTC'))`
+  const rawPath = groupBy.length > 0 && !groupBy.every((g) => g === q.declaredGroupBy)
   const dims = (side: 'bucket' | 'event') => {
     const out: string[] = []
     if (q.windowSize) out.push(`${windowOf(side === 'bucket' ? 'bucket_start' : 'timestamp')} AS window_start`)
-    groupBy.forEach((_, i) => out.push(`${side === 'bucket' ? 'group_values[1]' : propertyExpr(i)} AS g${i}`))
+    groupBy.forEach((_, i) => out.push(`${rawPath ? propertyExpr(i) : 'group_values[1]'} AS g${i}`))
     if (q.bySource) out.push('toString(source) AS src')
     return out
   }
@@ -97,21 +99,26 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
   const groupClause = (extra: string[]) => (dimNames.length || extra.length ? ` GROUP BY ${[...dimNames, ...extra].join(', ')}` : '')
   const tail = dimNames.length ? ` GROUP BY ${dimNames.join(', ')} ORDER BY ${dimNames.join(', ')}` : ''
 
-  const rawPath = groupBy.length > 0 && !groupBy.every((g) => g === q.declaredGroupBy)
   if (rawPath) {
+    // The properties live in events_raw only: join them to the selected meter rows by event_id.
     params.start = chDateTime(q.start.getTime())
     params.end = chDateTime(q.end.getTime())
-    const where = [...scope, "timestamp >= {start:DateTime64(3, 'UTC')}", "timestamp < {end:DateTime64(3, 'UTC')}"]
+    const where = [...scope, "timestamp >= {start:DateTime64(3, 'UTC')}", "timestamp < {end:DateTime64(3, 'UTC')}"].join(' AND ')
     const select = [...dims('event'), `${VALUE_EXPR[q.aggregation]} AS value`, 'toString(count()) AS event_count']
-    return { sql: `SELECT ${select.join(', ')} FROM ${ch.table('meter_events')} FINAL WHERE ${where.join(' AND ')}${tail}`, params }
+    const props = `SELECT event_id, any(properties) AS properties FROM ${ch.table('events_raw')}
+       WHERE tenant_id = {tenant:String} AND environment_id = {env:String}
+         AND event_id IN (SELECT event_id FROM ${ch.table('meter_events')} WHERE ${where}) GROUP BY event_id`
+    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${where} LIMIT 1 BY event_id`
+    return { sql: `SELECT ${select.join(', ')} FROM (${rows}) AS m INNER JOIN (${props}) AS r USING event_id${tail}`, params }
   }
 
   const { interior, edges } = splitRange(q.start, q.end)
+  params.uniq = q.aggregation === 'COUNT_UNIQUE' ? 1 : 0
   const parts: string[] = []
   if (interior) {
     params.a = chDateTime(interior[0]).slice(0, 19)
     params.b = chDateTime(interior[1]).slice(0, 19)
-    const select = [...dims('bucket'), 'sum(value_sum) AS s', 'sum(event_count) AS c', 'max(value_max) AS m', 'max(latest) AS l', 'uniqExactMergeState(uniq) AS u']
+    const select = [...dims('bucket'), 'sum(value_sum) AS s', 'sum(event_count) AS c', 'max(value_max) AS m', 'max(latest) AS l', 'groupUniqArrayArray(uniq) AS u']
     const where = [...scope, "bucket_start >= {a:DateTime('UTC')}", "bucket_start < {b:DateTime('UTC')}"]
     parts.push(`SELECT ${select.join(', ')} FROM ${ch.table('meter_buckets')} WHERE ${where.join(' AND ')}${groupClause([])}`)
   }
@@ -121,9 +128,11 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
       params[`ee${i}`] = chDateTime(e)
       return `(timestamp >= {es${i}:DateTime64(3, 'UTC')} AND timestamp < {ee${i}:DateTime64(3, 'UTC')})`
     })
-    const select = [...dims('event'), 'sum(value) AS s', 'count() AS c', 'max(value) AS m', 'max(tuple(timestamp, event_id, value)) AS l', 'uniqExactState(value_text) AS u']
+    const select = [...dims('event'), 'sum(value) AS s', 'count() AS c', 'max(value) AS m', 'max(tuple(timestamp, event_id, value)) AS l', 'groupUniqArrayIf(value_text, {uniq:UInt8} = 1) AS u']
     const where = [...scope, `(${ranges.join(' OR ')})`]
-    parts.push(`SELECT ${select.join(', ')} FROM ${ch.table('meter_events')} FINAL WHERE ${where.join(' AND ')}${groupClause([])}`)
+    // A crash replay may have written a row twice; LIMIT 1 BY keeps one (cheaper than FINAL here).
+    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${where.join(' AND ')} LIMIT 1 BY event_id`
+    parts.push(`SELECT ${select.join(', ')} FROM (${rows})${groupClause([])}`)
   }
   const select = [...dimNames, `${FINAL_VALUE[q.aggregation]} AS value`, 'toString(sum(c)) AS event_count']
   return { sql: `SELECT ${select.join(', ')} FROM (${parts.join(' UNION ALL ')})${tail}`, params }
