@@ -34,6 +34,8 @@ export class ActiveMeters {
     private readonly ch: ClickHouse,
     private readonly cache: MeterCache,
     private readonly log: (msg: string, err?: unknown) => void,
+    /** fault injection for tests: runs after each backfill page is written */
+    private readonly afterBackfillPage?: (meterId: string) => Promise<void> | void,
   ) {}
 
   get index(): Map<string, MeterDefinition[]> {
@@ -86,7 +88,7 @@ export class ActiveMeters {
   private async backfill(m: MeterDefinition, clearFirst: boolean): Promise<boolean> {
     try {
       if (!clearFirst) await recordActivation(this.ch, m.id, STARTED)
-      await backfillMeter(this.ch, m, clearFirst)
+      await backfillMeter(this.ch, m, clearFirst, this.afterBackfillPage)
       const us = this.clock.nowUs()
       await recordActivation(this.ch, m.id, us)
       this.persisted!.set(m.id, us)

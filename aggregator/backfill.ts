@@ -12,7 +12,9 @@ import { bucketRow, eventKey, indexMeters, meterEventRow, meterHits, type MeterD
 
 const PAGE = 20_000
 
-export async function backfillMeter(ch: ClickHouse, meter: MeterDefinition, clearFirst: boolean): Promise<number> {
+export async function backfillMeter(
+  ch: ClickHouse, meter: MeterDefinition, clearFirst: boolean, afterPage?: (meterId: string) => Promise<void> | void,
+): Promise<number> {
   if (clearFirst) await deleteMeterRows(ch, meter.id)
   const index = indexMeters([meter])
   const scope = { tenantId: meter.tenant_id, environmentId: meter.environment_id, eventName: meter.event_name }
@@ -44,6 +46,7 @@ export async function backfillMeter(ch: ClickHouse, meter: MeterDefinition, clea
     await ch.insertCompact('meter_events', events)
     await ch.insertCompact('meter_buckets', buckets)
     aggregatorMeterRowsWritten.inc(events.length)
+    await afterPage?.(meter.id)
     written += events.length
     after = page[page.length - 1].event_id
     if (page.length < PAGE) return written

@@ -17,6 +17,8 @@ import { WriteStage, type Piece, type WriteStageHooks } from './write-stage.js'
 export interface AggregatorHooks extends WriteStageHooks {
   /** Called after the ClickHouse writes and before the offset commit (fault-injection point for tests). */
   afterInsert?: (info: { partition: number; lastOffset: string; events: number }) => Promise<void> | void
+  /** Called after each page a meter backfill writes (fault-injection point for tests). */
+  afterBackfillPage?: (meterId: string) => Promise<void> | void
 }
 
 export interface AggregatorOptions {
@@ -41,7 +43,7 @@ export interface Aggregator {
 
 export async function startAggregator(opts: AggregatorOptions): Promise<Aggregator> {
   const log = opts.log ?? ((msg: string, err?: unknown) => console.error(`[aggregator] ${msg}`, err ?? ''))
-  const meters = new ActiveMeters(opts.ch, new MeterCache(opts.meters, opts.meterRefreshMs ?? 500), log)
+  const meters = new ActiveMeters(opts.ch, new MeterCache(opts.meters, opts.meterRefreshMs ?? 500), log, opts.hooks?.afterBackfillPage)
   const stage = new WriteStage(opts.ch, meters, { hooks: opts.hooks })
   const stats = { batches: 0, events: 0, meterRows: 0, duplicates: 0 }
   const consumer: Consumer = createConsumer(opts.kafka, opts.groupId)

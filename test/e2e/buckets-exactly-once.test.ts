@@ -11,6 +11,7 @@ import { created, ingestAll, usage } from '../support/fixtures.js'
 
 let p: TestPlatform
 let failAfterBuckets = 0
+let failBackfillPages = 0
 
 before(async () => {
   p = await startTestPlatform({
@@ -19,6 +20,12 @@ before(async () => {
         if (failAfterBuckets > 0) {
           failAfterBuckets--
           throw new Error('simulated crash after the bucket insert, before the event keys')
+        }
+      },
+      afterBackfillPage: () => {
+        if (failBackfillPages > 0) {
+          failBackfillPages--
+          throw new Error('simulated ClickHouse failure after a backfill page was written')
         }
       },
     },
@@ -62,6 +69,24 @@ test('killed after the bucket insert and before the event keys: the replay count
   const mid = await usage(api, sum.id, { start_time: '2026-10-15T12:00:30Z', end_time: '2026-11-02T08:15:45.251Z' })
   assert.deepEqual([mid.value, mid.event_count], ['1700', 1000])
   assert.equal((await usage(api, uniq.id, {})).value, '3', 'u1, u2, u3')
+})
+
+test('a backfill that fails after writing rows is retried, its partial rows removed first: nothing lost, nothing twice', async () => {
+  const { api } = await p.newTenant()
+  const before = p.aggregator!.stats.events
+  await ingestAll(api, Array.from({ length: 300 }, (_, i) => ({ ...ev(`late-${i}`, 2), event_name: 'late' })))
+  await eventually(async () => (p.aggregator!.stats.events - before >= 300 ? true : undefined), 'the events to be written before the meter exists')
+  failBackfillPages = 1
+  const m = await created(api.post('/v1/meters', { name: 'late', event_name: 'late', aggregation: { type: 'SUM', field: 'n' } }))
+  // The first attempt wrote its page, then failed; the retry (after 1 s) starts from a clean meter.
+  const u = await settled(api, m.id, 300)
+  assert.equal(failBackfillPages, 0, 'the first backfill attempt failed')
+  assert.equal(u.value, '600')
+  const mid = await usage(api, m.id, { start_time: '2026-10-15T12:00:10Z', end_time: '2026-10-15T12:00:40Z' })
+  assert.deepEqual([mid.value, mid.event_count], ['600', 300], 'the edge rows were rebuilt once too')
+  // Live from now on: a later event counts once.
+  await ingestAll(api, [{ ...ev('late-after', 5), event_name: 'late' }])
+  assert.equal((await settled(api, m.id, 301)).value, '605')
 })
 
 test('an event_id re-sent days later, in another batch and after an aggregator restart, counts once', async () => {
