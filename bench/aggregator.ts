@@ -45,6 +45,6 @@ const t0 = performance.now()
 while (aggregator.stats.events < EVENTS) await new Promise((r) => setTimeout(r, 10))
 const seconds = (performance.now() - t0) / 1000
 console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`)
-console.log(`aggregator: ${EVENTS} events (${aggregator.stats.meterRows} meter rows) in ${seconds.toFixed(2)} s = ${Math.round(EVENTS / seconds)} events/s into ClickHouse (events_raw + meter_usage), offsets committed`)
+console.log(`aggregator: ${EVENTS} events (${aggregator.stats.meterRows} meter rows) in ${seconds.toFixed(2)} s = ${Math.round(EVENTS / seconds)} events/s into ClickHouse (events_raw, meter_events, meter_buckets, event_keys), offsets committed`)
 await aggregator.stop()
 await ch.close()

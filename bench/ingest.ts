@@ -2,11 +2,13 @@
 // process (HTTP ingest -> Kafka -> aggregator -> ClickHouse) and prints
 //   - events/s accepted by ingest (202 = Kafka acknowledged with acks=all)
 //   - p50 / p99 / max request latency
-//   - events/s through to ClickHouse (first request until the usage query sees all of them)
+//   - events/s through to the meter buckets (first request until the usage query sees all of them)
+//   - freshness: time from a probe event's 202 until the usage API counts it, p50 / p99
+//   - peak RSS of the all-in-one process (VmHWM)
 // Usage: npm run bench:ingest   (env: EVENTS=500000 CONCURRENCY=8 BATCH=1000)
 // It prints numbers; it asserts nothing.
 import { spawn } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -82,6 +84,9 @@ try {
   const key = tenant.apiKey
   const meterRes = await request('POST', '/v1/meters', JSON.stringify({ name: 'tokens', event_name: 'bench', aggregation: { type: 'SUM', field: 'tokens' } }), key)
   const meterId = JSON.parse(meterRes.body).id
+  const freshRes = await request('POST', '/v1/meters', JSON.stringify({ name: 'fresh', event_name: 'fresh', aggregation: { type: 'COUNT' } }), key)
+  const freshMeterId = JSON.parse(freshRes.body).id
+  await new Promise((r) => setTimeout(r, 1500)) // the aggregator activates the new meters
 
   const batches = Math.ceil(EVENTS / BATCH)
   const bodies: string[] = []
@@ -97,6 +102,26 @@ try {
   const latencies: number[] = []
   let retries = 0
   let next = 0
+  let loading = true
+  // Freshness probes, while the load runs: one event at a time, timed from its 202 until the
+  // usage API (buckets) counts it.
+  const freshness: number[] = []
+  const probes = (async () => {
+    for (let i = 0; loading; i++) {
+      const customer = `fresh-${runId}-${i}`
+      const res = await request('POST', '/v1/events/raw/bulk', JSON.stringify({ events: [{ event_id: `fresh-${runId}-${i}`, event_name: 'fresh', external_customer_id: customer, timestamp: new Date().toISOString(), properties: {} }] }), key)
+      if (res.status !== 202) { await new Promise((r) => setTimeout(r, 100)); continue }
+      const accepted = performance.now()
+      const body = JSON.stringify({ external_customer_id: customer, start_time: '2026-01-01T00:00:00Z', end_time: '2027-01-01T00:00:00Z' })
+      for (;;) {
+        const u = await request('POST', `/v1/meters/${freshMeterId}/usage`, body, key)
+        if (JSON.parse(u.body).event_count === 1) break
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      freshness.push(performance.now() - accepted)
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  })()
   const t0 = performance.now()
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -123,17 +148,23 @@ try {
     const res = await request('POST', `/v1/meters/${meterId}/usage`, usageBody, key)
     seen = JSON.parse(res.body).event_count ?? 0
     if (seen < EVENTS) await new Promise((r) => setTimeout(r, 250))
-    if (performance.now() - t0 > 600_000) throw new Error(`only ${seen} of ${EVENTS} events reached ClickHouse in 10 minutes`)
+    if (performance.now() - t0 > 1_800_000) throw new Error(`only ${seen} of ${EVENTS} events reached ClickHouse in 30 minutes`)
   }
   const throughMs = performance.now() - t0
+  loading = false
+  await probes
   latencies.sort((a, b) => a - b)
+  freshness.sort((a, b) => a - b)
+  const peakRss = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${platform.pid}/status`, 'utf8'))?.[1]
 
   console.log(`
 machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}
 events: ${EVENTS} in ${batches} requests of ${BATCH}, concurrency ${CONCURRENCY}
 accepted by ingest (Kafka acks=all): ${Math.round(EVENTS / (acceptedMs / 1000))} events/s  (${(acceptedMs / 1000).toFixed(2)} s)
 request latency: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms; ${retries} requests answered 429 (backpressure) and retried
-through to ClickHouse (usage query sees all): ${Math.round(EVENTS / (throughMs / 1000))} events/s  (${(throughMs / 1000).toFixed(2)} s)
+through to the meter buckets (usage query sees all): ${Math.round(EVENTS / (throughMs / 1000))} events/s  (${(throughMs / 1000).toFixed(2)} s)
+freshness (202 -> counted by the usage API), ${freshness.length} probes: p50 ${percentile(freshness, 50)?.toFixed(0)} ms, p99 ${percentile(freshness, 99)?.toFixed(0)} ms
+peak RSS of the all-in-one process: ${peakRss ? (Number(peakRss) / 1024).toFixed(0) : '?'} MiB
 `)
 } finally {
   agent.destroy()
