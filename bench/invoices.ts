@@ -14,6 +14,7 @@ import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
 import { ActiveMeters } from '../aggregator/active-meters.js'
 import { MeterCache } from '../aggregator/meter-cache.js'
 import { WriteStage } from '../aggregator/write-stage.js'
+import { auditMeters } from '../aggregator/usage-audit.js'
 import type { UsageEvent } from '../schemas/events.js'
 
 const { values: args } = parseArgs({ options: { subscriptions: { type: 'string' }, 'events-per-line': { type: 'string' } } })
@@ -112,6 +113,8 @@ try {
   // one invoice took (10 usage reads, pricing, the draft and its lines written).
   const gaps = rows.slice(1).map((r: any, i: number) => new Date(r.created_at).getTime() - new Date(rows[i].created_at).getTime())
 
+  const defs = (await postgresMeterSource(platform.ctx.orm).load()).filter((m) => m.tenant_id === tenant.tenantId)
+  const audits = await auditMeters(platform.ctx.ch, defs, new Date(OCT), new Date(OCT + OCT_MS))
   const table: [string, string][] = [
     ['subscriptions x usage lines', `${SUBS.toLocaleString('en-US')} x ${LINES} (flat, slab, volume, package)`],
     ['usage events (a month, via the write stage)', `${seq.toLocaleString('en-US')} in ${usageSeconds} s`],
@@ -119,6 +122,7 @@ try {
     ['period-end job (BullMQ, drafts in Postgres)', `${invoices} invoices in ${(jobMs / 1000).toFixed(2)} s`],
     ['invoices/s', `${Math.round((invoices / jobMs) * 1000)}`],
     ['time per invoice p50 / p99 / max', `${pct(gaps, 50)} / ${pct(gaps, 99)} / ${Math.max(...gaps)} ms`],
+    ['audit: buckets = raw recount (usage:verify)', `${audits.filter((a) => a.same).length} of ${audits.length} meters`],
   ]
   const w = Math.max(...table.map((r) => r[0].length))
   console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)

@@ -3,14 +3,10 @@
 // any difference. Run it on a quiescent system (nothing in flight in the aggregator).
 //   npm run usage:verify -- --tenant T [--environment E] [--from ISO] [--to ISO]
 import { parseArgs } from 'node:util'
-import { Decimal } from 'decimal.js'
 import { loadConfigOrExit } from '../platform/config.js'
 import { startPlatform } from './platform.js'
 import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
-import { indexMeters, meterHits } from '../aggregator/meter-rows.js'
-import { Recount } from '../aggregator/recount.js'
-import { rawEventsPage } from '../clickhouse/queries/events.js'
-import { queryMeterUsage, type UsageAggregation } from '../clickhouse/queries/meter-usage.js'
+import { auditMeters } from '../aggregator/usage-audit.js'
 
 const { values: args } = parseArgs({
   options: { tenant: { type: 'string' }, environment: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
@@ -27,30 +23,10 @@ try {
   const meters = (await postgresMeterSource(platform.ctx.orm).load())
     .filter((m) => m.tenant_id === args.tenant && (!args.environment || m.environment_id === args.environment))
   console.log(`meter                          aggregation    raw recount (events)              buckets (events)`)
-  for (const meter of meters) {
-    const recount = new Recount(meter.aggregation.type)
-    const index = indexMeters([meter])
-    const scope = { tenantId: meter.tenant_id, environmentId: meter.environment_id, eventName: meter.event_name }
-    let after = ''
-    for (;;) {
-      const page = await rawEventsPage(platform.ctx.ch, scope, after, 20_000)
-      for (const r of page) {
-        const ts = Number(r.timestamp_ms)
-        if (ts < from.getTime() || ts >= to.getTime()) continue
-        const e = { event_id: r.event_id, event_name: r.event_name, external_customer_id: r.external_customer_id, customer_id: null, timestamp: ts, source: null, properties: r.properties }
-        for (const hit of meterHits(index, meter.tenant_id, meter.environment_id, e, {})?.hits ?? []) recount.add(hit.value, hit.text, ts, r.event_id)
-      }
-      if (page.length < 20_000) break
-      after = page[page.length - 1].event_id
-    }
-    const [bucket] = await queryMeterUsage(platform.ctx.ch, {
-      tenantId: meter.tenant_id, environmentId: meter.environment_id, meterId: meter.id,
-      aggregation: meter.aggregation.type as UsageAggregation, start: from, end: to,
-    })
-    const same = new Decimal(bucket.value).eq(recount.value) && Number(bucket.event_count) === recount.count
-    if (!same) differences++
+  for (const a of await auditMeters(platform.ctx.ch, meters, from, to)) {
+    if (!a.same) differences++
     console.log(
-      `${meter.id.padEnd(30)} ${meter.aggregation.type.padEnd(14)} ${`${recount.value.toFixed()} (${recount.count})`.padEnd(33)} ${bucket.value} (${bucket.event_count})${same ? '' : '   DIFFERENT'}`,
+      `${a.meter.id.padEnd(30)} ${a.meter.aggregation.type.padEnd(14)} ${`${a.raw.value} (${a.raw.events})`.padEnd(33)} ${a.buckets.value} (${a.buckets.events})${a.same ? '' : '   DIFFERENT'}`,
     )
   }
   console.log(differences ? `${differences} meter(s) differ` : `${meters.length} meter(s): buckets equal the raw recount`)

@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { startAggregator } from '../../aggregator/consumer.js'
 import { postgresMeterSource } from '../../billing-api/meters/meter-definitions.js'
+import { auditMeters } from '../../aggregator/usage-audit.js'
 import { createKafka } from '../../platform/kafka.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
 import { created, ingestAll, usage } from '../support/fixtures.js'
@@ -39,6 +40,14 @@ const ev = (id: string, n: number, timestamp = '2026-10-15T12:00:30Z', customer 
   event_id: id, event_name: 'calls', external_customer_id: customer, timestamp, properties: { n, user: `u${n % 7}` },
 })
 
+/** The usage:verify audit over a tenant's meters: buckets equal a raw recount, meter by meter. */
+async function assertAudit(tenantId: string) {
+  const meters = (await postgresMeterSource(p.ctx.orm).load()).filter((m) => m.tenant_id === tenantId)
+  const audits = await auditMeters(p.ctx.ch, meters, new Date('2000-01-01T00:00:00Z'), new Date('2100-01-01T00:00:00Z'))
+  assert.ok(audits.length > 0)
+  for (const a of audits) assert.ok(a.same, `${a.meter.id}: raw ${JSON.stringify(a.raw)} != buckets ${JSON.stringify(a.buckets)}`)
+}
+
 async function settled(api: any, meterId: string, count: number, body: Record<string, unknown> = {}) {
   return eventually(async () => {
     const u = await usage(api, meterId, body)
@@ -47,7 +56,7 @@ async function settled(api: any, meterId: string, count: number, body: Record<st
 }
 
 test('killed after the bucket insert and before the event keys: the replay counts nothing twice', async () => {
-  const { api } = await p.newTenant()
+  const { api, tenantId } = await p.newTenant()
   const sum = await created(api.post('/v1/meters', { name: 's', event_name: 'calls', aggregation: { type: 'SUM', field: 'n' } }))
   const uniq = await created(api.post('/v1/meters', { name: 'u', event_name: 'calls', aggregation: { type: 'COUNT_UNIQUE', field: 'user' } }))
   await ingestAll(api, Array.from({ length: 500 }, (_, i) => ev(`pre-${i}`, 1)))
@@ -69,10 +78,11 @@ test('killed after the bucket insert and before the event keys: the replay count
   const mid = await usage(api, sum.id, { start_time: '2026-10-15T12:00:30Z', end_time: '2026-11-02T08:15:45.251Z' })
   assert.deepEqual([mid.value, mid.event_count], ['1700', 1000])
   assert.equal((await usage(api, uniq.id, {})).value, '3', 'u1, u2, u3')
+  await assertAudit(tenantId)
 })
 
 test('a backfill that fails after writing rows is retried, its partial rows removed first: nothing lost, nothing twice', async () => {
-  const { api } = await p.newTenant()
+  const { api, tenantId } = await p.newTenant()
   const before = p.aggregator!.stats.events
   await ingestAll(api, Array.from({ length: 300 }, (_, i) => ({ ...ev(`late-${i}`, 2), event_name: 'late' })))
   await eventually(async () => (p.aggregator!.stats.events - before >= 300 ? true : undefined), 'the events to be written before the meter exists')
@@ -87,6 +97,7 @@ test('a backfill that fails after writing rows is retried, its partial rows remo
   // Live from now on: a later event counts once.
   await ingestAll(api, [{ ...ev('late-after', 5), event_name: 'late' }])
   assert.equal((await settled(api, m.id, 301)).value, '605')
+  await assertAudit(tenantId)
 })
 
 test('an event_id re-sent days later, in another batch and after an aggregator restart, counts once', async () => {
