@@ -88,7 +88,8 @@ try {
         }
       }
     }
-    pending.push(stage.add({ stream: `bench-invoices/${Number(offset) % 4}`, first: offset, last: offset, records: [{ offset, batch: { batch_id: `b${offset}`, tenant_id: tenant.tenantId, environment_id: tenant.environments.production, ingested_at: Date.now(), events } }] }))
+    const at = BigInt(Math.floor(Number(offset) / 4))
+    pending.push(stage.add({ stream: `bench-invoices/${Number(offset) % 4}`, first: at, last: at, records: [{ offset: at, batch: { batch_id: `b${offset}`, tenant_id: tenant.tenantId, environment_id: tenant.environments.production, ingested_at: Date.now(), events } }] }))
     offset++
     if (pending.length >= 4) await pending.shift()
   }

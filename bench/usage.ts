@@ -5,6 +5,9 @@
 // --sql-events M adds M more events generated inside ClickHouse into the same four tables, in
 // the very rows the write stage produces (same distributions), for read figures at a scale the
 // write path would take hours to load on a small machine. The table says how each part was loaded.
+// Generated events get no event_keys entry (no read uses it): its size per event is measured on
+// the write-stage part. --keep adds to the data of the previous run (--sql-from: first generated
+// event number, so ids stay unique) instead of starting empty.
 import { parseArgs } from 'node:util'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,7 +22,7 @@ import { WriteStage } from '../aggregator/write-stage.js'
 import { loadConfigOrExit } from '../platform/config.js'
 import type { UsageEvent } from '../schemas/events.js'
 
-const { values: args } = parseArgs({ options: { events: { type: 'string' }, customers: { type: 'string' }, samples: { type: 'string' }, 'write-events': { type: 'string' }, 'sql-events': { type: 'string' } } })
+const { values: args } = parseArgs({ options: { events: { type: 'string' }, customers: { type: 'string' }, samples: { type: 'string' }, 'write-events': { type: 'string' }, 'sql-events': { type: 'string' }, 'sql-from': { type: 'string' }, keep: { type: 'boolean' } } })
 const N = Number(args.events ?? 100_000_000)
 const CUSTOMERS = Number(args.customers ?? 10_000)
 const SAMPLES = Number(args.samples ?? 200)
@@ -30,7 +33,7 @@ const MONTH_MS = 31 * 86_400_000
 
 const config = loadConfigOrExit()
 const path = join(config.dataDir, 'bench-usage-chdb')
-rmSync(path, { recursive: true, force: true })
+if (!args.keep) rmSync(path, { recursive: true, force: true })
 const ch = ClickHouse.open({ ...config.clickhouse, chdbPath: path, url: undefined })
 await migrateClickHouse(ch)
 
@@ -66,9 +69,10 @@ for (let done = 0; done < N; ) {
       properties: `{"tokens":${1 + Math.floor(rand() * 1000)},"user":"u${Math.floor(rand() * 50)}","model":"${MODELS[id % 3]}"}`,
     }
   }
-  // Like the consumer's partitions: several pieces in flight, each on its own stream.
-  const stream = `bench/${Number(offset) % IN_FLIGHT}`
-  inFlight.push(stage.add({ stream, first: offset, last: offset, records: [{ offset, batch: { batch_id: `b${offset}`, tenant_id: tenant, environment_id: 'prod', ingested_at: Date.now(), events } }] }))
+  // Like the consumer's partitions: several pieces in flight, each stream with consecutive offsets.
+  const partition = Number(offset) % IN_FLIGHT
+  const at = BigInt(Math.floor(Number(offset) / IN_FLIGHT))
+  inFlight.push(stage.add({ stream: `bench/${partition}`, first: at, last: at, records: [{ offset: at, batch: { batch_id: `b${offset}`, tenant_id: tenant, environment_id: 'prod', ingested_at: Date.now(), events } }] }))
   if (inFlight.length >= IN_FLIGHT) await inFlight.shift()
   offset++
   done += n
@@ -80,8 +84,9 @@ process.stderr.write('\n')
 
 const SQL_EVENTS = Number(args['sql-events'] ?? 0)
 const sqlT0 = performance.now()
-for (let lo = 0; lo < SQL_EVENTS; lo += 10_000_000) {
-  const n = Math.min(10_000_000, SQL_EVENTS - lo)
+const SQL_FROM = Number(args['sql-from'] ?? 0)
+for (let lo = SQL_FROM; lo < SQL_FROM + SQL_EVENTS; lo += 10_000_000) {
+  const n = Math.min(10_000_000, SQL_FROM + SQL_EVENTS - lo)
   const gen = `(SELECT concat('s', toString(number)) AS eid, concat('c', toString(cityHash64(number, 1) % ${CUSTOMERS})) AS cust,
       fromUnixTimestamp64Milli(toInt64(${MONTH} + cityHash64(number, 2) % ${MONTH_MS}), 'UTC') AS ts, 1 + cityHash64(number, 3) % 1000 AS tok,
       concat('u', toString(cityHash64(number, 4) % 50)) AS usr, ['small', 'medium', 'large'][number % 3 + 1] AS model
@@ -94,13 +99,14 @@ for (let lo = 0; lo < SQL_EVENTS; lo += 10_000_000) {
   await ch.command(`INSERT INTO ${ch.table('meter_buckets')} SELECT 'bench', 'prod', m, cust, toStartOfMinute(ts), if(m = 'tokens', [model], []), 'api',
       if(m = 'tokens', toDecimal128(tok, 12), toDecimal128(1, 12)), 1, if(m = 'tokens', toDecimal128(tok, 12), toDecimal128(1, 12)), ${nothing},
       if(m = 'users', [usr], []), '' FROM ${gen} ARRAY JOIN ['tokens', 'users'] AS m`)
-  await ch.command(`INSERT INTO ${ch.table('event_keys')} SELECT reinterpretAsUInt64(reverse(substring(h, 1, 8))), reinterpretAsUInt64(reverse(substring(h, 9, 8)))
-      FROM (SELECT MD5(concat('bench', '\\0', 'prod', '\\0', eid)) AS h FROM ${gen})`)
-  process.stderr.write(`\r[sql] ${((lo + n) / 1e6).toFixed(0)}M / ${(SQL_EVENTS / 1e6).toFixed(0)}M events generated in ClickHouse`)
+  process.stderr.write(`\r[sql] ${((lo + n - SQL_FROM) / 1e6).toFixed(0)}M / ${(SQL_EVENTS / 1e6).toFixed(0)}M events generated in ClickHouse`)
 }
 const sqlSeconds = (performance.now() - sqlT0) / 1000
 if (SQL_EVENTS) process.stderr.write('\n')
-const TOTAL = N + SQL_EVENTS
+const [{ stored, keyed }] = await ch.query<{ stored: string; keyed: string }>(
+  `SELECT toString((SELECT count() FROM ${ch.table('events_raw')})) AS stored, toString((SELECT count() FROM ${ch.table('event_keys')})) AS keyed`,
+)
+const TOTAL = Number(stored)
 await ch.command(`OPTIMIZE TABLE ${ch.table('meter_buckets')} FINAL`).catch(() => undefined)
 
 async function timed(q: () => Promise<unknown>): Promise<number> {
@@ -155,14 +161,14 @@ for (const s of sample.slice(0, 20)) {
 rows.push(['events loaded through the write stage', N.toLocaleString('en-US')])
 if (SQL_EVENTS) rows.push(['events generated in ClickHouse (same rows)', `${SQL_EVENTS.toLocaleString('en-US')} (${sqlSeconds.toFixed(0)} s)`])
 rows.push(['events stored', TOTAL.toLocaleString('en-US')])
-rows.push(['load rate through the write stage', `${Math.round(N / loadSeconds).toLocaleString('en-US')} events/s (${loadSeconds.toFixed(1)} s)`])
+if (N) rows.push(['load rate through the write stage', `${Math.round(N / loadSeconds).toLocaleString('en-US')} events/s (${loadSeconds.toFixed(1)} s)`])
 rows.push([`one customer, month, p50 / p99 (${SAMPLES} samples)`, `${pct(plain, 50).toFixed(1)} / ${pct(plain, 99).toFixed(1)} ms`])
 rows.push(['same, group_by model + DAY windows, p50 / p99', `${pct(grouped, 50).toFixed(1)} / ${pct(grouped, 99).toFixed(1)} ms`])
 rows.push(['same over per-event rows (undeclared group_by), p50 / p99', `${pct(perEvent, 50).toFixed(1)} / ${pct(perEvent, 99).toFixed(1)} ms`])
 rows.push(['ratio per-event / buckets (p50)', `${(pct(perEvent, 50) / pct(plain, 50)).toFixed(1)}x`])
 rows.push(['all customers, one meter, month (invoice run read), median of 5', `${pct(allCustomers, 50).toFixed(1)} ms`])
 for (const d of disk) rows.push([`disk: ${d.table}`, `${(Number(d.bytes) / TOTAL).toFixed(1)} bytes/event (${Number(d.rows).toLocaleString('en-US')} rows)`])
-rows.push(['disk: event_keys (RocksDB)', `${(Number(keyBytes[0]?.bytes ?? 0) / TOTAL).toFixed(1)} bytes/event`])
+rows.push(['disk: event_keys (RocksDB), write-stage events only', `${(Number(keyBytes[0]?.bytes ?? 0) / Number(keyed)).toFixed(1)} bytes/event (${Number(keyed).toLocaleString('en-US')} keys)`])
 rows.push(['audit: bucket path = per-event path', `${audited} of ${audited} sampled reads equal`])
 const w = Math.max(...rows.map((r) => r[0].length))
 console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)
