@@ -3,7 +3,7 @@
 // the two: the backfill (events written before) or the live path (events written after).
 // Activations are persisted (meter_activations), so a restart resumes with the same set.
 import type { ClickHouse } from '../clickhouse/client.js'
-import { readActivations, recordActivation } from '../clickhouse/queries/bucket-ledger.js'
+import { readActivations, recordActivation } from '../clickhouse/queries/meter-activations.js'
 import { aggregatorBackfillFailures } from '../platform/metrics.js'
 import { backfillMeter } from './backfill.js'
 import type { MeterCache } from './meter-cache.js'

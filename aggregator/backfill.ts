@@ -3,7 +3,7 @@
 // the ones the live path finished; any other raw row belongs to a write that failed and will
 // be replayed by the live path, with this meter already active.
 import type { ClickHouse } from '../clickhouse/client.js'
-import { deleteMeterRows } from '../clickhouse/queries/bucket-ledger.js'
+import { deleteMeterRows } from '../clickhouse/queries/meter-activations.js'
 import { lookupEventKeys } from '../clickhouse/queries/event-keys.js'
 import { rawEventsPage } from '../clickhouse/queries/events.js'
 import { aggregatorMeterRowsWritten } from '../platform/metrics.js'
