@@ -5,6 +5,7 @@ import type { Config } from '../platform/config.js'
 import type { WebhookQueue } from './webhooks/queue.js'
 import type { InvoiceComputeQueue } from './invoices/compute-job.js'
 import type { IntegrationQueue } from './integrations/queue.js'
+import type { UsageReader } from './meters/usage-reader.js'
 
 /** What billing-api use cases need from the outside world, passed explicitly. */
 export interface BillingContext {
@@ -18,4 +19,6 @@ export interface BillingContext {
   invoiceCompute?: InvoiceComputeQueue
   /** provider sync jobs (integrations/queue.ts); present where Redis is configured */
   integrations?: IntegrationQueue
+  /** how usage is read; absent: straight from ClickHouse (meters/usage-reader.ts). A billing run sets its prefetch. */
+  usage?: UsageReader
 }

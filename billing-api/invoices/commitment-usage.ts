@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { meterUsage, type UsageRequest } from '../meters/service.js'
+import { usageReader } from '../meters/usage-reader.js'
 import { commitmentWindows, D, type TimeBucket } from '../pricing/index.js'
 import type { MeasuredCharge } from './charges.js'
 
@@ -18,6 +19,7 @@ export async function measureCommitmentWindows(
   ctx: BillingContext, em: EntityManager, customersOf: (c: MeasuredCharge) => Promise<Pick<UsageRequest, 'external_customer_id' | 'external_customer_ids'>>,
   charges: MeasuredCharge[],
 ): Promise<MeasuredCharge[]> {
+  const read = usageReader(ctx)
   return Promise.all(
     charges.map(async (c) => {
       const li = c.lineItem
@@ -31,12 +33,12 @@ export async function measureCommitmentWindows(
       const range = (start: Date, end: Date) => ({ ...customer, start_time: start.toISOString(), end_time: end.toISOString() })
       if (!ADDITIVE.has(meter.aggregation.type)) {
         // MAX, LATEST, AVG, COUNT_UNIQUE: one read per window
-        const values = await Promise.all(windows.map(async (w) => (await meterUsage(ctx.ch, meter, range(w.start, w.end))).value))
+        const values = await Promise.all(windows.map(async (w) => (await meterUsage(read, meter, range(w.start, w.end))).value))
         return { ...c, windowQuantities: values, windowShares: windows.map((w) => w.share) }
       }
       // One read in the finest step the windows need, each step added to the window holding it.
       const minutes = (buckets ?? []).some((b) => b.start.minute !== 0 || b.end.minute !== 0)
-      const usage = await meterUsage(ctx.ch, meter, { ...range(c.periodStart, c.periodEnd), window_size: buckets ? (minutes ? 'MINUTE' : 'HOUR') : 'DAY' })
+      const usage = await meterUsage(read, meter, { ...range(c.periodStart, c.periodEnd), window_size: buckets ? (minutes ? 'MINUTE' : 'HOUR') : 'DAY' })
       const sums = windows.map(() => D(0))
       for (const item of usage.items) {
         // a DAY step starts at midnight, before a period that starts mid-day

@@ -7,11 +7,12 @@ import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { meterUsage } from '../meters/service.js'
+import { usageReader } from '../meters/usage-reader.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { minuteKey } from '../subscriptions/periods.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { applyThresholdCuts } from '../subscriptions/usage-cuts.js'
-import { usageCustomerExternalIds } from '../subscriptions/hierarchy.js'
+import { usageCustomersByWindow } from '../subscriptions/hierarchy.js'
 import { chargesForPeriod, commitmentsFor, periodShare, priceCharges, type BillingReason, type Charge, type PricedLine } from './charges.js'
 import { measureCommitmentWindows } from './commitment-usage.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
@@ -67,18 +68,17 @@ export async function computeSubscriptionInvoice(
   const charges = await applyThresholdCuts(em, sub, planned, periodStart, periodEnd, reason)
   // hierarchy (subscriptions/hierarchy.ts): a PARENT's usage pools its inherited children's; one
   // lookup per charge window, shared by the usage query and the commitment windows below.
-  const pooled = new Map<string, Promise<string[]>>()
-  const usageCustomers = (c: Charge): Promise<string[]> => {
-    const window = `${c.periodStart.getTime()}:${c.periodEnd.getTime()}`
-    if (!pooled.has(window)) pooled.set(window, usageCustomerExternalIds(em, sub, c.periodStart, c.periodEnd))
-    return pooled.get(window)!
-  }
-  const caps = await usageCapsByMeter(em, sub, charges.flatMap((c) => (c.price.type === 'USAGE' ? [c.price.meter_id!] : [])), periodStart)
+  const customersOf = usageCustomersByWindow(em, sub)
+  const usageCustomers = (c: Charge): Promise<string[]> => customersOf(c.periodStart, c.periodEnd)
+  const meterIds = [...new Set(charges.flatMap((c) => (c.price.type === 'USAGE' ? [c.price.meter_id!] : [])))]
+  const caps = await usageCapsByMeter(em, sub, meterIds, periodStart)
+  const meters = new Map((meterIds.length ? await em.find(MeterSchema, { id: { $in: meterIds }, ...scope }) : []).map((m) => [m.id, m]))
   const measured = await Promise.all(
     charges.map(async (c) => {
       if (c.price.type !== 'USAGE') return { ...c, quantity: c.lineItem.quantity }
-      const meter = await em.findOneOrFail(MeterSchema, { id: c.price.meter_id!, ...scope })
-      const usage = await meterUsage(ctx.ch, meter, {
+      const meter = meters.get(c.price.meter_id!)
+      if (!meter) throw new Error(`meter ${c.price.meter_id} of price ${c.price.id} not found`)
+      const usage = await meterUsage(usageReader(ctx), meter, {
         external_customer_ids: await usageCustomers(c),
         start_time: c.periodStart.toISOString(),
         end_time: c.periodEnd.toISOString(),

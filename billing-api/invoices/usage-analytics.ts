@@ -9,14 +9,13 @@
 // discounts, exact to the currency). Both lists are stored as jsonb on the line when the line is
 // written (migrations/0010_usage_analytics.sql) and are not recomputed on read.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { queryMeterUsage } from '../../clickhouse/queries/meter-usage.js'
-import { queryUsageBySource } from '../../clickhouse/queries/usage-by-source.js'
 import type { Scope } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import { MeterSchema, type Meter } from '../meters/meter.entity.js'
+import { usageReader } from '../meters/usage-reader.js'
 import { D } from '../pricing/index.js'
-import { usageCustomerExternalIds } from '../subscriptions/hierarchy.js'
+import { usageCustomersByWindow } from '../subscriptions/hierarchy.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { InvoiceLineItemSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
 import { apportionUsage, type GroupUsage } from './usage-apportion.js'
@@ -49,14 +48,15 @@ export async function lineUsageAnalytics(
     declaredGroupBy: meter.aggregation.group_by, externalCustomerIds, start: line.period_start!, end: line.period_end!,
   }
   const agg = meter.aggregation.type
-  const bySource: GroupUsage<string>[] = (await queryUsageBySource(ctx.ch, base)).map((r) => ({
-    key: r.source, usage: groupValue(agg, r.value, r.event_count), event_count: Number(r.event_count),
+  const read = usageReader(ctx)
+  const bySource: GroupUsage<string>[] = (await read({ ...base, bySource: true })).map((r) => ({
+    key: r.source ?? '', usage: groupValue(agg, r.value, r.event_count), event_count: Number(r.event_count),
   }))
   const usage_analytics = apportionUsage(bySource, agg, line.amount, line.currency, (k) => k)
     .map(({ key, ...rest }) => ({ source: key, ...rest }))
   const property = meter.aggregation.group_by
   if (!property) return { usage_analytics, usage_breakdown: null }
-  const byGroup: GroupUsage<Record<string, string>>[] = (await queryMeterUsage(ctx.ch, { ...base, groupBy: [property] })).map((r) => ({
+  const byGroup: GroupUsage<Record<string, string>>[] = (await read({ ...base, groupBy: [property] })).map((r) => ({
     key: { [property]: r.groups[property] ?? '' }, usage: groupValue(agg, r.value, r.event_count), event_count: Number(r.event_count),
   }))
   const usage_breakdown = apportionUsage(byGroup, agg, line.amount, line.currency, (k) => k[property])
@@ -78,11 +78,12 @@ export async function usageAnalyticsForLines(ctx: BillingContext, tx: EntityMana
   const sub = invoice.subscription_id ? await tx.findOne(SubscriptionSchema, { id: invoice.subscription_id, ...scope }) : null
   const own = sub ? null : await tx.findOneOrFail(CustomerSchema, { id: invoice.customer_id, ...scope })
   const meters = new Map((await tx.find(MeterSchema, { ...scope, id: { $in: [...new Set(measurable.map((l) => l.meter_id!))] } })).map((m) => [m.id, m]))
+  // The same customers the line's quantity was measured for (a parent pools its children).
+  const customersOf = sub ? usageCustomersByWindow(tx, sub) : async () => [own!.external_id]
   for (const line of measurable) {
     const meter = meters.get(line.meter_id!)
     if (!meter) continue
-    // The same customers the line's quantity was measured for (a parent pools its children).
-    const customers = sub ? await usageCustomerExternalIds(tx, sub, line.period_start!, line.period_end!) : [own!.external_id]
+    const customers = await customersOf(line.period_start!, line.period_end!)
     Object.assign(line, await lineUsageAnalytics(ctx, meter, customers, line))
   }
   await tx.flush()

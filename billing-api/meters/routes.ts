@@ -5,6 +5,7 @@ import { serializeBase } from '../db/common.js'
 import { dateTime, decimalString, idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
 import { AGGREGATION_TYPES, MeterSchema, type Meter } from './meter.entity.js'
 import { createMeter, getMeter, meterUsage, type CreateMeterInput, type UsageRequest } from './service.js'
+import { usageReader } from './usage-reader.js'
 
 export function serializeMeter(m: Meter) {
   return {
@@ -95,6 +96,6 @@ export async function meterRoutes(app: FastifyInstance, ctx: BillingContext): Pr
 
   app.post('/meters/:id/usage', { schema: { tags: ['meters'], params: idParams, body: usageBody } }, async (request) => {
     const meter = await getMeter(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id)
-    return meterUsage(ctx.ch, meter, request.body as UsageRequest)
+    return meterUsage(usageReader(ctx), meter, request.body as UsageRequest)
   })
 }

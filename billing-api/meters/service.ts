@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { D } from '../pricing/index.js'
 import { ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import { queryMeterUsage, type WindowSize } from '../../clickhouse/queries/meter-usage.js'
-import type { ClickHouse } from '../../clickhouse/client.js'
+import type { WindowSize } from '../../clickhouse/queries/meter-usage.js'
+import type { UsageReader } from './usage-reader.js'
 import type { Scope } from '../auth/authenticate.js'
 import { AGGREGATION_TYPES, MeterSchema, type Meter, type MeterAggregation, type MeterFilter } from './meter.entity.js'
 import { findInScope } from '../db/scoped-records.js'
@@ -74,7 +74,7 @@ const avgOrValue = (agg: string, value: string, count: string): string =>
 
 const isoUtc = (chTime: string) => new Date(chTime.replace(' ', 'T') + 'Z').toISOString()
 
-export async function meterUsage(ch: ClickHouse, meter: Meter, req: UsageRequest): Promise<UsageResult> {
+export async function meterUsage(read: UsageReader, meter: Meter, req: UsageRequest): Promise<UsageResult> {
   const start = new Date(req.start_time)
   const end = new Date(req.end_time)
   if (!(start < end)) throw new ValidationError('start_time must be before end_time', 'start_time')
@@ -89,10 +89,10 @@ export async function meterUsage(ch: ClickHouse, meter: Meter, req: UsageRequest
     start,
     end,
   }
-  const [total] = await queryMeterUsage(ch, base)
+  const [total] = await read(base)
   const items =
     req.window_size || req.group_by?.length
-      ? await queryMeterUsage(ch, { ...base, windowSize: req.window_size, groupBy: req.group_by })
+      ? await read({ ...base, windowSize: req.window_size, groupBy: req.group_by })
       : []
   return {
     meter_id: meter.id,

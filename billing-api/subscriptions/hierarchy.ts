@@ -185,6 +185,16 @@ export async function usageCustomerExternalIds(em: EntityManager, sub: Subscript
   return [...new Set(customers.map((c) => c.external_id))].sort()
 }
 
+/** usageCustomerExternalIds of `sub`, looked up once per window (an invoice asks per line). */
+export function usageCustomersByWindow(em: EntityManager, sub: Subscription): (start: Date, end: Date) => Promise<string[]> {
+  const pooled = new Map<string, Promise<string[]>>()
+  return (start, end) => {
+    const window = `${start.getTime()}:${end.getTime()}`
+    if (!pooled.has(window)) pooled.set(window, usageCustomerExternalIds(em, sub, start, end))
+    return pooled.get(window)!
+  }
+}
+
 /**
  * A parent's draft activation or incomplete -> active move, applied to its children still in
  * `from` status: they take the parent's status, and with `schedule` its start, anchor, periods

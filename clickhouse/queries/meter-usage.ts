@@ -47,6 +47,20 @@ const FINAL_VALUE: Record<UsageAggregation, string> = {
   COUNT_UNIQUE: 'toString(length(groupUniqArrayArray(u)))',
 }
 
+/**
+ * The one partial each aggregation needs besides the count, as read from buckets and from edge
+ * rows. Reading only that column matters: the latest tuple and the distinct sets are the widest
+ * columns of meter_buckets, and a month's read touches thousands of bucket rows.
+ */
+const PARTIAL: Record<UsageAggregation, { bucket: string; event: string } | null> = {
+  SUM: { bucket: 'sum(value_sum) AS s', event: 'sum(value) AS s' },
+  AVG: { bucket: 'sum(value_sum) AS s', event: 'sum(value) AS s' },
+  COUNT: null,
+  MAX: { bucket: 'max(value_max) AS m', event: 'max(value) AS m' },
+  LATEST: { bucket: 'max(latest) AS l', event: 'max(tuple(timestamp, event_id, value)) AS l' },
+  COUNT_UNIQUE: { bucket: 'groupUniqArrayArray(uniq) AS u', event: 'groupUniqArray(value_text) AS u' },
+}
+
 /** Raw-path value expressions over meter_events rows. */
 export const VALUE_EXPR: Record<UsageAggregation, string> = {
   SUM: 'toString(sum(value))',
@@ -113,12 +127,12 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
   }
 
   const { interior, edges } = splitRange(q.start, q.end)
-  params.uniq = q.aggregation === 'COUNT_UNIQUE' ? 1 : 0
+  const partial = PARTIAL[q.aggregation]
   const parts: string[] = []
   if (interior) {
     params.a = chDateTime(interior[0]).slice(0, 19)
     params.b = chDateTime(interior[1]).slice(0, 19)
-    const select = [...dims('bucket'), 'sum(value_sum) AS s', 'sum(event_count) AS c', 'max(value_max) AS m', 'max(latest) AS l', 'groupUniqArrayArray(uniq) AS u']
+    const select = [...dims('bucket'), 'sum(event_count) AS c', ...(partial ? [partial.bucket] : [])]
     const where = [...scope, "bucket_start >= {a:DateTime('UTC')}", "bucket_start < {b:DateTime('UTC')}"]
     parts.push(`SELECT ${select.join(', ')} FROM ${ch.table('meter_buckets')} WHERE ${where.join(' AND ')}${groupClause([])}`)
   }
@@ -128,7 +142,7 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
       params[`ee${i}`] = chDateTime(e)
       return `(timestamp >= {es${i}:DateTime64(3, 'UTC')} AND timestamp < {ee${i}:DateTime64(3, 'UTC')})`
     })
-    const select = [...dims('event'), 'sum(value) AS s', 'count() AS c', 'max(value) AS m', 'max(tuple(timestamp, event_id, value)) AS l', 'groupUniqArrayIf(value_text, {uniq:UInt8} = 1) AS u']
+    const select = [...dims('event'), 'count() AS c', ...(partial ? [partial.event] : [])]
     const where = [...scope, `(${ranges.join(' OR ')})`]
     // A crash replay may have written a row twice; LIMIT 1 BY keeps one (cheaper than FINAL here).
     const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${where.join(' AND ')} LIMIT 1 BY event_id`
