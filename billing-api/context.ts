@@ -2,9 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
-import type { WebhookQueue } from './webhooks/queue.js'
-import type { InvoiceComputeQueue } from './invoices/compute-job.js'
-import type { IntegrationQueue } from './integrations/queue.js'
+import type { IntegrationQueue, InvoiceComputeQueue, WebhookQueue } from './queues.js'
 import type { UsageReader } from './meters/usage-reader.js'
 
 /** What billing-api use cases need from the outside world, passed explicitly. */

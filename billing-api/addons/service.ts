@@ -2,7 +2,7 @@
 // granted through entitlements (entity_type ADDON). Reads return both.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { listEntitlementsByEntity, type EntitlementResponse } from '../entitlements/read.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { assertLookupKeyFree } from '../features/lookup-key.js'

@@ -6,6 +6,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import { NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
 import { hashApiKey } from './api-key.js'
+import type { Scope } from '../db/scope.js'
 
 export const API_KEY_HEADER = 'x-api-key'
 export const ENVIRONMENT_HEADER = 'x-environment-id'
@@ -18,11 +19,6 @@ export interface AuthContext {
   roles: string[]
 }
 
-/** What every repository query filters on. */
-export interface Scope {
-  tenant_id: string
-  environment_id: string
-}
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -3,7 +3,7 @@
 // would let two requests both see the last free slot.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { InvalidOperationError, NotFoundError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { CouponSchema, type Coupon } from './coupon.entity.js'
 import { redemptionRefusal } from './discount.js'
 

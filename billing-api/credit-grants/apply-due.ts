@@ -19,7 +19,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { topUpWallet } from '../wallets/ledger.js'

@@ -5,7 +5,7 @@
 // fields, since nothing is stored for them; their application_status is PENDING. Ordered by scheduled_for, then idempotency key; paginated in memory (the list is short).
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { Page } from '../http/schemas.js'
 import { getSubscription } from '../subscriptions/service.js'
 import { CreditGrantApplicationSchema, type CreditGrantApplication } from './application.entity.js'

@@ -4,7 +4,7 @@
 import type { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { InvalidOperationError, NotFoundError, ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from './scope.js'
 import type { BaseRecord } from './common.js'
 
 /** A record named in the path: unknown, deleted or out of scope -> 404. Archived records stay readable. */

@@ -1,7 +1,7 @@
 // The read model of entitlements: each with its feature embedded. Plans and add-ons include
 // their entitlements through listEntitlements.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { iso, serializeBase } from '../db/common.js'
 import { FeatureSchema, type Feature } from '../features/feature.entity.js'
 import { serializeFeature } from '../features/serialize.js'

@@ -3,7 +3,7 @@
 // with that change; a relay drains the outbox to the Kafka topic system_events.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { SystemEventSchema, type SystemEvent } from './system-event.entity.js'
 
 export interface SystemEventInput {
@@ -11,6 +11,18 @@ export interface SystemEventInput {
   entity_type: string
   entity_id: string
   payload?: Record<string, unknown>
+}
+
+/** A system event as the relay produces it to the system_events topic and fans it out. */
+export interface SystemEventMessage {
+  id: string
+  event_name: string
+  entity_type: string
+  entity_id: string
+  tenant_id: string
+  environment_id: string
+  timestamp: string
+  payload: Record<string, unknown>
 }
 
 export function publishSystemEvent(em: EntityManager, scope: Scope, event: SystemEventInput): SystemEvent {

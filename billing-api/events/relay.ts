@@ -8,18 +8,8 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Producer } from 'kafkajs'
 import { createDeliveries } from '../webhooks/fan-out.js'
 import { enqueueIntegrationSyncs } from '../integrations/enqueue-from-events.js'
-import type { IntegrationQueue } from '../integrations/queue.js'
-
-export interface SystemEventMessage {
-  id: string
-  event_name: string
-  entity_type: string
-  entity_id: string
-  tenant_id: string
-  environment_id: string
-  timestamp: string
-  payload: Record<string, unknown>
-}
+import type { IntegrationQueue } from '../queues.js'
+import type { SystemEventMessage } from './publish.js'
 
 export interface RelayOptions {
   batchSize?: number

@@ -3,7 +3,7 @@
 import type { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BaseRecord } from '../db/common.js'
 
 /** Leaves room for a "_NNN" suffix within the 255 characters of catalog-schemas' lookupKeySchema. */

@@ -2,7 +2,7 @@
 // update and archive. Every write publishes its system event in the same transaction.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { assignFeatureToGroup } from '../groups/feature-membership.js'
 import type { Page } from '../http/schemas.js'

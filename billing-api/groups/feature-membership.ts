@@ -5,7 +5,7 @@
 import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { FeatureSchema, type Feature } from '../features/feature.entity.js'
 import { GroupSchema, type Group } from './group.entity.js'
 

@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { assertLookupKeyFree } from '../features/lookup-key.js'
 import { findInScope } from '../db/scoped-records.js'

@@ -3,7 +3,8 @@
 // create answers 201 and archive 204. Resources with other routes register those beside it.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { scopeOf, type Scope } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { idParams, listResponse, type Page } from './schemas.js'
 

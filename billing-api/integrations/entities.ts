@@ -1,5 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core'
 import { baseProperties, json, text, type BaseRecord } from '../db/common.js'
+import type { MappedEntityType } from '../queues.js'
 
 export interface ConnectionSettings {
   /** generic_http only: where pushes are sent */
@@ -30,7 +31,7 @@ export const IntegrationConnectionSchema = new EntitySchema<IntegrationConnectio
   },
 })
 
-export type MappedEntityType = 'customer' | 'invoice' | 'subscription'
+
 
 /** A local entity's record at a provider (spec: CustomerIntegration, for any entity type). */
 export interface EntityIntegrationMapping extends BaseRecord {

@@ -13,15 +13,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { InvalidOperationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { activateIncompleteSubscription } from '../subscriptions/activate-incomplete.js'
-import type { MappedEntityType } from './entities.js'
+import type { MappedEntityType } from '../queues.js'
 import { field, idField, metadataId, type Payload } from './inbound-fields.js'
 import { markInvoicePaid } from './mark-paid.js'
 import { findByProviderId, requireEntity } from './mappings.js'
 import type { InboundEvent } from './provider.js'
-import type { IntegrationSyncJob } from './queue.js'
+import type { IntegrationSyncJob } from '../queues.js'
 
 export interface InboundContext {
   ctx: BillingContext

@@ -12,7 +12,7 @@ import { findOpenConnection } from './connections.js'
 import { applyInboundEvent } from './inbound-events.js'
 import { providerFor } from './providers.js'
 import { WebhookSignatureError } from './provider.js'
-import type { IntegrationSyncJob } from './queue.js'
+import type { IntegrationSyncJob } from '../queues.js'
 
 export class InboundHandlerError extends DomainError {
   constructor(message: string) {

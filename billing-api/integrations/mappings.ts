@@ -5,12 +5,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import { serializeBase } from '../db/common.js'
 import { InvoiceSchema } from '../invoices/invoice.entity.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
-import { EntityIntegrationMappingSchema, type EntityIntegrationMapping, type MappedEntityType } from './entities.js'
+import { EntityIntegrationMappingSchema, type EntityIntegrationMapping } from './entities.js'
+import type { MappedEntityType } from '../queues.js'
 
 export const MAPPED_ENTITY_TYPES: MappedEntityType[] = ['customer', 'invoice', 'subscription']
 

@@ -4,7 +4,7 @@
 // times the provider repeats itself, the invoice is paid once.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError, InvalidOperationError, NotFoundError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { InvoiceSchema } from '../invoices/invoice.entity.js'
 import { recordPayment } from '../invoices/payments.js'

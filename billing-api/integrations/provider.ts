@@ -2,7 +2,7 @@
 // our records to the provider's API and back; the use cases (sync.ts, inbound/) decide what to
 // store. pullInvoice is optional: a provider without it answers pull syncs with the
 // unsupported error (spec: Errors 11).
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { ConnectionSettings } from './entities.js'
 
 export interface ProviderCredentials {

@@ -8,29 +8,11 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullm
 import type { Redis } from 'ioredis'
 import { DomainError, ServiceUnavailableError } from '../../platform/errors.js'
 import type { BillingContext } from '../context.js'
-import type { MappedEntityType } from './entities.js'
+import type { IntegrationQueue, IntegrationSyncJob } from '../queues.js'
 import { TenantRateLimiter } from './rate-limit.js'
 import { syncEntity } from './sync.js'
 
 export const INTEGRATION_QUEUE = 'integration-sync'
-
-export interface IntegrationSyncJob {
-  tenant_id: string
-  environment_id: string
-  provider: string
-  entity_type: MappedEntityType
-  entity_id: string
-  /** what caused it: a system event id, or a resync reason */
-  cause: string
-  /** the connection's settings.integration_events.rate_limit_per_second, if set */
-  rate_limit_per_second?: number
-}
-
-export interface IntegrationQueue {
-  /** jobs with the same `cause`, provider and entity are enqueued once while the first is kept */
-  enqueue(jobs: IntegrationSyncJob[]): Promise<void>
-  close(): Promise<void>
-}
 
 // BullMQ job ids may not contain ':'.
 const jobId = (j: IntegrationSyncJob) => [j.cause, j.provider, j.entity_type, j.entity_id].join('__').replaceAll(':', '_')

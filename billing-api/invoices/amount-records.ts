@@ -1,6 +1,6 @@
 // Reads an invoice's coupon applications and applied taxes (with their tax rates), in order.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { TaxRateSchema, type TaxRate } from '../taxes/tax-rate.entity.js'
 import { AppliedTaxSchema, CouponApplicationSchema, type AppliedTax, type CouponApplication } from './amounts.entity.js'
 

@@ -10,7 +10,7 @@ import { currencyPrecision, D, toMoneyString } from '../pricing/index.js'
 import { creditsToCurrency } from '../wallets/allocate.js'
 import { balancesOf } from '../wallets/balances.js'
 import { debitWallet } from '../wallets/ledger.js'
-import { lockWallet } from '../wallets/service.js'
+import { lockWallet } from '../wallets/wallet-rows.js'
 import { WalletSchema, WalletTransactionSchema } from '../wallets/wallet.entity.js'
 import type { Invoice } from './invoice.entity.js'
 

@@ -15,12 +15,13 @@ import type { Redis } from 'ioredis'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { DomainError, InvalidOperationError, NotFoundError, ServiceUnavailableError, VersionConflictError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { findInScope } from '../db/scoped-records.js'
 import { InvoiceSchema } from './invoice.entity.js'
 import type { ChangeOptions } from './lifecycle.js'
 import { recomputeInvoice } from './recompute.js'
+import type { ComputeJobData, ComputeJobView, ComputeStatus, InvoiceComputeQueue } from '../queues.js'
 
 export const INVOICE_COMPUTE_QUEUE = 'invoice-compute'
 
@@ -32,32 +33,6 @@ export interface ComputeJobSettings {
 
 export const COMPUTE_JOB_SETTINGS: ComputeJobSettings = { attempts: 5, backoffMs: 5_000, timeoutMs: 10 * 60_000 }
 const KEEP_SECONDS = 7 * 24 * 3600
-
-export interface ComputeJobData {
-  tenant_id: string
-  environment_id: string
-  invoice_id: string
-  version?: number
-}
-
-export type ComputeStatus = 'queued' | 'running' | 'completed' | 'failed'
-
-export interface ComputeJobView {
-  workflow_id: string
-  status: ComputeStatus
-  invoice_id: string
-  attempts: number
-  error: string | null
-  created_at: string
-  finished_at: string | null
-}
-
-export interface InvoiceComputeQueue {
-  enqueue(data: ComputeJobData): Promise<string>
-  /** the job as seen from `scope`; another scope's or an expired id is not found */
-  status(scope: Scope, workflowId: string): Promise<ComputeJobView>
-  close(): Promise<void>
-}
 
 const STATUS: Record<string, ComputeStatus> = {
   waiting: 'queued', prioritized: 'queued', 'waiting-children': 'queued', delayed: 'queued', active: 'running', completed: 'completed', failed: 'failed',

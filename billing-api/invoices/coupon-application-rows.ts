@@ -3,7 +3,7 @@
 // coupons (cycle/create: service.ts; a cancellation's PRORATION invoice: subscriptions/final-invoice.ts).
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { PlannedCouponApplication } from './apply-coupons.js'
 import { CouponApplicationSchema } from './amounts.entity.js'
 import type { Invoice } from './invoice.entity.js'

@@ -3,7 +3,7 @@
 // every match: the body's limit/offset are ignored, pages of EXPORT_PAGE are read in turn.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { toCsv, type CsvValue } from '../http/csv.js'
 import type { Invoice, InvoiceLineItem } from './invoice.entity.js'
 import { searchInvoices, type InvoiceSearch } from './search.js'

@@ -7,7 +7,7 @@
 // - the cap applies to each invoice line's window (usage_reset_period is not applied to billing).
 // quantity keeps the measured usage; adjusted_entitlement_quantity is what was priced.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { EntitlementSchema } from '../entitlements/entitlement.entity.js'
 import { FeatureSchema } from '../features/feature.entity.js'
 import { D } from '../pricing/index.js'

@@ -1,7 +1,7 @@
 // Reads a subscription's coupon associations with their coupons and how many invoices each has
 // already discounted (for the coupon's duration). Reads only.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { CouponSchema } from '../coupons/coupon.entity.js'
 import { CouponAssociationSchema } from '../coupons/coupon-association.entity.js'
 import type { AttachedCoupon } from './apply-coupons.js'

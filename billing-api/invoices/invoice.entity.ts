@@ -1,7 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core'
 import { baseProperties, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
 import type { CommitmentInfo } from '../pricing/commitment.js'
-import type { UsageAnalyticsItem, UsageBreakdownItem } from './usage-analytics.js'
 
 export type InvoiceStatus = 'DRAFT' | 'FINALIZED' | 'VOIDED' | 'SKIPPED'
 export type PaymentStatus =
@@ -69,6 +68,24 @@ export const InvoiceSchema = new EntitySchema<Invoice>({
     version: { ...integer(), version: true },
   },
 })
+
+/** usage_analytics of a usage line: its usage per event source (invoices/usage-analytics.ts). */
+export interface UsageAnalyticsItem {
+  source: string
+  usage: string
+  cost: string
+  percentage: string
+  event_count: number
+}
+
+/** usage_breakdown of a usage line: its usage per value of the meter's group_by. */
+export interface UsageBreakdownItem {
+  grouped_by: Record<string, string>
+  usage: string
+  cost: string
+  percentage: string
+  event_count: number
+}
 
 export interface InvoiceLineItem extends BaseRecord {
   invoice_id: string

@@ -1,7 +1,7 @@
 // Invoice idempotency (spec Errors 12): a key is held by the invoice carrying it unless that
 // invoice is VOIDED or deleted, which frees the key. Every idempotency check reads through here.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { InvoiceSchema, type Invoice } from './invoice.entity.js'
 
 export const liveInvoiceWithKey = (scope: Scope, idempotencyKey: string) =>

@@ -7,7 +7,7 @@
 // that are not cycle or create invoices of a subscription, are 400 invalid_operation.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { InvalidOperationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'

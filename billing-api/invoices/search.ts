@@ -4,7 +4,7 @@
 // `order`, default desc); every sort ends with id so pages are stable.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { QueryOrder } from '@mikro-orm/core'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { RECORD_STATUSES, type RecordStatus } from '../http/metadata-filter.js'
 import { dateTime, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
 import { PAYMENT_STATUSES } from './payment-status.js'

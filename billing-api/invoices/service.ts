@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import { D, toMoneyString } from '../pricing/index.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { meterUsage } from '../meters/service.js'

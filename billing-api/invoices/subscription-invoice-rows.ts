@@ -3,7 +3,7 @@
 // and `invoice.drafted` once per creation. Callers own the computation and the transaction.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { invoiceParties } from '../subscriptions/hierarchy.js'

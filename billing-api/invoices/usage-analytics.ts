@@ -9,7 +9,7 @@
 // discounts, exact to the currency). Both lists are stored as jsonb on the line when the line is
 // written (migrations/0010_usage_analytics.sql) and are not recomputed on read.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import { MeterSchema, type Meter } from '../meters/meter.entity.js'
@@ -17,24 +17,8 @@ import { usageReader } from '../meters/usage-reader.js'
 import { D } from '../pricing/index.js'
 import { usageCustomersByWindow } from '../subscriptions/hierarchy.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
-import { InvoiceLineItemSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
+import { InvoiceLineItemSchema, type Invoice, type InvoiceLineItem, type UsageAnalyticsItem, type UsageBreakdownItem } from './invoice.entity.js'
 import { apportionUsage, type GroupUsage } from './usage-apportion.js'
-
-export interface UsageAnalyticsItem {
-  source: string
-  usage: string
-  cost: string
-  percentage: string
-  event_count: number
-}
-
-export interface UsageBreakdownItem {
-  grouped_by: Record<string, string>
-  usage: string
-  cost: string
-  percentage: string
-  event_count: number
-}
 
 const groupValue = (aggregation: string, value: string, count: string) =>
   aggregation === 'AVG' ? (count === '0' ? '0' : D(value).div(count).toString()) : value

@@ -5,7 +5,7 @@ import { ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { WindowSize } from '../../clickhouse/queries/meter-usage.js'
 import type { UsageReader } from './usage-reader.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { AGGREGATION_TYPES, MeterSchema, type Meter, type MeterAggregation, type MeterFilter } from './meter.entity.js'
 import { findInScope } from '../db/scoped-records.js'
 

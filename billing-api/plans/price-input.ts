@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { findPublishedPricingUnit } from '../pricing-units/service.js'
 import type { PricingUnit } from '../pricing-units/pricing-unit.entity.js'

@@ -2,7 +2,7 @@
 import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { RecordStatus } from '../http/metadata-filter.js'
 import type { Page } from '../http/schemas.js'
 import { PriceSchema, type Price } from './price.entity.js'

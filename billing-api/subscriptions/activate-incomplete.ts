@@ -2,7 +2,7 @@
 // subscription active (the inbound webhook lands with the integrations issue). Idempotent: an
 // already active subscription is returned unchanged, so a redelivered webhook changes nothing.
 import { InvalidOperationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { followParent } from './hierarchy.js'

@@ -5,7 +5,7 @@
 // a calendar one takes the calendar anchor. A trial keeps its length and moves with the start,
 // and its zero-amount trial invoice is created now.
 import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { invoiceFirstPeriod } from './first-invoice.js'
 import type { BillingContext } from '../context.js'

@@ -12,7 +12,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { AddonSchema } from '../addons/addon.entity.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { D } from '../pricing/index.js'

@@ -8,7 +8,7 @@
 // terminates it at cancel_at and publishes subscription.cancelled then.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
 import { distinctCadences, lineItemPeriod } from './cadence.js'

@@ -8,7 +8,7 @@
 // cancelled_at records when the termination took effect: the request time for an immediate
 // cancel, cancel_at for the scheduled ones (a late schedule run does not change it).
 import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { eventPayload, lockSubscription } from './service.js'

@@ -2,7 +2,7 @@
 // The new settings price every invoice computed afterwards, the current period's included.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { NotFoundError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { PriceSchema } from '../plans/price.entity.js'

@@ -2,7 +2,7 @@
 // the columns they set. The math is in pricing/commitment.ts; see pricing/README.md.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { nonNegativeDecimalString } from '../http/schemas.js'
 import { MeterSchema, type Meter } from '../meters/meter.entity.js'
 import type { Price } from '../plans/price.entity.js'

@@ -11,7 +11,7 @@
 // 0: credit notes and wallet refunds are not part of this service yet.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
 import { computeSubscriptionInvoice, invoiceIdempotencyKey } from '../invoices/service.js'

@@ -13,7 +13,7 @@
 // their customer); no proration, so the preview's invoice_preview is null.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { InvalidOperationError, NotFoundError, ValidationError, VersionConflictError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import { publishSystemEvent } from '../events/publish.js'

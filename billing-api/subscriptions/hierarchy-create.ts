@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { inheritCustomers, requireParent, resolveCustomers } from './hierarchy.js'
 import type { Subscription, SubscriptionLineItem } from './subscription.entity.js'
 

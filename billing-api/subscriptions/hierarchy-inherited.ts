@@ -6,7 +6,7 @@
 // inherited subscription under this parent already ended changes nothing, and one that never
 // inherited it is a validation error.
 import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { inheritCustomers, liveInheritedChildren, resolveCustomers } from './hierarchy.js'

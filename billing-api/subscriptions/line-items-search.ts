@@ -1,7 +1,7 @@
 // POST /subscriptions/lineitems/search: line items of the caller's tenant and environment by
 // subscription, price, customer, status and date windows; sorted, paginated.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { SubscriptionLineItemSchema, type SubscriptionLineItem } from './subscription.entity.js'
 
 export const LINE_ITEM_STATUSES = ['published', 'archived', 'deleted'] as const

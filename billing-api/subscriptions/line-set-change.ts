@@ -7,7 +7,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { NotFoundError, ValidationError, VersionConflictError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { invoiceIdempotencyKey } from '../invoices/service.js'

@@ -1,6 +1,6 @@
 // HTTP side of the line-set modifications (plan_change, addon_attach, addon_detach): the
 // modify routes in change-routes.ts hand these change types here.
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { iso } from '../db/common.js'
 import { addonAttach, addonDetach } from './addon-attach.js'

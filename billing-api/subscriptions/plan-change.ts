@@ -8,7 +8,7 @@
 // credit of the old plan and the remaining-time debit of the new one (line-set-change.ts).
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { NotFoundError, ValidationError } from '../../platform/errors.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { getPlan } from '../plans/service.js'
 import { assertUsageInArrear, refuseFields, requestedMinute, sameMinute, type LineSetHandler } from './line-set-change.js'

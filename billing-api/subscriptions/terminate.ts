@@ -3,7 +3,7 @@
 // (FOR UPDATE) and pass their transaction, so the invoices, the status change and the
 // subscription.cancelled event commit together or not at all.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { createSubscriptionInvoice } from '../invoices/service.js'

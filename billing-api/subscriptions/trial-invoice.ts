@@ -9,7 +9,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import type { Invoice } from '../invoices/invoice.entity.js'
 import { invoiceIdempotencyKey } from '../invoices/service.js'
 import type { Subscription } from './subscription.entity.js'

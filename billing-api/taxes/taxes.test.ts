@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { ValidationError } from '../../platform/errors.js'
 import { created } from '../../test/support/fixtures.js'
 import { type ApiClient, usePlatform } from '../../test/support/platform.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { requirePublishedTaxRate } from './tax-rate.service.js'
 import { assertError } from '../../test/support/assertions.js'
 

@@ -3,7 +3,7 @@
 // (credits_unfunded). Nothing stores a balance, so nothing can drift from the ledger.
 import type { Decimal } from 'decimal.js'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { D } from '../pricing/index.js'
 
 const BALANCE_SQL = `

@@ -1,20 +1,19 @@
 // Wallet use cases: create (with wallet.created), get, list, modify (prepaid_to_postpaid).
 // Every answer carries the wallet's derived balance.
-import type { Decimal } from 'decimal.js'
-import { LockMode, type FilterQuery } from '@mikro-orm/core'
+import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { AlreadyExistsError, InvalidOperationError, NotFoundError, ValidationError } from '../../platform/errors.js'
+import { AlreadyExistsError, InvalidOperationError, ValidationError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
 import { newId } from '../../platform/ids.js'
-import type { Scope } from '../auth/authenticate.js'
+import type { Scope } from '../db/scope.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import type { Metadata } from '../db/common.js'
 import { publishSystemEvent } from '../events/publish.js'
 import type { Page } from '../http/schemas.js'
 import { D } from '../pricing/index.js'
-import { balancesOf } from './balances.js'
 import { serializeWallet } from './serialize.js'
 import { nextSettings, type WalletSettingsInput } from './settings.js'
+import { findWallet, lockWallet, withBalances, type WalletView } from './wallet-rows.js'
 import { WalletSchema, type Wallet, type WalletType } from './wallet.entity.js'
 
 export interface WalletInput {
@@ -26,11 +25,6 @@ export interface WalletInput {
   metadata?: Metadata
   balance_alert?: WalletSettingsInput['balance_alert']
   auto_topup?: WalletSettingsInput['auto_topup']
-}
-
-export interface WalletView {
-  wallet: Wallet
-  balance: Decimal
 }
 
 export const MODIFICATION_TYPES = ['prepaid_to_postpaid'] as const
@@ -97,25 +91,4 @@ export async function modifyWallet(
     publishSystemEvent(tx, scope, { event_name: 'wallet.updated', entity_type: 'wallet', entity_id: wallet.id, payload: serializeWallet(wallet, updated.balance) })
     return { original: before, updated }
   })
-}
-
-export async function findWallet(em: EntityManager, scope: Scope, id: string): Promise<Wallet> {
-  const wallet = await em.findOne(WalletSchema, { id, ...scope, status: 'published' })
-  if (!wallet) throw new NotFoundError('wallet', id)
-  return wallet
-}
-
-/**
- * SELECT ... FOR UPDATE on the wallet row: every ledger write takes it first, so writes to one
- * wallet (top-ups, debits, expiry, modify) run one at a time and always see each other's rows.
- */
-export async function lockWallet(tx: EntityManager, scope: Scope, id: string): Promise<Wallet> {
-  const wallet = await tx.findOne(WalletSchema, { id, ...scope, status: 'published' }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
-  if (!wallet) throw new NotFoundError('wallet', id)
-  return wallet
-}
-
-export async function withBalances(em: EntityManager, clock: Clock, scope: Scope, wallets: Wallet[]): Promise<WalletView[]> {
-  const balances = await balancesOf(em, scope, wallets.map((w) => w.id), clock.now())
-  return wallets.map((wallet) => ({ wallet, balance: balances.get(wallet.id)! }))
 }

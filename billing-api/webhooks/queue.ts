@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import { attemptDelivery, markFailed } from './deliver.js'
+import type { WebhookQueue } from '../queues.js'
 
 export const WEBHOOK_QUEUE = 'webhook-delivery'
 
@@ -12,11 +13,6 @@ export interface WebhookDeliverySettings {
   attempts: number
   backoffMs: number
   timeoutMs: number
-}
-
-export interface WebhookQueue {
-  enqueue(deliveryIds: string[]): Promise<void>
-  close(): Promise<void>
 }
 
 export function createWebhookQueue(redis: Redis, prefix: string, settings: WebhookDeliverySettings): WebhookQueue {

@@ -3,7 +3,7 @@
 // version in invoice_documents (migrations/0002_documents.sql). Every change to an invoice
 // increments its version, so a cached PDF is valid exactly while the version matches.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Scope } from '../../auth/authenticate.js'
+import type { Scope } from '../../db/scope.js'
 import { CustomerSchema, type Customer } from '../../customers/customer.entity.js'
 import { TenantSchema, type Address, type Tenant } from '../../tenants/tenant.entity.js'
 import type { Invoice, InvoiceLineItem } from '../invoice.entity.js'

@@ -1,0 +1,35 @@
+// Reading and locking wallet rows, with their balances: what every wallet use case starts from.
+import type { Decimal } from 'decimal.js'
+import { LockMode } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { NotFoundError } from '../../platform/errors.js'
+import type { Clock } from '../../platform/clock.js'
+import type { Scope } from '../db/scope.js'
+import { balancesOf } from './balances.js'
+import { WalletSchema, type Wallet } from './wallet.entity.js'
+
+export interface WalletView {
+  wallet: Wallet
+  balance: Decimal
+}
+
+export async function findWallet(em: EntityManager, scope: Scope, id: string): Promise<Wallet> {
+  const wallet = await em.findOne(WalletSchema, { id, ...scope, status: 'published' })
+  if (!wallet) throw new NotFoundError('wallet', id)
+  return wallet
+}
+
+/**
+ * SELECT ... FOR UPDATE on the wallet row: every ledger write takes it first, so writes to one
+ * wallet (top-ups, debits, expiry, modify) run one at a time and always see each other's rows.
+ */
+export async function lockWallet(tx: EntityManager, scope: Scope, id: string): Promise<Wallet> {
+  const wallet = await tx.findOne(WalletSchema, { id, ...scope, status: 'published' }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
+  if (!wallet) throw new NotFoundError('wallet', id)
+  return wallet
+}
+
+export async function withBalances(em: EntityManager, clock: Clock, scope: Scope, wallets: Wallet[]): Promise<WalletView[]> {
+  const balances = await balancesOf(em, scope, wallets.map((w) => w.id), clock.now())
+  return wallets.map((wallet) => ({ wallet, balance: balances.get(wallet.id)! }))
+}
