@@ -4,6 +4,7 @@ import { authModule } from './auth/module.js'
 import { customersModule } from './customers/module.js'
 import { eventsModule } from './events/module.js'
 import { invoicesModule } from './invoices/module.js'
+import { billingModule } from './billing/module.js'
 import { metersModule } from './meters/module.js'
 import type { DomainModule } from './module.js'
 import { plansModule } from './plans/module.js'
@@ -30,6 +31,7 @@ export const modules: DomainModule[] = [
   plansModule,
   subscriptionsModule,
   invoicesModule,
+  billingModule,
   couponsModule,
   taxesModule,
   featuresModule,

@@ -2,8 +2,8 @@
 // and safe when two scheduler processes run at once.
 import type { BillingContext } from '../billing-api/context.js'
 import { applyDueCreditGrants } from '../billing-api/credit-grants/apply-due.js'
-import { billDueSubscriptions } from '../billing-api/subscriptions/bill-due.js'
-import { invoiceUsageOverThreshold } from '../billing-api/subscriptions/auto-invoice-threshold.js'
+import { billDueSubscriptions } from '../billing-api/billing/bill-due.js'
+import { invoiceUsageOverThreshold } from '../billing-api/billing/auto-invoice-threshold.js'
 import { cancelDueSubscriptions } from '../billing-api/subscriptions/cancel-due.js'
 import { endDueTrials } from '../billing-api/subscriptions/trial-end-due.js'
 import { finalizeDueInvoices } from '../billing-api/invoices/finalize-due.js'

@@ -14,7 +14,7 @@
 //   created (or backdated) after periods have elapsed gets one application per missed period,
 //   in order.
 import type { BillingPeriod } from '../plans/price.entity.js'
-import { boundary, nextBoundary } from '../subscriptions/periods.js'
+import { boundary, nextBoundary } from '../billing/periods/periods.js'
 import type { CreditGrant } from './credit-grant.entity.js'
 
 export type GrantTerms = Pick<CreditGrant, 'period' | 'period_count' | 'credit_grant_anchor' | 'start_date' | 'end_date'>

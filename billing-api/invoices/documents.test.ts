@@ -10,7 +10,7 @@ import { ManualClock } from '../../platform/clock.js'
 import { assertError } from '../../test/support/assertions.js'
 import { created } from '../../test/support/fixtures.js'
 import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
-import { billDueSubscriptions } from '../subscriptions/bill-due.js'
+import { billDueSubscriptions } from '../billing/bill-due.js'
 import { createTenant } from '../tenants/create-tenant.js'
 import { sql } from './test-helpers.js'
 

@@ -5,7 +5,6 @@ import { AppliedTaxSchema, CouponApplicationSchema } from './amounts.entity.js'
 import { invoiceDocumentRoutes } from './document-routes.js'
 import { invoiceRoutes } from './routes.js'
 import { manualInvoiceRoutes } from './manual-routes.js'
-import { invoiceComputeRoutes } from './compute-routes.js'
 
 export const invoicesModule: DomainModule = {
   name: 'invoices',
@@ -22,6 +21,5 @@ export const invoicesModule: DomainModule = {
     await invoiceRoutes(app, ctx)
     await invoiceDocumentRoutes(app, ctx)
     await manualInvoiceRoutes(app, ctx)
-    await invoiceComputeRoutes(app, ctx)
   },
 }

@@ -9,9 +9,10 @@ import { finalizeInvoice, voidInvoice, type ChangeOptions } from './lifecycle.js
 import { recordPayment, type PaymentInput } from './payments.js'
 import { invoiceSearchBody, searchInvoices, type InvoiceSearch } from './search.js'
 import { serializeInvoice, serializePayment } from './serialize.js'
-import { computeSubscriptionInvoice, getInvoice, type ComputedInvoice, type InvoiceDetail } from './service.js'
-import { recomputeInvoice } from './recompute.js'
-import { enqueueInvoiceCompute } from './compute-job.js'
+import { getInvoice, type InvoiceDetail } from './service.js'
+import { computeSubscriptionInvoice, type ComputedInvoice } from '../billing/subscription-invoice.js'
+import { recomputeInvoice } from '../billing/recompute.js'
+import { enqueueInvoiceCompute } from '../billing/compute-job.js'
 
 export { serializeInvoice } from './serialize.js'
 

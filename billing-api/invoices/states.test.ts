@@ -9,7 +9,7 @@ import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { assertError } from '../../test/support/assertions.js'
 import { usePlatform } from '../../test/support/platform.js'
 import { finalizeDueInvoices } from './finalize-due.js'
-import { createSubscriptionInvoice } from './service.js'
+import { createSubscriptionInvoice } from '../billing/subscription-invoice.js'
 import { billedInvoices, eventNames, sql } from './test-helpers.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { created } from '../../test/support/fixtures.js'
 import type { ApiClient, TestPlatform } from '../../test/support/platform.js'
-import { billDueSubscriptions } from '../subscriptions/bill-due.js'
+import { billDueSubscriptions } from '../billing/bill-due.js'
 
 export interface Tenant {
   tenantId: string

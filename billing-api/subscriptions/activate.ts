@@ -7,13 +7,13 @@
 import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
 import { PriceSchema } from '../plans/price.entity.js'
-import { invoiceFirstPeriod } from './first-invoice.js'
+import { invoiceFirstPeriod } from '../billing/first-invoice.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { followParent } from './hierarchy.js'
 import { eventPayload, firstPeriod, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema } from './subscription.entity.js'
-import { createTrialInvoice } from './trial-invoice.js'
+import { createTrialInvoice } from '../billing/trial-invoice.js'
 
 export interface ActivateSubscriptionInput {
   start_date?: string

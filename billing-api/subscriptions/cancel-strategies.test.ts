@@ -10,8 +10,8 @@ import { ManualClock } from '../../platform/clock.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
-import { billDueSubscriptions } from './bill-due.js'
-import { lineItemPeriod, periodContaining } from './cadence.js'
+import { billDueSubscriptions } from '../billing/bill-due.js'
+import { lineItemPeriod, periodContaining } from '../billing/periods/cadence.js'
 import { strategyEnd } from './cancel-strategies.js'
 
 const d = (s: string) => new Date(s)

@@ -9,7 +9,7 @@ import { ManualClock } from '../../platform/clock.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
-import { billDueSubscriptions } from './bill-due.js'
+import { billDueSubscriptions } from '../billing/bill-due.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
 const p = usePlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })

@@ -10,15 +10,15 @@ import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
-import { invoiceIdempotencyKey } from '../invoices/service.js'
+import { invoiceIdempotencyKey } from '../billing/subscription-invoice.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
 import { D, toMoneyString } from '../pricing/index.js'
-import { lineItemPeriod, priceCadence } from './cadence.js'
+import { lineItemPeriod, priceCadence } from '../billing/periods/cadence.js'
 import {
   checkModifiable, createModificationInvoice, loadInvoice, periodAmount, prorates, PRORATION_BEHAVIORS,
   type AppliedModification, type ModificationInput, type ModificationLine,
 } from './modify.js'
-import { windowAmount } from './proration-window.js'
+import { windowAmount } from '../billing/periods/proration-window.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
 

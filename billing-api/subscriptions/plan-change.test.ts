@@ -9,7 +9,7 @@ import { ManualClock } from '../../platform/clock.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
-import { billDueSubscriptions } from './bill-due.js'
+import { billDueSubscriptions } from '../billing/bill-due.js'
 
 const clock = new ManualClock(new Date('2026-11-01T00:00:00Z'))
 const p = usePlatform({ services: ['billing-api'], clock })

@@ -12,9 +12,9 @@ import { getPlan } from '../plans/service.js'
 import { PlanSchema } from '../plans/plan.entity.js'
 import { PriceSchema, type BillingPeriod, type Price } from '../plans/price.entity.js'
 import { D } from '../pricing/index.js'
-import { calendarAnchor, nextBoundary } from './periods.js'
-import { createTrialInvoice } from './trial-invoice.js'
-import { invoiceFirstPeriod } from './first-invoice.js'
+import { calendarAnchor, nextBoundary } from '../billing/periods/periods.js'
+import { createTrialInvoice } from '../billing/trial-invoice.js'
+import { invoiceFirstPeriod } from '../billing/first-invoice.js'
 import { applyOverrideCommitments, checkSubscriptionCommitment, type OverrideLineItemInput } from './commitments.js'
 import {
   checkInvoicingCustomer, checkMayHoldOwnSubscription, inheritCustomers, lockCustomers, requestedType, resolveCustomers, type HierarchyCreateInput,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
-import { billDueSubscriptions } from './bill-due.js'
+import { billDueSubscriptions } from '../billing/bill-due.js'
 import { terminateSubscription } from './terminate.js'
 import { SubscriptionSchema } from './subscription.entity.js'
 

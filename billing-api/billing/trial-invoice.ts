@@ -11,9 +11,9 @@ import type { Clock } from '../../platform/clock.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { Invoice } from '../invoices/invoice.entity.js'
-import { invoiceIdempotencyKey } from '../invoices/service.js'
-import type { Subscription } from './subscription.entity.js'
-import { writeSubscriptionInvoice } from '../invoices/subscription-invoice-rows.js'
+import { invoiceIdempotencyKey } from './subscription-invoice.js'
+import type { Subscription } from '../subscriptions/subscription.entity.js'
+import { writeSubscriptionInvoice } from './subscription-invoice-rows.js'
 import { findLiveInvoice } from '../invoices/live-invoice.js'
 
 export function checkoutUrl(scope: Scope, invoiceId: string): string {

@@ -5,8 +5,8 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { PlannedCouponApplication } from './apply-coupons.js'
-import { CouponApplicationSchema } from './amounts.entity.js'
-import type { Invoice } from './invoice.entity.js'
+import { CouponApplicationSchema } from '../invoices/amounts.entity.js'
+import type { Invoice } from '../invoices/invoice.entity.js'
 
 /** `lineIds[i]` is the id of the invoice line the plan's lineIndex i refers to. */
 export function writeCouponApplications(

@@ -2,7 +2,7 @@
 // before the last cut has been billed by AUTO_INVOICE_THRESHOLD invoices.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import type { Charge } from '../invoices/charges.js'
+import type { Charge } from './charges.js'
 import { chargesAfterCut } from './usage-cuts.js'
 
 const d = (s: string) => new Date(s)

@@ -11,14 +11,14 @@
 // and a terminated subscription is CANCELLED in the same commit, so it is never claimed again.
 import { LockMode } from '@mikro-orm/core'
 import type { BillingContext } from '../context.js'
-import { createSubscriptionInvoice } from '../invoices/service.js'
-import { prefetchPeriodUsage } from '../invoices/usage-prefetch.js'
+import { createSubscriptionInvoice } from './subscription-invoice.js'
+import { prefetchPeriodUsage } from './usage-prefetch.js'
 import { clickhouseUsage } from '../meters/usage-reader.js'
-import { SubscriptionSchema } from './subscription.entity.js'
-import { executeDueCancellation, isCancellationDue } from './cancel-due.js'
-import { advancePeriod } from './terminate.js'
-import { billsOwnInvoices } from './hierarchy.js'
-import { executeTrialEnd } from './trial-end-due.js'
+import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
+import { executeDueCancellation, isCancellationDue } from '../subscriptions/cancel-due.js'
+import { advancePeriod } from '../subscriptions/terminate.js'
+import { billsOwnInvoices } from '../subscriptions/hierarchy.js'
+import { executeTrialEnd } from '../subscriptions/trial-end-due.js'
 
 /** Subscriptions claimed per transaction (a subscription several periods behind is claimed again). */
 export const BILL_DUE_BATCH_SIZE = 100

@@ -12,9 +12,9 @@
 // A VOIDED or deleted threshold invoice does not cut: its usage is billed again by the cycle.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { D, toMoneyString } from '../pricing/index.js'
-import type { BillingReason, Charge } from '../invoices/charges.js'
+import type { BillingReason, Charge } from './charges.js'
 import { InvoiceLineItemSchema, InvoiceSchema } from '../invoices/invoice.entity.js'
-import type { Subscription } from './subscription.entity.js'
+import type { Subscription } from '../subscriptions/subscription.entity.js'
 
 const isArrearUsage = (c: Charge) => c.price.type === 'USAGE' && c.price.invoice_cadence === 'ARREAR'
 

@@ -8,8 +8,8 @@ import { publishSystemEvent } from '../events/publish.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { invoiceParties } from '../subscriptions/hierarchy.js'
 import type { Subscription } from '../subscriptions/subscription.entity.js'
-import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
-import { invoiceEventPayload } from './serialize.js'
+import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
+import { invoiceEventPayload } from '../invoices/serialize.js'
 
 export interface SubscriptionInvoiceRow {
   /** a pre-generated id, when the caller needs it before the row exists */

@@ -2,9 +2,9 @@
 // cadence (billing_period and billing_period_count); every cadence is aligned on the
 // subscription's anchor (calendar subscriptions: the calendar start of that period unit), so
 // a monthly and an annual line item of one subscription share their year boundaries.
-import type { BillingPeriod, Price } from '../plans/price.entity.js'
+import type { BillingPeriod, Price } from '../../plans/price.entity.js'
 import { boundary, calendarAnchor } from './periods.js'
-import type { Subscription } from './subscription.entity.js'
+import type { Subscription } from '../../subscriptions/subscription.entity.js'
 
 export interface Cadence {
   period: Exclude<BillingPeriod, 'ONETIME'>

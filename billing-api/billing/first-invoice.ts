@@ -5,10 +5,10 @@
 // advance charges gets no invoice here (its first invoice is the cycle invoice).
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
-import { createSubscriptionInvoice } from '../invoices/service.js'
+import { createSubscriptionInvoice } from './subscription-invoice.js'
 import type { Price } from '../plans/price.entity.js'
-import { billsOwnInvoices } from './hierarchy.js'
-import type { Subscription } from './subscription.entity.js'
+import { billsOwnInvoices } from '../subscriptions/hierarchy.js'
+import type { Subscription } from '../subscriptions/subscription.entity.js'
 
 export async function invoiceFirstPeriod(ctx: BillingContext, tx: EntityManager, sub: Subscription, prices: Pick<Price, 'invoice_cadence'>[]): Promise<void> {
   if (sub.subscription_status !== 'ACTIVE' && sub.subscription_status !== 'INCOMPLETE') return

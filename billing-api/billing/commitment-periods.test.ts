@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import type { Price } from '../plans/price.entity.js'
 import type { Subscription, SubscriptionLineItem } from '../subscriptions/subscription.entity.js'
 import { applyWindowedCommitment, commitmentWindows, prorateCommitment, settleCommitment, D, PricingInputError } from '../pricing/index.js'
-import { chargesAfterCut, settlesWholePeriod } from '../subscriptions/usage-cuts.js'
+import { chargesAfterCut, settlesWholePeriod } from './usage-cuts.js'
 import { chargesForPeriod, commitmentsFor, periodShare, priceCharges, type MeasuredCharge } from './charges.js'
 
 const d = (s: string) => new Date(s)

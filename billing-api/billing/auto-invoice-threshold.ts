@@ -14,10 +14,10 @@
 import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
-import { computeSubscriptionInvoice, createSubscriptionInvoice } from '../invoices/service.js'
+import { computeSubscriptionInvoice, createSubscriptionInvoice } from './subscription-invoice.js'
 import { D } from '../pricing/index.js'
-import type { DueJobOptions } from './cancel-due.js'
-import { SubscriptionSchema, type Subscription } from './subscription.entity.js'
+import type { DueJobOptions } from '../subscriptions/cancel-due.js'
+import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { lastThresholdCut } from './usage-cuts.js'
 
 /** Subscriptions measured per transaction (each costs one ClickHouse query per usage price). */

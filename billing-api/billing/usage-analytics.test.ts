@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { eventually, usePlatform } from '../../test/support/platform.js'
-import { billDueSubscriptions } from '../subscriptions/bill-due.js'
+import { billDueSubscriptions } from './bill-due.js'
 import { D } from '../pricing/index.js'
 import { apportionUsage, splitExactly } from './usage-apportion.js'
 

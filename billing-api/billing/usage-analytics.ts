@@ -17,7 +17,7 @@ import { usageReader } from '../meters/usage-reader.js'
 import { D } from '../pricing/index.js'
 import { usageCustomersByWindow } from '../subscriptions/hierarchy.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
-import { InvoiceLineItemSchema, type Invoice, type InvoiceLineItem, type UsageAnalyticsItem, type UsageBreakdownItem } from './invoice.entity.js'
+import { InvoiceLineItemSchema, type Invoice, type InvoiceLineItem, type UsageAnalyticsItem, type UsageBreakdownItem } from '../invoices/invoice.entity.js'
 import { apportionUsage, type GroupUsage } from './usage-apportion.js'
 
 const groupValue = (aggregation: string, value: string, count: string) =>
