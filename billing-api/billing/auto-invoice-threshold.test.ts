@@ -13,7 +13,7 @@ import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import { billDueSubscriptions } from './bill-due.js'
-import { cancelDueSubscriptions } from '../subscriptions/cancel-due.js'
+import { cancelDueSubscriptions } from './cancel-due.js'
 import { AUTO_INVOICE_THRESHOLD_BATCH_SIZE, invoiceUsageOverThreshold } from './auto-invoice-threshold.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))

@@ -16,7 +16,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import { computeSubscriptionInvoice, createSubscriptionInvoice } from './subscription-invoice.js'
 import { D } from '../pricing/index.js'
-import type { DueJobOptions } from '../subscriptions/cancel-due.js'
+import type { DueJobOptions } from './cancel-due.js'
 import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { lastThresholdCut } from './usage-cuts.js'
 

@@ -15,10 +15,10 @@ import { createSubscriptionInvoice } from './subscription-invoice.js'
 import { prefetchPeriodUsage } from './usage-prefetch.js'
 import { clickhouseUsage } from '../meters/usage-reader.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
-import { executeDueCancellation, isCancellationDue } from '../subscriptions/cancel-due.js'
+import { executeDueCancellation, isCancellationDue } from './cancel-due.js'
 import { advancePeriod } from '../subscriptions/terminate.js'
 import { billsOwnInvoices } from '../subscriptions/hierarchy.js'
-import { executeTrialEnd } from '../subscriptions/trial-end-due.js'
+import { executeTrialEnd } from './trial-end-due.js'
 
 /** Subscriptions claimed per transaction (a subscription several periods behind is claimed again). */
 export const BILL_DUE_BATCH_SIZE = 100

@@ -21,7 +21,7 @@ import { writeCouponApplications } from './coupon-application-rows.js'
 import { writeSubscriptionInvoice } from './subscription-invoice-rows.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { D, toMoneyString } from '../pricing/index.js'
-import { proratedAmount, splitBilledAmount } from './periods/proration.js'
+import { proratedAmount, splitBilledAmount } from '../periods/proration.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { findLiveInvoice, liveInvoiceWithKey } from '../invoices/live-invoice.js'
 

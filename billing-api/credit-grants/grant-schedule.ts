@@ -13,8 +13,8 @@
 // - Catch-up rule (spec): every period whose scheduled_for <= now is due, so a subscription
 //   created (or backdated) after periods have elapsed gets one application per missed period,
 //   in order.
-import type { BillingPeriod } from '../plans/price.entity.js'
-import { boundary, nextBoundary } from '../billing/periods/periods.js'
+import type { BillingPeriod } from '../periods/periods.js'
+import { boundary, nextBoundary } from '../periods/periods.js'
 import type { CreditGrant } from './credit-grant.entity.js'
 
 export type GrantTerms = Pick<CreditGrant, 'period' | 'period_count' | 'credit_grant_anchor' | 'start_date' | 'end_date'>

@@ -1,8 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core'
 import { baseProperties, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import type { BillingPeriod } from '../periods/periods.js'
 
-export const BILLING_PERIODS = ['DAILY', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'HALF_YEARLY', 'ANNUAL', 'ONETIME'] as const
-export type BillingPeriod = (typeof BILLING_PERIODS)[number]
 
 export interface PriceTier {
   up_to: number | null

@@ -1,7 +1,7 @@
 // JSON schemas of the plan and price request bodies.
 import { searchBodyProperties } from '../http/metadata-filter.js'
 import { metadataSchema, nonNegativeDecimalString } from '../http/schemas.js'
-import { BILLING_PERIODS } from './price.entity.js'
+import { BILLING_PERIODS } from '../periods/periods.js'
 
 const tiersSchema = {
   type: 'array',

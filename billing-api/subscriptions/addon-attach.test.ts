@@ -10,7 +10,7 @@ import { ManualClock } from '../../platform/clock.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
-import { windowAmount } from '../billing/periods/proration-window.js'
+import { windowAmount } from '../periods/proration-window.js'
 
 test('pure: a window of a period is its second-exact share, rounded once half-up', () => {
   const nov = { start: new Date('2026-11-01T00:00:00Z'), end: new Date('2026-12-01T00:00:00Z') }

@@ -11,7 +11,7 @@ import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
 import { billDueSubscriptions } from '../billing/bill-due.js'
-import { lineItemPeriod, periodContaining } from '../billing/periods/cadence.js'
+import { lineItemPeriod, periodContaining } from '../periods/cadence.js'
 import { strategyEnd } from './cancel-strategies.js'
 
 const d = (s: string) => new Date(s)

@@ -11,7 +11,7 @@ import { ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
-import { distinctCadences, lineItemPeriod } from '../billing/periods/cadence.js'
+import { distinctCadences, lineItemPeriod } from '../periods/cadence.js'
 import { eventPayload } from './service.js'
 import { SubscriptionLineItemSchema, type CancellationType, type Subscription } from './subscription.entity.js'
 

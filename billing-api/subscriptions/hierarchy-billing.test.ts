@@ -8,8 +8,8 @@ import { ManualClock } from '../../platform/clock.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { billDueSubscriptions } from '../billing/bill-due.js'
-import { cancelDueSubscriptions } from './cancel-due.js'
-import { endDueTrials } from './trial-end-due.js'
+import { cancelDueSubscriptions } from '../billing/cancel-due.js'
+import { endDueTrials } from '../billing/trial-end-due.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
 const p = usePlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })

@@ -13,12 +13,12 @@ import { publishSystemEvent } from '../events/publish.js'
 import { invoiceIdempotencyKey } from '../billing/subscription-invoice.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
 import { D, toMoneyString } from '../pricing/index.js'
-import { lineItemPeriod, priceCadence } from '../billing/periods/cadence.js'
+import { lineItemPeriod, priceCadence } from '../periods/cadence.js'
 import {
   checkModifiable, createModificationInvoice, loadInvoice, periodAmount, prorates, PRORATION_BEHAVIORS,
   type AppliedModification, type ModificationInput, type ModificationLine,
 } from './modify.js'
-import { windowAmount } from '../billing/periods/proration-window.js'
+import { windowAmount } from '../periods/proration-window.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
 

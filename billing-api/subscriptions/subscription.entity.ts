@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core'
 import { baseProperties, bool, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
-import type { BillingPeriod } from '../plans/price.entity.js'
+import type { BillingPeriod } from '../periods/periods.js'
 
 export type SubscriptionStatus = 'DRAFT' | 'TRIALING' | 'ACTIVE' | 'INCOMPLETE' | 'CANCELLED'
 export const SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['DRAFT', 'TRIALING', 'ACTIVE', 'INCOMPLETE', 'CANCELLED']

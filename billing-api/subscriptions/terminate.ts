@@ -12,7 +12,7 @@ import { createManualInvoice, manualInvoiceKey } from '../invoices/manual-invoic
 import { D, toMoneyString } from '../pricing/index.js'
 import { invoiceEventPayload } from '../invoices/serialize.js'
 import { createProrationInvoice } from '../billing/final-invoice.js'
-import { nextBoundary } from '../billing/periods/periods.js'
+import { nextBoundary } from '../periods/periods.js'
 import { billsOwnInvoices, liveInheritedChildren } from './hierarchy.js'
 import { eventPayload } from './service.js'
 import { SubscriptionLineItemSchema, type Subscription } from './subscription.entity.js'

@@ -5,7 +5,7 @@
 // credit of an already billed charge is the billed amount minus the used part, so
 // used + credit always equals what was billed (no cent is lost to rounding twice).
 import type { Decimal } from 'decimal.js'
-import { D, toMoneyString } from '../../pricing/index.js'
+import { D, toMoneyString } from '../pricing/index.js'
 
 const seconds = (d: Date): number => Math.floor(d.getTime() / 1000)
 

@@ -2,7 +2,7 @@
 // period end it is proration.ts's remainingAmount (so it matches what a quantity change
 // credits and debits); a window ending earlier (an add-on with an end date) is the amount
 // times the window's second-exact share, rounded once, half-up to the currency.
-import { D, toMoneyString } from '../../pricing/index.js'
+import { D, toMoneyString } from '../pricing/index.js'
 import { remainingAmount } from './proration.js'
 import type { CadencePeriod } from './cadence.js'
 

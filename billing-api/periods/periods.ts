@@ -1,6 +1,8 @@
 // Pure billing-period arithmetic, in UTC. Month-based periods keep the anchor's day of
 // month and clamp it to the last day of shorter months (Jan 31 -> Feb 28/29 -> Mar 31).
-import type { BillingPeriod } from '../../plans/price.entity.js'
+
+export const BILLING_PERIODS = ['DAILY', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'HALF_YEARLY', 'ANNUAL', 'ONETIME'] as const
+export type BillingPeriod = (typeof BILLING_PERIODS)[number]
 
 const DAY_MS = 86_400_000
 

@@ -10,7 +10,7 @@ import type { BillingContext } from '../context.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { JOBS } from '../../scheduler/jobs.js'
-import { billDueSubscriptions } from '../billing/bill-due.js'
+import { billDueSubscriptions } from './bill-due.js'
 import { CANCEL_DUE_BATCH_SIZE, cancelDueSubscriptions } from './cancel-due.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))

@@ -2,9 +2,22 @@
 // cadence (billing_period and billing_period_count); every cadence is aligned on the
 // subscription's anchor (calendar subscriptions: the calendar start of that period unit), so
 // a monthly and an annual line item of one subscription share their year boundaries.
-import type { BillingPeriod, Price } from '../../plans/price.entity.js'
-import { boundary, calendarAnchor } from './periods.js'
-import type { Subscription } from '../../subscriptions/subscription.entity.js'
+import { boundary, calendarAnchor, type BillingPeriod } from './periods.js'
+
+/** The scheduling fields of a subscription that cadences read. */
+interface Schedule {
+  billing_period: BillingPeriod
+  billing_period_count: number
+  billing_cycle: 'anniversary' | 'calendar'
+  billing_anchor: Date
+  start_date: Date
+  current_period_start: Date
+  current_period_end: Date
+  trial_end: Date | null
+}
+
+/** The cadence fields of a price. */
+type PriceCadence = { billing_period: BillingPeriod; billing_period_count: number }
 
 export interface Cadence {
   period: Exclude<BillingPeriod, 'ONETIME'>
@@ -16,22 +29,22 @@ export interface CadencePeriod {
   end: Date
 }
 
-type SubCadence = Pick<Subscription, 'billing_period' | 'billing_period_count' | 'billing_anchor' | 'billing_cycle' | 'start_date' | 'current_period_start' | 'current_period_end'>
-  & Partial<Pick<Subscription, 'trial_end'>>
+type SubCadence = Pick<Schedule, 'billing_period' | 'billing_period_count' | 'billing_anchor' | 'billing_cycle' | 'start_date' | 'current_period_start' | 'current_period_end'>
+  & Partial<Pick<Schedule, 'trial_end'>>
 
 /** The cadence of a recurring price; null for a one-time charge. */
-export function priceCadence(price: Pick<Price, 'billing_period' | 'billing_period_count'>): Cadence | null {
+export function priceCadence(price: PriceCadence): Cadence | null {
   if (price.billing_period === 'ONETIME') return null
   return { period: price.billing_period, count: price.billing_period_count }
 }
 
 export const sameCadence = (a: Cadence, b: Cadence): boolean => a.period === b.period && a.count === b.count
 
-export const subscriptionCadence = (sub: Pick<Subscription, 'billing_period' | 'billing_period_count'>): Cadence =>
+export const subscriptionCadence = (sub: Pick<Schedule, 'billing_period' | 'billing_period_count'>): Cadence =>
   ({ period: sub.billing_period as Cadence['period'], count: sub.billing_period_count })
 
 /** The anchor a cadence's boundaries count from on this subscription (paid billing starts at trial_end, as in firstPeriod). */
-export function cadenceAnchor(sub: Pick<Subscription, 'billing_anchor' | 'billing_cycle' | 'start_date'> & Partial<Pick<Subscription, 'trial_end'>>, cadence: Cadence): Date {
+export function cadenceAnchor(sub: Pick<Schedule, 'billing_anchor' | 'billing_cycle' | 'start_date'> & Partial<Pick<Schedule, 'trial_end'>>, cadence: Cadence): Date {
   return sub.billing_cycle === 'calendar' ? calendarAnchor(sub.trial_end ?? sub.start_date, cadence.period) : sub.billing_anchor
 }
 
@@ -58,7 +71,7 @@ export function lineItemPeriod(sub: SubCadence, cadence: Cadence, at: Date): Cad
 }
 
 /** The distinct recurring cadences among `prices` (one-time charges have none). */
-export function distinctCadences(prices: Pick<Price, 'billing_period' | 'billing_period_count'>[]): Cadence[] {
+export function distinctCadences(prices: PriceCadence[]): Cadence[] {
   const out: Cadence[] = []
   for (const c of prices.map(priceCadence)) {
     if (c && !out.some((o) => sameCadence(o, c))) out.push(c)

@@ -9,8 +9,8 @@
 import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
-import { SubscriptionSchema, type Subscription } from './subscription.entity.js'
-import { terminateSubscription } from './terminate.js'
+import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
+import { terminateSubscription } from '../subscriptions/terminate.js'
 
 /** Subscriptions claimed per transaction (each one may bill several invoices). */
 export const CANCEL_DUE_BATCH_SIZE = 50
