@@ -7,7 +7,8 @@ import { readActivations, recordActivation } from '../clickhouse/queries/meter-a
 import { aggregatorBackfillFailures } from '../platform/metrics.js'
 import { backfillMeter } from './backfill.js'
 import type { MeterCache } from './meter-cache.js'
-import { indexMeters, type MeterDefinition } from './meter-rows.js'
+import { indexMeters } from './meter-rows.js'
+import type { MeterDefinition } from '../schemas/meters.js'
 
 /** Microseconds, strictly increasing within the process: orders activations against ledger writes. */
 export class MonotonicClock {

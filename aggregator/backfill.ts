@@ -8,7 +8,8 @@ import { lookupEventKeys } from '../clickhouse/queries/event-keys.js'
 import { rawEventsPage } from '../clickhouse/queries/events.js'
 import { aggregatorMeterRowsWritten } from '../platform/metrics.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
-import { bucketRow, eventKey, indexMeters, meterEventRow, meterHits, type MeterDefinition } from './meter-rows.js'
+import { bucketRow, eventKey, indexMeters, meterEventRow, meterHits } from './meter-rows.js'
+import type { MeterDefinition } from '../schemas/meters.js'
 
 const PAGE = 20_000
 

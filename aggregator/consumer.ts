@@ -4,7 +4,7 @@
 // between replays the batch, and the write stage makes the replay exact (write-stage.ts).
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs'
 import type { ClickHouse } from '../clickhouse/client.js'
-import type { MeterSource } from '../billing-api/meters/meter-definitions.js'
+import type { MeterSource } from '../schemas/meters.js'
 import { createConsumer } from '../platform/kafka.js'
 import {
   aggregatorConsumerLag, aggregatorDuplicateEvents, aggregatorEventsConsumed, aggregatorEventsSkipped, aggregatorMeterRowsWritten,

@@ -1,7 +1,7 @@
 // Keeps the aggregator's view of the published meters fresh: polls a cheap version query and
 // reloads on change. Which of them the live path counts is decided by active-meters.ts.
-import type { MeterSource } from '../billing-api/meters/meter-definitions.js'
-import type { MeterDefinition } from './meter-rows.js'
+import type { MeterSource } from '../schemas/meters.js'
+import type { MeterDefinition } from '../schemas/meters.js'
 
 export class MeterCache {
   private meters: MeterDefinition[] = []

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict'
 import type { IngestBatch } from '../schemas/events.js'
 import {
   bucketRow, dedupVersion, eventKey, groupValue, indexMeters, matchesFilters, meterEventRow, meterHits, meterValue, monthOf, rawRow, readProperty,
-  type MeterDefinition,
 } from './meter-rows.js'
+import type { MeterDefinition } from '../schemas/meters.js'
 
 const meter = (over: Partial<MeterDefinition> & { aggregation: MeterDefinition['aggregation'] }): MeterDefinition => ({
   id: 'm', tenant_id: 't', environment_id: 'e', event_name: 'call', filters: [], ...over,

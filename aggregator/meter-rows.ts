@@ -3,15 +3,7 @@
 import { createHash } from 'node:crypto'
 import { Decimal } from 'decimal.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
-
-export interface MeterDefinition {
-  id: string
-  tenant_id: string
-  environment_id: string
-  event_name: string
-  aggregation: { type: string; field?: string | null; multiplier?: string | null; group_by?: string | null }
-  filters: { key: string; values: string[] }[]
-}
+import type { MeterDefinition } from '../schemas/meters.js'
 
 const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP })
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/

@@ -5,7 +5,8 @@ import { Decimal } from 'decimal.js'
 import type { ClickHouse } from '../clickhouse/client.js'
 import { rawEventsPage } from '../clickhouse/queries/events.js'
 import { queryMeterUsage, type UsageAggregation } from '../clickhouse/queries/meter-usage.js'
-import { indexMeters, meterHits, type MeterDefinition } from './meter-rows.js'
+import { indexMeters, meterHits } from './meter-rows.js'
+import type { MeterDefinition } from '../schemas/meters.js'
 import { Recount } from './recount.js'
 
 export interface MeterAudit {

@@ -1,12 +1,6 @@
 // Read-only view of meter definitions for the aggregator, straight from Postgres.
 import type { MikroORM } from '@mikro-orm/postgresql'
-import type { MeterDefinition } from '../../aggregator/meter-rows.js'
-
-export interface MeterSource {
-  /** Cheap change detector: changes whenever a meter is created, changed or archived. */
-  version(): Promise<string>
-  load(): Promise<MeterDefinition[]>
-}
+import type { MeterDefinition, MeterSource } from '../../schemas/meters.js'
 
 export function postgresMeterSource(orm: MikroORM): MeterSource {
   const conn = orm.em.getConnection()
