@@ -1,9 +1,10 @@
-import type { MikroORM } from '@mikro-orm/postgresql'
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
 import type { IntegrationQueue, InvoiceComputeQueue, WebhookQueue } from './queues.js'
 import type { UsageReader } from './meters/usage-reader.js'
+import type { Scope } from './db/scope.js'
 
 /** What billing-api use cases need from the outside world, passed explicitly. */
 export interface BillingContext {
@@ -13,10 +14,32 @@ export interface BillingContext {
   clock: Clock
   /** present where Redis is configured (billing-api and scheduler) */
   webhooks?: WebhookQueue
-  /** asynchronous invoice recomputation (invoices/compute-job.ts); present where Redis is configured */
+  /** asynchronous invoice recomputation (billing/compute-job.ts); present where Redis is configured */
   invoiceCompute?: InvoiceComputeQueue
   /** provider sync jobs (integrations/queue.ts); present where Redis is configured */
   integrations?: IntegrationQueue
   /** how usage is read; absent: straight from ClickHouse (meters/usage-reader.ts). A billing run sets its prefetch. */
   usage?: UsageReader
+  /** invoicing for wallet auto top-ups (invoices/top-up-invoices.ts) */
+  topUpInvoicing: TopUpInvoicing
+}
+
+/**
+ * Invoicing as a wallet's auto top-up needs it. Finalizing an invoice may debit a wallet whose
+ * auto top-up creates and finalizes an invoice: a recursion at run time, so the wallets domain
+ * reaches invoicing through the context, wired by the composition root, and no import closes a
+ * circle between the two.
+ */
+export interface TopUpInvoicing {
+  /** Creates the ONE_OFF invoice and finalizes it in the caller's transaction. */
+  createFinalized(ctx: BillingContext, tx: EntityManager, scope: Scope, actor: string, input: TopUpInvoiceInput): Promise<{ id: string; invoice_status: string }>
+}
+
+export interface TopUpInvoiceInput {
+  customer_id: string
+  currency: string
+  billing_reason: string
+  line: { display_name: string; amount: string; quantity: string }
+  description: string
+  metadata: Record<string, string>
 }

@@ -14,6 +14,7 @@ import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
 import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
 import { startOutboxRelay } from '../billing-api/events/relay.js'
 import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/queue.js'
+import { topUpInvoicing } from '../billing-api/invoices/top-up-invoices.js'
 import { createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/compute-job.js'
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/queue.js'
 import { ClickHouse } from '../clickhouse/client.js'
@@ -66,7 +67,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     closers.push(() => orm.close())
     if (opts.migrate === true) await migratePostgres(orm)
     if (opts.migrate) await migrateClickHouse(ch)
-    const ctx: BillingContext = { config, orm, ch, clock }
+    const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing }
     let redis: Redis | undefined
     if (services.has('billing-api') || services.has('scheduler')) {
       redis = createRedis(config.redisUrl)

@@ -14,7 +14,7 @@ import { lockInvoice, type ChangeOptions } from './lifecycle.js'
 import { applyPayment, canTransition } from './payment-status.js'
 import { InvoicePaymentSchema, type InvoicePayment } from './payment.entity.js'
 import { invoiceEventPayload } from './serialize.js'
-import { onInvoicePaid } from '../wallets/auto-topup.js'
+import { onInvoicePaid } from '../wallets/top-up-payments.js'
 
 export interface PaymentInput extends ChangeOptions {
   /** decimal string > 0, at most the currency's decimals */

@@ -1,7 +1,7 @@
 // Balance alert and auto top-up (spec: Events, "Wallet auto-top-up").
 //
 // Every hook here runs inside a ledger transaction that already holds the wallet's row lock
-// (service.ts lockWallet), so two debits of one wallet can never both fire an alert or both
+// (wallet-rows.ts lockWallet), so two debits of one wallet can never both fire an alert or both
 // create a top-up.
 //
 // - Alert: the wallet's alert is 'armed' until a debit leaves the balance (credits) below
@@ -18,7 +18,6 @@
 //   - instant: the same invoice is created and finalized, and the wallet is credited at once;
 //     its later payment credits nothing more. Unpaid instant invoices do not block.
 //   Crediting is keyed `auto_topup:<invoice id>` on the wallet, so it happens exactly once.
-import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import { DomainError } from '../../platform/errors.js'
@@ -26,30 +25,33 @@ import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/publish.js'
 import { InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
-import { finalizeLockedInvoice, lockInvoice } from '../invoices/lifecycle.js'
-import { createManualInvoice } from '../invoices/manual-invoices.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { creditsToCurrency } from './allocate.js'
 import { balancesOf } from './balances.js'
-import { WalletSchema, WalletTransactionSchema, type Wallet } from './wallet.entity.js'
-import { topUpWallet } from './ledger.js'
+import { WalletTransactionSchema, type Wallet } from './wallet.entity.js'
 
 export const AUTO_TOPUP_ACTOR = 'system:wallet-auto-topup'
 export const AUTO_TOPUP_REASON = 'WALLET_AUTO_TOPUP'
 
 /**
- * What the hooks need: the clock, and the billing context to finalize a top-up invoice. Without
- * `billing` (a ledger caller that has none) the top-up invoice stays DRAFT and is finalized by the
- * invoice-finalization job; it blocks further top-ups all the same.
+ * What the hooks need: the clock, the billing context whose invoicing creates and finalizes a
+ * top-up invoice, and the ledger's credit (ledger.ts topUpWallet, handed in by the ledger that
+ * calls these hooks, so the two files do not import each other).
  */
 export interface AlertContext {
   clock: Clock
-  billing?: BillingContext
+  billing: BillingContext
+  topUp: TopUp
 }
+
+export type TopUp = (
+  tx: EntityManager, clock: Clock, scope: Scope, userId: string, walletId: string,
+  input: { credits: string; transaction_reason: 'PURCHASED'; idempotency_key: string; metadata: Record<string, string> },
+) => Promise<unknown>
 
 const topUpKey = (invoiceId: string) => `auto_topup:${invoiceId}`
 
-async function balanceOf(tx: EntityManager, clock: Clock, scope: Scope, wallet: Wallet) {
+export async function balanceOf(tx: EntityManager, clock: Clock, scope: Scope, wallet: Wallet) {
   return (await balancesOf(tx, scope, [wallet.id], clock.now())).get(wallet.id)!
 }
 
@@ -77,7 +79,7 @@ export type TopUpOutcome =
   | { outcome: 'blocked'; pending_invoice_id: string }
   | { outcome: 'failed'; error: string }
 
-async function raiseAlert(ax: AlertContext, tx: EntityManager, scope: Scope, wallet: Wallet, balance: string, cause: 'debit' | 'payment'): Promise<boolean> {
+export async function raiseAlert(ax: AlertContext, tx: EntityManager, scope: Scope, wallet: Wallet, balance: string, cause: 'debit' | 'payment'): Promise<boolean> {
   wallet.alert_state = 'alerted'
   // Flushed now: nested ledger calls reload the wallet row (refresh) and must see 'alerted'.
   await tx.flush()
@@ -117,19 +119,18 @@ async function autoTopUp(ax: AlertContext, tx: EntityManager, scope: Scope, wall
   const credits = new D(wallet.auto_topup_amount!)
   try {
     return await tx.transactional(async (sp) => {
-      const { invoice } = await createManualInvoice(sp, ax.clock, scope, AUTO_TOPUP_ACTOR, {
-        customer_id: wallet.customer_id, invoice_type: 'ONE_OFF', currency: wallet.currency, billing_reason: AUTO_TOPUP_REASON,
-        line_items: [{
+      const invoice = await ax.billing.topUpInvoicing.createFinalized(ax.billing, sp, scope, AUTO_TOPUP_ACTOR, {
+        customer_id: wallet.customer_id, currency: wallet.currency, billing_reason: AUTO_TOPUP_REASON,
+        line: {
           display_name: `Wallet top-up: ${credits.toString()} credits`,
           amount: toMoneyString(creditsToCurrency(credits, wallet.conversion_rate), wallet.currency),
           quantity: credits.toString(),
-        }],
+        },
         description: `Automatic top-up of wallet ${wallet.name}`,
         metadata: { wallet_id: wallet.id, credits: credits.toString(), auto_topup_mode: mode },
       })
-      const current = ax.billing ? await finalizeLockedInvoice(ax.billing, sp, await lockInvoice(sp, scope, invoice.id)) : invoice
-      const credited = mode === 'instant' && (await creditTopUp(ax.clock, sp, scope, wallet, invoice))
-      return { outcome: 'created' as const, invoice_id: invoice.id, invoice_status: current.invoice_status, credited }
+      const credited = mode === 'instant' && (await creditTopUp(ax, sp, scope, wallet, invoice.id, credits.toString()))
+      return { outcome: 'created' as const, invoice_id: invoice.id, invoice_status: invoice.invoice_status, credited }
     })
   } catch (err) {
     if (!(err instanceof DomainError)) throw err
@@ -138,37 +139,13 @@ async function autoTopUp(ax: AlertContext, tx: EntityManager, scope: Scope, wall
 }
 
 /** Credits the invoice's credits as PURCHASED, once per invoice. Returns false when already credited. */
-async function creditTopUp(clock: Clock, tx: EntityManager, scope: Scope, wallet: Wallet, invoice: Invoice): Promise<boolean> {
-  const key = topUpKey(invoice.id)
+export async function creditTopUp(ax: AlertContext, tx: EntityManager, scope: Scope, wallet: Wallet, invoiceId: string, credits: string): Promise<boolean> {
+  const key = topUpKey(invoiceId)
   const done = await tx.findOne(WalletTransactionSchema, { ...scope, wallet_id: wallet.id, idempotency_key: key })
   if (done) return false
-  await topUpWallet(tx, clock, scope, AUTO_TOPUP_ACTOR, wallet.id, {
-    credits: invoice.metadata.credits, transaction_reason: 'PURCHASED', idempotency_key: key,
-    metadata: { invoice_id: invoice.id, source: 'auto_topup' },
+  await ax.topUp(tx, ax.clock, scope, AUTO_TOPUP_ACTOR, wallet.id, {
+    credits, transaction_reason: 'PURCHASED', idempotency_key: key,
+    metadata: { invoice_id: invoiceId, source: 'auto_topup' },
   })
   return true
-}
-
-/**
- * Called in the payment's transaction (invoice row locked) when a payment completes an invoice
- * (SUCCEEDED or OVERPAID). For a wallet top-up invoice: credits the wallet (invoiced mode) and
- * re-evaluates the alert; any other invoice is left alone.
- */
-export async function onInvoicePaid(ctx: BillingContext, tx: EntityManager, invoice: Invoice): Promise<void> {
-  if (invoice.billing_reason !== AUTO_TOPUP_REASON || !invoice.metadata?.wallet_id) return
-  const scope: Scope = { tenant_id: invoice.tenant_id, environment_id: invoice.environment_id }
-  const walletId = invoice.metadata.wallet_id
-  const locked = await tx.findOne(WalletSchema, { id: walletId, ...scope, status: 'published' }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
-  if (!locked) return // the wallet is gone: the payment stands, there is nothing to credit
-  await creditTopUp(ctx.clock, tx, scope, locked, invoice)
-  // Reloaded: the credit's own hook may have re-armed it.
-  const wallet = (await tx.findOne(WalletSchema, { id: walletId, ...scope }, { refresh: true }))!
-  if (wallet.alert_threshold === null) return
-  const balance = await balanceOf(tx, ctx.clock, scope, wallet)
-  if (balance.gte(wallet.alert_threshold)) {
-    wallet.alert_state = 'armed'
-    await tx.flush()
-    return
-  }
-  await raiseAlert({ clock: ctx.clock, billing: ctx }, tx, scope, wallet, balance.toString(), 'payment')
 }

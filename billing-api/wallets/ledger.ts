@@ -76,7 +76,7 @@ export async function topUpWallet(em: EntityManager, clock: Clock, scope: Scope,
  * (it consumes no credit) and the derived balance goes negative by that much.
  */
 export async function debitWallet(
-  em: EntityManager, clock: Clock, scope: Scope, userId: string, walletId: string, input: DebitInput, billing?: BillingContext,
+  em: EntityManager, clock: Clock, scope: Scope, userId: string, walletId: string, input: DebitInput, billing: BillingContext,
 ): Promise<LedgerResult> {
   return em.transactional(async (tx) => {
     const wallet = await lockWallet(tx, scope, walletId)
@@ -113,8 +113,8 @@ export async function debitWallet(
       consumed: plan.allocations.map((a) => ({ credit_tx_id: a.id, credits: a.credits.toString() })),
     } as any)
     const result = await finish(tx, clock, scope, wallet, debit)
-    // Balance alert and auto top-up (auto-topup.ts); pass `billing` so a top-up invoice is finalized at once.
-    if (await afterDebit({ clock, billing }, tx, scope, wallet)) return { ...result, wallet: (await withBalances(tx, clock, scope, [wallet]))[0] }
+    // Balance alert and auto top-up (auto-topup.ts), invoicing through `billing`.
+    if (await afterDebit({ clock, billing, topUp: topUpWallet }, tx, scope, wallet)) return { ...result, wallet: (await withBalances(tx, clock, scope, [wallet]))[0] }
     return result
   })
 }
