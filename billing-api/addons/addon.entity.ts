@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, text, type BaseRecord } from '../db/common.js'
 
 /** An add-on: bought on top of a plan; its prices live in prices (entity_type ADDON), its features in entitlements. */
 export interface Addon extends BaseRecord {
@@ -12,7 +12,7 @@ export const AddonSchema = new EntitySchema<Addon>({
   name: 'Addon',
   tableName: 'addons',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Addon>(),
     name: text(),
     lookup_key: text(),
     description: text(true),

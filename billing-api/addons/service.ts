@@ -59,7 +59,7 @@ export async function createAddon(em: EntityManager, scope: Scope, userId: strin
     const addon = tx.create(AddonSchema, {
       id: newId('addon'), ...scope, name: input.name, lookup_key: input.lookup_key, description: input.description ?? null,
       status: 'published', metadata: input.metadata ?? {}, created_by: userId, updated_by: userId,
-    } as any)
+    })
     const prices = priceInputs.map((p, i) => buildPrice(tx, scope, userId, { type: 'ADDON', id: addon.id }, p, i + 1))
     const view = { addon, prices, entitlements: [] }
     await publish(tx, scope, 'created', view)
@@ -84,7 +84,7 @@ export async function updateAddon(em: EntityManager, scope: Scope, userId: strin
   return em.transactional(async (tx) => {
     const view = await getAddon(tx, scope, id)
     assertChangeable(view.addon, 'addon')
-    tx.assign(view.addon, { ...input, updated_by: userId } as any)
+    tx.assign(view.addon, { ...input, updated_by: userId })
     await publish(tx, scope, 'updated', view)
     return view
   })

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, text, timestamp, type BaseRecord } from '../db/common.js'
 
 /** An API key (spec: secrets). Only its SHA-256 hash is stored. */
 export interface ApiKey extends BaseRecord {
@@ -15,7 +15,7 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
   name: 'ApiKey',
   tableName: 'api_keys',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<ApiKey>(),
     user_id: text(),
     name: text(),
     key_hash: text(),

@@ -64,7 +64,7 @@ export async function authRoutes(app: FastifyInstance, ctx: BillingContext, inva
       id: newId('user'), tenant_id: request.auth.tenantId, name: body.name ?? null, email: null, type: 'service_account',
       roles: body.roles ?? ['member'], status: 'published', metadata: body.metadata ?? {},
       created_by: request.auth.userId, updated_by: request.auth.userId,
-    } as any)
+    })
     await em.flush()
     return reply.code(201).send(serializeUser(user))
   })
@@ -159,7 +159,7 @@ export async function authRoutes(app: FastifyInstance, ctx: BillingContext, inva
         id: newId('key'), tenant_id: request.auth.tenantId, environment_id: environmentId, user_id: userId, name: body.name,
         key_hash: key.hash, display_id: key.displayId, status: 'published', expires_at: expiresAt, last_used_at: null,
         metadata: {}, created_by: request.auth.userId, updated_by: request.auth.userId,
-      } as any)
+      })
       await em.flush()
       // The plaintext key is returned once, here, and never again.
       return reply.code(201).send({ ...serializeKey(row), api_key: key.plaintext })

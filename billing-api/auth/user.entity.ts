@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { json, tenantWideProperties, text, type BaseRecord } from '../db/common.js'
+import { tenantWideColumns, json, text, type BaseRecord } from '../db/common.js'
 
 /** A service account (spec: users). Its environment_id column is unused: users span the tenant. */
 export interface User extends Omit<BaseRecord, 'environment_id'> {
@@ -12,5 +12,5 @@ export interface User extends Omit<BaseRecord, 'environment_id'> {
 export const UserSchema = new EntitySchema<User>({
   name: 'User',
   tableName: 'users',
-  properties: { ...(tenantWideProperties as any), name: text(true), email: text(true), type: text(), roles: json() },
+  properties: { ...tenantWideColumns<User>(), name: text(true), email: text(true), type: text(), roles: json() },
 })

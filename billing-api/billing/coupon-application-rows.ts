@@ -24,6 +24,6 @@ export function writeCouponApplications(
       },
       discount_percentage: a.discount_percentage, discounted_amount: a.discounted_amount, original_price: a.original_price,
       final_price: a.final_price, status: 'published', metadata: {},
-    } as any)
+    })
   }
 }

@@ -59,7 +59,7 @@ export function writeSubscriptionInvoice(tx: EntityManager, row: SubscriptionInv
     description: row.description ?? null, issue_date: null, due_date: null, finalized_at: null,
     paid_at: skipped ? (row.skippedPaidAt ?? null) : null, voided_at: null,
     last_computed_at: row.now, status: 'published', metadata: row.metadata ?? {}, created_by: null, updated_by: null,
-  } as any)
+  })
   const written = writeInvoiceLines(tx, invoice, sub, lines)
   if (!skipped) publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
   return { invoice, lines: written }
@@ -71,5 +71,6 @@ export function writeInvoiceLines(tx: EntityManager, invoice: Invoice, sub: Subs
     id: newId('inv_line'), ...scopeOf(sub), invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
     currency: sub.currency, status: 'published', metadata: {}, prepaid_credits_applied: toMoneyString('0', sub.currency),
     subscription_line_item_id: null, ...l,
+    // a row may leave line_item_discount / invoice_level_discount to the column default (0)
   } as any))
 }

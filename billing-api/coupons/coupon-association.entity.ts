@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, text, timestamp, type BaseRecord } from '../db/common.js'
 
 /** A coupon attached to a subscription (spec: CouponAssociation); see migrations/0002_associations.sql. */
 export interface CouponAssociation extends BaseRecord {
@@ -18,7 +18,7 @@ export const CouponAssociationSchema = new EntitySchema<CouponAssociation>({
   name: 'CouponAssociation',
   tableName: 'coupon_associations',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<CouponAssociation>(),
     coupon_id: text(),
     subscription_id: text(),
     subscription_line_item_id: text(true),

@@ -48,7 +48,7 @@ export async function createCouponAssociation(
       subscription_line_item_id: input.subscription_line_item_id ?? null, subscription_phase_id: null,
       start_date: start, end_date: end, redeemed_at: now, status: 'published', metadata: input.metadata ?? {},
       created_by: userId, updated_by: userId,
-    } as any)
+    })
     await tx.flush()
     return association
   })

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
 
 export const COUPON_TYPES = ['fixed', 'percentage'] as const
 export type CouponType = (typeof COUPON_TYPES)[number]
@@ -32,7 +32,7 @@ export const CouponSchema = new EntitySchema<Coupon>({
   name: 'Coupon',
   tableName: 'coupons',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Coupon>(),
     name: text(),
     type: text(),
     amount_off: decimal(true),

@@ -28,7 +28,7 @@ export async function createCoupon(em: EntityManager, scope: Scope, userId: stri
     metadata: input.metadata ?? {},
     created_by: userId,
     updated_by: userId,
-  } as any)
+  })
   await em.flush()
   return coupon
 }

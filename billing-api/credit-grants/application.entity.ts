@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, integer, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, decimal, integer, text, timestamp, type BaseRecord } from '../db/common.js'
 
 export const APPLICATION_STATUSES = ['PENDING', 'APPLIED', 'FAILED', 'SKIPPED'] as const
 export type ApplicationStatus = (typeof APPLICATION_STATUSES)[number]
@@ -24,7 +24,7 @@ export const CreditGrantApplicationSchema = new EntitySchema<CreditGrantApplicat
   name: 'CreditGrantApplication',
   tableName: 'credit_grant_applications',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<CreditGrantApplication>(),
     credit_grant_id: text(),
     subscription_id: text(),
     credits: decimal(),

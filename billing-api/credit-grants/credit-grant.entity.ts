@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, integer, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, decimal, integer, text, timestamp, type BaseRecord } from '../db/common.js'
 
 export const CREDIT_GRANT_PERIODS = ['BILLING_PERIOD', 'MONTHLY', 'ANNUAL', 'ONETIME'] as const
 export const EXPIRATION_DURATION_UNITS = ['DAY', 'WEEK', 'MONTH', 'YEAR'] as const
@@ -26,7 +26,7 @@ export const CreditGrantSchema = new EntitySchema<CreditGrant>({
   name: 'CreditGrant',
   tableName: 'credit_grants',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<CreditGrant>(),
     name: text(),
     plan_id: text(true),
     subscription_id: text(true),

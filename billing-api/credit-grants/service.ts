@@ -66,7 +66,7 @@ export async function createCreditGrant(em: EntityManager, scope: Scope, userId:
     metadata: input.metadata ?? {},
     created_by: userId,
     updated_by: userId,
-  } as any)
+  })
   await em.flush()
   return grant
 }

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, text, type BaseRecord } from '../db/common.js'
 
 /** Links a customer (entity_id) to its record at an external provider. */
 export interface CustomerIntegration extends BaseRecord {
@@ -12,7 +12,7 @@ export const CustomerIntegrationSchema = new EntitySchema<CustomerIntegration>({
   name: 'CustomerIntegration',
   tableName: 'customer_integrations',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<CustomerIntegration>(),
     entity_id: text(),
     provider_type: text(),
     provider_entity_id: text(),

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, text, type BaseRecord } from '../db/common.js'
 
 export interface Customer extends BaseRecord {
   external_id: string
@@ -17,7 +17,7 @@ export const CustomerSchema = new EntitySchema<Customer>({
   name: 'Customer',
   tableName: 'customers',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Customer>(),
     external_id: text(),
     name: text(true),
     email: text(true),

@@ -42,7 +42,7 @@ export async function createCustomer(em: EntityManager, scope: Scope, userId: st
       metadata: input.metadata ?? {},
       created_by: userId,
       updated_by: userId,
-    } as any)
+    })
     await tx.flush()
     // Same transaction as the customer: the event exists if and only if the customer does.
     publishSystemEvent(tx, scope, { event_name: 'customer.created', entity_type: 'customer', entity_id: customer.id, payload: serializeCustomer(customer) })

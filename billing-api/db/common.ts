@@ -1,9 +1,13 @@
 // Columns shared by every tenant-owned record (spec: common fields).
-import type { EntitySchemaProperty } from '@mikro-orm/core'
+import type { EntitySchemaProperty, ExpandProperty, OptionalProps } from '@mikro-orm/core'
 
 export type Metadata = Record<string, string>
 
+/** Columns filled by their defaults, onCreate or the ORM (`version`, where a record has one): em.create need not name them. */
+type BaseOptional = 'status' | 'metadata' | 'created_at' | 'updated_at' | 'created_by' | 'updated_by' | 'version'
+
 export interface BaseRecord {
+  [OptionalProps]?: BaseOptional
   id: string
   tenant_id: string
   environment_id: string
@@ -59,3 +63,16 @@ export function serializeBase(r: BaseRecord) {
 }
 
 export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null)
+
+/**
+ * The common columns typed for the entity schema of T: the cast to the schema's property types
+ * is made here once, instead of in every entity.
+ */
+export function baseColumns<T extends BaseRecord>(): { [K in keyof BaseRecord]-?: EntitySchemaProperty<ExpandProperty<NonNullable<T[K]>>, T> } {
+  return baseProperties as never
+}
+
+/** The same for tenant-wide records (no environment_id). */
+export function tenantWideColumns<T extends Omit<BaseRecord, 'environment_id'>>(): { [K in keyof Omit<BaseRecord, 'environment_id'>]-?: EntitySchemaProperty<ExpandProperty<NonNullable<T[K]>>, T> } {
+  return tenantWideProperties as never
+}

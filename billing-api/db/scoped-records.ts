@@ -2,6 +2,7 @@
 // Every lookup filters on tenant and environment, so a record of another scope behaves
 // exactly like one that does not exist.
 import type { EntitySchema } from '@mikro-orm/core'
+import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { InvalidOperationError, NotFoundError, ValidationError } from '../../platform/errors.js'
 import type { Scope } from './scope.js'
@@ -9,7 +10,7 @@ import type { BaseRecord } from './common.js'
 
 /** A record named in the path: unknown, deleted or out of scope -> 404. Archived records stay readable. */
 export async function findInScope<T extends BaseRecord>(em: EntityManager, schema: EntitySchema<T>, scope: Scope, id: string, label: string): Promise<T> {
-  const record = await em.findOne(schema, { id, ...scope, status: { $ne: 'deleted' } } as any)
+  const record = await em.findOne(schema, { id, ...scope, status: { $ne: 'deleted' } } as FilterQuery<T>)
   if (!record) throw new NotFoundError(label, id)
   return record as T
 }
@@ -21,7 +22,7 @@ export async function findInScope<T extends BaseRecord>(em: EntityManager, schem
 export async function requireReference<T extends BaseRecord>(
   em: EntityManager, schema: EntitySchema<T>, scope: Scope, id: string, label: string, field: string,
 ): Promise<T> {
-  const record = (await em.findOne(schema, { id, ...scope, status: { $ne: 'deleted' } } as any)) as T | null
+  const record = (await em.findOne(schema, { id, ...scope, status: { $ne: 'deleted' } } as FilterQuery<T>)) as T | null
   if (!record) throw new ValidationError(`${field}: ${label} ${id} not found`, field)
   if (record.status !== 'published') throw new ValidationError(`${field}: ${label} ${id} is ${record.status}`, field)
   return record

@@ -1,5 +1,5 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core'
-import { baseProperties, bool, integer, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, bool, integer, text, timestamp, type BaseRecord } from '../db/common.js'
 
 export const ENTITLEMENT_ENTITY_TYPES = ['PLAN', 'ADDON'] as const
 export type EntitlementEntityType = (typeof ENTITLEMENT_ENTITY_TYPES)[number]
@@ -32,7 +32,7 @@ export const EntitlementSchema = new EntitySchema<Entitlement>({
   name: 'Entitlement',
   tableName: 'entitlements',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Entitlement>(),
     entity_type: text(),
     entity_id: text(),
     feature_id: text(),

@@ -59,7 +59,7 @@ const toDate = (v: string | null | undefined) => (v == null ? null : new Date(v)
 function columns(v: EntitlementValues): Partial<Entitlement> {
   const out: Partial<Entitlement> = {}
   for (const k of ['is_enabled', 'usage_limit', 'is_soft_limit', 'static_value', 'usage_reset_period', 'display_order', 'metadata'] as const) {
-    if (v[k] !== undefined) (out as any)[k] = v[k]
+    if (v[k] !== undefined) (out as Record<string, unknown>)[k] = v[k]
   }
   if (v.start_date !== undefined) out.start_date = toDate(v.start_date)
   if (v.end_date !== undefined) out.end_date = toDate(v.end_date)
@@ -98,7 +98,7 @@ export async function createEntitlement(em: EntityManager, scope: Scope, userId:
       status: 'published',
       created_by: userId,
       updated_by: userId,
-    } as any)
+    })
     validateEntitlementValues(feature, entitlement)
     await publish(tx, scope, 'created', entitlement, feature)
     return { entitlement, feature }
@@ -121,7 +121,7 @@ export async function listEntitlementPage(em: EntityManager, scope: Scope, q: En
 export async function updateEntitlement(em: EntityManager, scope: Scope, userId: string, id: string, input: EntitlementValues): Promise<EntitlementWithFeature> {
   return em.transactional(async (tx) => {
     const { entitlement, feature } = await getEntitlement(tx, scope, id)
-    tx.assign(entitlement, { ...columns(input), updated_by: userId } as any)
+    tx.assign(entitlement, { ...columns(input), updated_by: userId })
     validateEntitlementValues(feature, entitlement)
     await publish(tx, scope, 'updated', entitlement, feature)
     return { entitlement, feature }

@@ -36,5 +36,5 @@ export function publishSystemEvent(em: EntityManager, scope: Scope, event: Syste
     published_at: null,
     status: 'published',
     metadata: {},
-  } as any)
+  })
 }

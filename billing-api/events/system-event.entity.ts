@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, json, text, timestamp, type BaseRecord } from '../db/common.js'
 
 /** A system event waiting in the outbox; written in the same transaction as its cause. */
 export interface SystemEvent extends BaseRecord {
@@ -14,7 +14,7 @@ export const SystemEventSchema = new EntitySchema<SystemEvent>({
   name: 'SystemEvent',
   tableName: 'system_events_outbox',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<SystemEvent>(),
     event_name: text(),
     entity_type: text(),
     entity_id: text(),

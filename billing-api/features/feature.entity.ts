@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, json, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, json, text, type BaseRecord } from '../db/common.js'
 
 export const FEATURE_TYPES = ['metered', 'boolean', 'static'] as const
 export type FeatureType = (typeof FEATURE_TYPES)[number]
@@ -39,7 +39,7 @@ export const FeatureSchema = new EntitySchema<Feature>({
   name: 'Feature',
   tableName: 'features',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Feature>(),
     name: text(),
     lookup_key: text(),
     description: text(true),

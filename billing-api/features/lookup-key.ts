@@ -1,6 +1,6 @@
 // Lookup keys: the stable, human-chosen handle of a catalog record, unique per environment
 // among records that are not deleted (archived records keep theirs).
-import type { EntitySchema } from '@mikro-orm/core'
+import type { EntitySchema, FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
@@ -26,7 +26,7 @@ type Keyed = BaseRecord & { lookup_key: string | null }
 export async function assertLookupKeyFree<T extends Keyed>(
   em: EntityManager, schema: EntitySchema<T>, scope: Scope, key: string, label: string,
 ): Promise<void> {
-  const taken = await em.count(schema, { ...scope, lookup_key: key, status: { $ne: 'deleted' } } as any)
+  const taken = await em.count(schema, { ...scope, lookup_key: key, status: { $ne: 'deleted' } } as FilterQuery<T>)
   if (taken > 0) throw new AlreadyExistsError(`a ${label} with lookup_key ${key} already exists`)
 }
 
@@ -37,7 +37,7 @@ export async function firstFreeLookupKey<T extends Keyed>(em: EntityManager, sch
     ...scope,
     status: { $ne: 'deleted' },
     $or: [{ lookup_key: base }, { lookup_key: { $like: `${escaped}\\_%` } }],
-  } as any)) as T[]
+  } as unknown as FilterQuery<T>)) as T[]
   const taken = new Set(rows.map((r) => r.lookup_key))
   if (!taken.has(base)) return base
   for (let n = 2; ; n++) if (!taken.has(`${base}_${n}`)) return `${base}_${n}`

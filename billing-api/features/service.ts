@@ -86,7 +86,7 @@ export async function createFeature(em: EntityManager, scope: Scope, userId: str
       metadata: input.metadata ?? {},
       created_by: userId,
       updated_by: userId,
-    } as any)
+    })
     if (input.group_id !== undefined) await assignFeatureToGroup(tx, scope, feature, input.group_id)
     await publish(tx, scope, 'created', feature)
     return feature
@@ -114,7 +114,7 @@ export async function updateFeature(
     const feature = await getFeature(tx, scope, id)
     assertChangeable(feature, 'feature')
     const { group_id, alert_settings, reporting_unit, ...plain } = input
-    tx.assign(feature, { ...plain, updated_by: userId } as any)
+    tx.assign(feature, { ...plain, updated_by: userId })
     if (alert_settings !== undefined) feature.alert_settings = normalizeAlertSettings(alert_settings)
     if (reporting_unit !== undefined) feature.reporting_unit = normalizeReportingUnit(reporting_unit)
     validateFeatureShape(feature)

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, json, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, json, text, type BaseRecord } from '../db/common.js'
 
 export const GROUP_ENTITY_TYPES = ['price', 'feature'] as const
 export type GroupEntityType = (typeof GROUP_ENTITY_TYPES)[number]
@@ -16,7 +16,7 @@ export const GroupSchema = new EntitySchema<Group>({
   name: 'Group',
   tableName: 'groups',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Group>(),
     name: text(),
     lookup_key: text(true),
     entity_type: text(),

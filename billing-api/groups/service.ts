@@ -53,7 +53,7 @@ export async function createGroup(em: EntityManager, scope: Scope, userId: strin
     const group = tx.create(GroupSchema, {
       id: newId('group'), ...scope, name: input.name, lookup_key: input.lookup_key ?? null, entity_type: input.entity_type,
       entity_ids: [], status: 'published', metadata: input.metadata ?? {}, created_by: userId, updated_by: userId,
-    } as any)
+    })
     await setMembers(tx, scope, group, input.entity_ids ?? [])
     await publish(tx, scope, 'created', group)
     return group
@@ -76,7 +76,7 @@ export async function updateGroup(em: EntityManager, scope: Scope, userId: strin
   return em.transactional(async (tx) => {
     const group = await getGroup(tx, scope, id)
     const { entity_ids, ...plain } = input
-    tx.assign(group, { ...plain, updated_by: userId } as any)
+    tx.assign(group, { ...plain, updated_by: userId })
     if (entity_ids !== undefined) await setMembers(tx, scope, group, entity_ids)
     await publish(tx, scope, 'updated', group)
     return group

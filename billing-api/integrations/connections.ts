@@ -33,7 +33,7 @@ export async function createConnection(config: Config, em: EntityManager, scope:
     credentials_encrypted: encryptJson(config.integrations.encryptionKey, aad({ ...scope, id }), input.credentials),
     credentials_hint: { api_key: obscureSecret(input.credentials.api_key), webhook_secret: obscureSecret(input.credentials.webhook_secret) },
     settings: input.settings ?? {}, status: 'published', metadata: input.metadata ?? {}, created_by: userId, updated_by: userId,
-  } as any)
+  })
   await em.flush()
   return connection
 }

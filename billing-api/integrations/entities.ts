@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, json, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, json, text, type BaseRecord } from '../db/common.js'
 import type { MappedEntityType } from '../queues.js'
 
 export interface ConnectionSettings {
@@ -22,7 +22,7 @@ export const IntegrationConnectionSchema = new EntitySchema<IntegrationConnectio
   name: 'IntegrationConnection',
   tableName: 'integration_connections',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<IntegrationConnection>(),
     provider: text(),
     name: text(),
     credentials_encrypted: text(),
@@ -45,7 +45,7 @@ export const EntityIntegrationMappingSchema = new EntitySchema<EntityIntegration
   name: 'EntityIntegrationMapping',
   tableName: 'entity_integration_mappings',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<EntityIntegrationMapping>(),
     entity_type: text(),
     entity_id: text(),
     provider_type: text(),
@@ -66,7 +66,7 @@ export const PaymentMemberSchema = new EntitySchema<PaymentMember>({
   name: 'IntegrationPaymentMember',
   tableName: 'integration_payment_members',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<PaymentMember>(),
     customer_id: text(),
     provider: text(),
     provider_customer_id: text(),

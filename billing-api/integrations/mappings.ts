@@ -2,12 +2,13 @@
 // successful push). One link per entity and provider, and one entity per provider record.
 // Customer links are also written to customer_integrations, the spec's CustomerIntegration
 // that the customer response lists.
+import type { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
-import { serializeBase } from '../db/common.js'
+import { serializeBase, type BaseRecord } from '../db/common.js'
 import { InvoiceSchema } from '../invoices/invoice.entity.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { EntityIntegrationMappingSchema, type EntityIntegrationMapping } from './entities.js'
@@ -26,7 +27,9 @@ const SCHEMAS = { customer: CustomerSchema, invoice: InvoiceSchema, subscription
 
 /** The entity must exist in scope (not deleted): 400 naming entity_id otherwise. */
 export async function requireEntity(em: EntityManager, scope: Scope, type: MappedEntityType, id: string): Promise<void> {
-  const found = await em.count(SCHEMAS[type] as any, { id, ...scope, status: { $ne: 'deleted' } })
+  // one schema per entity type; each has the common columns
+  const schema = SCHEMAS[type] as unknown as EntitySchema<BaseRecord>
+  const found = await em.count(schema, { id, ...scope, status: { $ne: 'deleted' } })
   if (!found) throw new ValidationError(`entity_id: ${type} ${id} not found`, 'entity_id')
 }
 

@@ -1,7 +1,7 @@
 // Records that make up an invoice's amounts besides its lines: the coupon applications written
 // at draft computation and the taxes applied at finalization (migrations/0003_amounts.sql).
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, decimal, json, text, timestamp, type BaseRecord } from '../db/common.js'
 
 export interface CouponApplication extends BaseRecord {
   invoice_id: string
@@ -24,7 +24,7 @@ export const CouponApplicationSchema = new EntitySchema<CouponApplication>({
   name: 'CouponApplication',
   tableName: 'coupon_applications',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<CouponApplication>(),
     invoice_id: text(),
     invoice_line_item_id: text(true),
     subscription_id: text(true),
@@ -58,7 +58,7 @@ export const AppliedTaxSchema = new EntitySchema<AppliedTax>({
   name: 'AppliedTax',
   tableName: 'applied_taxes',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<AppliedTax>(),
     entity_type: text(),
     entity_id: text(),
     tax_rate_id: text(),

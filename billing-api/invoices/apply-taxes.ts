@@ -35,5 +35,5 @@ export async function applyTaxes(tx: EntityManager, invoice: Invoice, taxable: D
     id: newId('applied_tax'), ...scope, entity_type: 'invoice', entity_id: invoice.id, tax_rate_id: t.rate.id,
     tax_association_id: t.association.id, currency: invoice.currency, idempotency_key: `${invoice.id}:${t.association.id}`,
     taxable_amount: t.taxable_amount, tax_amount: t.tax_amount, applied_at: now, status: 'published', metadata: {},
-  } as any))
+  }))
 }

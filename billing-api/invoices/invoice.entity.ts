@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
 import type { CommitmentInfo } from '../pricing/commitment.js'
 
 export type InvoiceStatus = 'DRAFT' | 'FINALIZED' | 'VOIDED' | 'SKIPPED'
@@ -42,8 +42,8 @@ export const InvoiceSchema = new EntitySchema<Invoice>({
   name: 'Invoice',
   tableName: 'invoices',
   properties: {
-    ...(baseProperties as any),
-    ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, decimal()])),
+    ...baseColumns<Invoice>(),
+    ...(Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, decimal()])) as Record<(typeof INVOICE_AMOUNT_FIELDS)[number], ReturnType<typeof decimal>>),
     customer_id: text(),
     subscription_id: text(true),
     subscription_customer_id: text(true),
@@ -119,7 +119,7 @@ export const InvoiceLineItemSchema = new EntitySchema<InvoiceLineItem>({
   name: 'InvoiceLineItem',
   tableName: 'invoice_line_items',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<InvoiceLineItem>(),
     invoice_id: text(),
     customer_id: text(),
     subscription_id: text(true),

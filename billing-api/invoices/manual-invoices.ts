@@ -144,7 +144,7 @@ async function insertManualInvoice(
       overpaid_amount: none, refunded_amount: none, invoice_number: null, billing_sequence: null, idempotency_key: key,
       description: input.description ?? null, issue_date: issue, due_date: due, finalized_at: null, paid_at: null, voided_at: null,
       last_computed_at: clock.now(), status: 'published', metadata: input.metadata ?? {}, created_by: userId, updated_by: userId,
-    } as any)
+    })
     // Lines are read back by (created_at, id) and share a millisecond: ids sorted in line order keep it.
     const lineIds = input.line_items.map(() => newId('inv_line')).sort()
     const lines = input.line_items.map((l, i) =>
@@ -154,7 +154,7 @@ async function insertManualInvoice(
         currency: input.currency, display_name: l.display_name, amount: totals.amounts[i], quantity: quantities[i],
         line_item_discount: none, invoice_level_discount: none, prepaid_credits_applied: none,
         period_start: null, period_end: null, status: 'published', metadata: l.metadata ?? {}, created_by: userId, updated_by: userId,
-      } as any),
+      }),
     )
     publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: id, payload: invoiceEventPayload(invoice) })
     await tx.flush()

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, decimal, text, timestamp, type BaseRecord } from '../db/common.js'
 
 /** One payment recorded against an invoice (table invoice_payments). */
 export interface InvoicePayment extends BaseRecord {
@@ -15,7 +15,7 @@ export const InvoicePaymentSchema = new EntitySchema<InvoicePayment>({
   name: 'InvoicePayment',
   tableName: 'invoice_payments',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<InvoicePayment>(),
     invoice_id: text(),
     amount: decimal(),
     currency: text(),

@@ -51,7 +51,7 @@ export async function recordPayment(
       id: newId('pay'), ...scope, invoice_id: invoiceId, amount: toMoneyString(input.amount, invoice.currency), currency: invoice.currency,
       reference: input.reference ?? null, idempotency_key: input.idempotency_key ?? null, paid_at: paidAt,
       status: 'published', metadata: {}, created_by: userId, updated_by: userId,
-    } as any)
+    })
     const from = invoice.payment_status
     invoice.amount_paid = outcome.amount_paid
     invoice.amount_remaining = outcome.amount_remaining

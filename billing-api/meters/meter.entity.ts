@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, json, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, json, text, type BaseRecord } from '../db/common.js'
 
 export const AGGREGATION_TYPES = ['SUM', 'COUNT', 'COUNT_UNIQUE', 'MAX', 'LATEST', 'AVG'] as const
 export type AggregationType = (typeof AGGREGATION_TYPES)[number]
@@ -31,7 +31,7 @@ export const MeterSchema = new EntitySchema<Meter>({
   name: 'Meter',
   tableName: 'meters',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Meter>(),
     name: text(),
     event_name: text(),
     aggregation: json(),

@@ -37,7 +37,7 @@ export async function createMeter(em: EntityManager, scope: Scope, userId: strin
     metadata: input.metadata ?? {},
     created_by: userId,
     updated_by: userId,
-  } as any)
+  })
   await em.flush()
   return meter
 }

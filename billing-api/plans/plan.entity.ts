@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, integer, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, integer, text, type BaseRecord } from '../db/common.js'
 
 export interface Plan extends BaseRecord {
   name: string
@@ -14,7 +14,7 @@ export const PlanSchema = new EntitySchema<Plan>({
   name: 'Plan',
   tableName: 'plans',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Plan>(),
     name: text(),
     lookup_key: text(true),
     description: text(true),

@@ -146,5 +146,5 @@ export function buildPrice(em: EntityManager, scope: Scope, userId: string, enti
     metadata: p.metadata ?? {},
     created_by: userId,
     updated_by: userId,
-  } as any)
+  })
 }

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
 import type { BillingPeriod } from '../periods/periods.js'
 
 
@@ -45,7 +45,7 @@ export const PriceSchema = new EntitySchema<Price>({
   name: 'Price',
   tableName: 'prices',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Price>(),
     entity_type: text(),
     entity_id: text(),
     type: text(),

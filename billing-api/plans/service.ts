@@ -50,7 +50,7 @@ export async function createPlan(em: EntityManager, scope: Scope, userId: string
       id: newId('plan'), ...scope, name: input.name, lookup_key: input.lookup_key ?? null, description: input.description ?? null,
       display_order: input.display_order ?? 0, max_price_sequence: prices.length, status: 'published', metadata: input.metadata ?? {},
       created_by: userId, updated_by: userId,
-    } as any)
+    })
     const created = prices.map((p, i) => buildPrice(tx, scope, userId, { type: 'PLAN', id: plan.id }, p, i + 1))
     return { plan, prices: created }
   })

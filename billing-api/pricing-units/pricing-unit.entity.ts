@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, decimal, text, type BaseRecord } from '../db/common.js'
 
 export interface PricingUnit extends BaseRecord {
   name: string
@@ -14,7 +14,7 @@ export const PricingUnitSchema = new EntitySchema<PricingUnit>({
   name: 'PricingUnit',
   tableName: 'pricing_units',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<PricingUnit>(),
     name: text(),
     code: text(),
     symbol: text(true),

@@ -47,7 +47,7 @@ export async function createPricingUnit(em: EntityManager, scope: Scope, userId:
     metadata: input.metadata ?? {},
     created_by: userId,
     updated_by: userId,
-  } as any)
+  })
   await em.flush()
   return unit
 }

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, text, timestamp, type BaseRecord } from '../db/common.js'
 
 /** An add-on attached to a subscription; its line items carry addon_association_id. */
 export interface AddonAssociation extends BaseRecord {
@@ -16,7 +16,7 @@ export const AddonAssociationSchema = new EntitySchema<AddonAssociation>({
   name: 'AddonAssociation',
   tableName: 'addon_associations',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<AddonAssociation>(),
     subscription_id: text(),
     addon_id: text(),
     start_date: timestamp(),

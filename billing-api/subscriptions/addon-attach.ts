@@ -70,7 +70,7 @@ export const addonAttach: LineSetHandler = {
     return tx.create(AddonAssociationSchema, {
       id: newId('addon_assoc'), ...scope, subscription_id: plan.subscription.id, addon_id: plan.addonId!, start_date: plan.effective,
       end_date: plan.addonEndDate, addon_status: 'active', cancelled_at: null, status: 'published', metadata: {}, created_by: userId, updated_by: userId,
-    } as any).id
+    }).id
   },
 }
 
@@ -99,7 +99,7 @@ export const addonDetach: LineSetHandler = {
 
   apply(tx, scope, userId, plan, now) {
     const assoc = tx.getReference(AddonAssociationSchema, plan.associationId!)
-    tx.assign(assoc, { addon_status: 'cancelled', cancelled_at: now, end_date: plan.effective, updated_by: userId } as any)
+    tx.assign(assoc, { addon_status: 'cancelled', cancelled_at: now, end_date: plan.effective, updated_by: userId })
     return null
   },
 }

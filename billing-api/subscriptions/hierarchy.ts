@@ -140,7 +140,7 @@ function createInheritedSubscription(tx: EntityManager, userId: string, now: Dat
     auto_invoice_threshold: null, commitment_amount: null, overage_factor: null, enable_true_up: false,
     synced_price_sequence: parent.synced_price_sequence, cancellation_type: null, lookup_key: null,
     created_by: userId, updated_by: userId,
-  } as any)
+  })
   publishSystemEvent(tx, scope, {
     event_name: 'subscription.created', entity_type: 'subscription', entity_id: child.id,
     payload: { subscription_id: child.id, customer_id: customerId, plan_id: child.plan_id, subscription_status: child.subscription_status, parent_subscription_id: parent.id },

@@ -1,5 +1,6 @@
 // POST /subscriptions/lineitems/search: line items of the caller's tenant and environment by
 // subscription, price, customer, status and date windows; sorted, paginated.
+import type { QueryOrderMap } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Scope } from '../db/scope.js'
 import { SubscriptionLineItemSchema, type SubscriptionLineItem } from './subscription.entity.js'
@@ -45,5 +46,5 @@ export async function searchLineItems(em: EntityManager, scope: Scope, f: Subscr
   if (and.length) where.$and = and
   // id last keeps pages stable when the sort keys tie.
   const orderBy = [...(f.sort ?? [{ field: 'created_at', direction: 'asc' }]).map((s) => ({ [s.field]: s.direction })), { id: 'asc' }]
-  return em.findAndCount(SubscriptionLineItemSchema, where, { orderBy: orderBy as any, limit: f.limit, offset: f.offset })
+  return em.findAndCount(SubscriptionLineItemSchema, where, { orderBy: orderBy as QueryOrderMap<SubscriptionLineItem>[], limit: f.limit, offset: f.offset })
 }

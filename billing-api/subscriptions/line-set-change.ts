@@ -188,7 +188,7 @@ export async function applyLineSetChange(
       id: newId('subs_line'), ...scope, subscription_id: sub.id, customer_id: sub.customer_id, price_id: nl.price.id, meter_id: nl.price.meter_id,
       currency: sub.currency, display_name: nl.display_name, quantity: nl.quantity, start_date: plan.effective, end_date: nl.end_date,
       addon_association_id: associationId, status: 'published', metadata: {}, created_by: userId, updated_by: userId,
-    } as any))
+    }))
     // The subscription changed through its line items: touching it makes the flush bump its version.
     sub.updated_by = userId
     sub.updated_at = new Date()

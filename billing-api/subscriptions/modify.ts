@@ -246,7 +246,7 @@ export async function applyModification(ctx: BillingContext, scope: Scope, userI
         id: newId('subs_line'), ...scope, subscription_id: sub.id, customer_id: from.customer_id, price_id: from.price_id, meter_id: from.meter_id,
         currency: from.currency, display_name: from.display_name, quantity: plan.quantity, start_date: plan.effective, end_date: from.end_date,
         status: 'published', metadata: from.metadata, created_by: userId, updated_by: userId,
-      } as any).id
+      }).id
     }
     if (old) {
       old.end_date = plan.effective

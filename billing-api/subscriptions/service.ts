@@ -190,13 +190,13 @@ export async function createSubscription(ctx: BillingContext, em: EntityManager,
       overage_factor: input.overage_factor ?? null, enable_true_up: input.enable_true_up ?? false,
       synced_price_sequence: plan.max_price_sequence, cancellation_type: null, lookup_key: input.lookup_key ?? null,
       created_by: userId, updated_by: userId,
-    } as any)
+    })
     const lineItems = chosen.map((price) =>
       tx.create(SubscriptionLineItemSchema, {
         id: newId('subs_line'), ...scope, subscription_id: sub.id, customer_id: customer.id, price_id: price.id,
         meter_id: price.meter_id, currency, display_name: price.display_name ?? plan.name, quantity: '1', start_date: start,
         end_date: null, status: 'published', metadata: {}, created_by: userId, updated_by: userId,
-      } as any),
+      }),
     )
     await applyOverrideCommitments(tx, scope, lineItems, chosen, input.override_line_items)
     // A trial on a finalized (non-draft) subscription gets its zero-amount invoice in the same commit.

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, bool, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, bool, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
 import type { BillingPeriod } from '../periods/periods.js'
 
 export type SubscriptionStatus = 'DRAFT' | 'TRIALING' | 'ACTIVE' | 'INCOMPLETE' | 'CANCELLED'
@@ -51,7 +51,7 @@ export const SubscriptionSchema = new EntitySchema<Subscription>({
   name: 'Subscription',
   tableName: 'subscriptions',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Subscription>(),
     customer_id: text(),
     plan_id: text(),
     currency: text(),
@@ -115,7 +115,7 @@ export const SubscriptionLineItemSchema = new EntitySchema<SubscriptionLineItem>
   name: 'SubscriptionLineItem',
   tableName: 'subscription_line_items',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<SubscriptionLineItem>(),
     subscription_id: text(),
     customer_id: text(),
     price_id: text(),

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, bool, integer, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, bool, integer, text, type BaseRecord } from '../db/common.js'
 
 export const TAX_ENTITY_TYPES = ['customer', 'subscription', 'tenant'] as const
 export type TaxEntityType = (typeof TAX_ENTITY_TYPES)[number]
@@ -19,7 +19,7 @@ export const TaxAssociationSchema = new EntitySchema<TaxAssociation>({
   name: 'TaxAssociation',
   tableName: 'tax_associations',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<TaxAssociation>(),
     tax_rate_id: text(),
     entity_type: text(),
     entity_id: text(),

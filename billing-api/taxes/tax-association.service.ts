@@ -39,7 +39,7 @@ export async function createTaxAssociation(em: EntityManager, scope: Scope, user
         metadata: input.metadata ?? {},
         created_by: userId,
         updated_by: userId,
-      } as any)
+      })
       await tx.flush()
       return association
     })

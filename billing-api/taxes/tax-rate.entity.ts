@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, decimal, text, type BaseRecord } from '../db/common.js'
+import { baseColumns, decimal, text, type BaseRecord } from '../db/common.js'
 
 /** Only published rates can be attached; archived ones stay readable; deleted ones are gone and free their code. */
 export const TAX_RATE_STATUSES = ['published', 'archived', 'deleted'] as const
@@ -22,7 +22,7 @@ export const TaxRateSchema = new EntitySchema<TaxRate>({
   name: 'TaxRate',
   tableName: 'tax_rates',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<TaxRate>(),
     name: text(),
     code: text(),
     description: text(true),

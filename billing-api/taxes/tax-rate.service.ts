@@ -31,7 +31,7 @@ export async function createTaxRate(em: EntityManager, scope: Scope, userId: str
     metadata: input.metadata ?? {},
     created_by: userId,
     updated_by: userId,
-  } as any)
+  })
   await flushUniqueCode(em, code)
   return rate
 }

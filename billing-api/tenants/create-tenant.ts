@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids.js'
 import { generateApiKey } from '../auth/api-key.js'
 import { ApiKeySchema } from '../auth/api-key.entity.js'
 import { UserSchema } from '../auth/user.entity.js'
-import { EnvironmentSchema, TenantSchema, type Environment, type TenantBillingDetails } from './tenant.entity.js'
+import { EnvironmentSchema, TenantSchema, type TenantBillingDetails } from './tenant.entity.js'
 
 export interface CreateTenantInput {
   name: string
@@ -30,7 +30,7 @@ export async function createTenant(em: EntityManager, input: CreateTenantInput):
       status: 'published',
       billing_details: input.billing_details ?? {},
       metadata: {},
-    } as any)
+    })
     const envs = {} as Record<'production' | 'development', string>
     for (const type of ['production', 'development'] as const) {
       const id = newId('env')
@@ -38,19 +38,19 @@ export async function createTenant(em: EntityManager, input: CreateTenantInput):
       tx.create(EnvironmentSchema, {
         id, tenant_id: tenantId, name: type === 'production' ? 'Production' : 'Sandbox', type,
         status: 'published', metadata: {},
-      } as Partial<Environment> as any)
+      })
     }
     const userId = newId('user')
     tx.create(UserSchema, {
       id: userId, tenant_id: tenantId, name: 'admin', email: null, type: 'service_account', roles: ['super_admin'],
       status: 'published', metadata: {},
-    } as any)
+    })
     const key = generateApiKey()
     tx.create(ApiKeySchema, {
       id: newId('key'), tenant_id: tenantId, environment_id: envs[input.keyEnvironment ?? 'production'], user_id: userId,
       name: 'bootstrap', key_hash: key.hash, display_id: key.displayId, status: 'published', expires_at: null,
       last_used_at: null, metadata: {}, created_by: userId, updated_by: userId,
-    } as any)
+    })
     return { tenantId, environments: envs, userId, apiKey: key.plaintext }
   })
 }

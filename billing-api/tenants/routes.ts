@@ -67,7 +67,7 @@ export async function tenantRoutes(app: FastifyInstance, ctx: BillingContext): P
       const env = em.create(EnvironmentSchema, {
         id: newId('env'), tenant_id: request.auth.tenantId, name: body.name, type: body.type, status: 'published',
         metadata: body.metadata ?? {}, created_by: request.auth.userId, updated_by: request.auth.userId,
-      } as any)
+      })
       await em.flush()
       return reply.code(201).send(serializeEnvironment(env))
     },

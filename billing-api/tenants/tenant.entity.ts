@@ -1,5 +1,5 @@
-import { EntitySchema } from '@mikro-orm/core'
-import { json, tenantWideProperties, text, timestamp, type BaseRecord, type Metadata } from '../db/common.js'
+import { EntitySchema, OptionalProps } from '@mikro-orm/core'
+import { tenantWideColumns, json, text, timestamp, type BaseRecord, type Metadata } from '../db/common.js'
 
 export interface Address {
   address_line1?: string | null
@@ -18,6 +18,7 @@ export interface TenantBillingDetails {
 }
 
 export interface Tenant {
+  [OptionalProps]?: 'created_at' | 'updated_at'
   id: string
   name: string
   status: string
@@ -49,5 +50,5 @@ export interface Environment extends Omit<BaseRecord, 'environment_id'> {
 export const EnvironmentSchema = new EntitySchema<Environment>({
   name: 'Environment',
   tableName: 'environments',
-  properties: { ...(tenantWideProperties as any), name: text(), type: text() },
+  properties: { ...tenantWideColumns<Environment>(), name: text(), type: text() },
 })

@@ -102,7 +102,7 @@ export async function pendingTopUpInvoice(tx: EntityManager, scope: Scope, walle
     ...scope, customer_id: wallet.customer_id, billing_reason: AUTO_TOPUP_REASON, status: { $ne: 'deleted' },
     invoice_status: { $in: ['DRAFT', 'FINALIZED'] }, payment_status: { $nin: ['SUCCEEDED', 'OVERPAID'] },
     metadata: { wallet_id: wallet.id },
-  } as any)
+  })
 }
 
 /**

@@ -60,7 +60,7 @@ async function expireWallet(tx: EntityManager, wallet: Wallet, now: Date): Promi
       credit_amount: credit.credits_available,
       amount: creditsToCurrency(credit.credits_available, wallet.conversion_rate).toString(),
       consumed: [{ credit_tx_id: credit.id, credits: credit.credits_available }],
-    } as any)
+    })
     credit.credits_available = '0'
     return expiry
   })

@@ -62,7 +62,7 @@ export async function topUpWallet(em: EntityManager, clock: Clock, scope: Scope,
       amount: amount.toString(),
       expiry_date: expiry,
       priority: input.priority ?? null,
-    } as any)
+    })
     const result = await finish(tx, clock, scope, wallet, credit)
     await afterCredit(clock, tx, scope, wallet) // re-arms a balance alert the credit resolved (auto-topup.ts)
     return result
@@ -111,7 +111,7 @@ export async function debitWallet(
       amount: amount.toString(),
       reference: input.reference ?? null,
       consumed: plan.allocations.map((a) => ({ credit_tx_id: a.id, credits: a.credits.toString() })),
-    } as any)
+    })
     const result = await finish(tx, clock, scope, wallet, debit)
     // Balance alert and auto top-up (auto-topup.ts), invoicing through `billing`.
     if (await afterDebit({ clock, billing, topUp: topUpWallet }, tx, scope, wallet)) return { ...result, wallet: (await withBalances(tx, clock, scope, [wallet]))[0] }

@@ -55,7 +55,7 @@ export async function createWallet(em: EntityManager, clock: Clock, scope: Scope
       metadata: input.metadata ?? {},
       created_by: userId,
       updated_by: userId,
-    } as any)
+    })
     await tx.flush()
     const view = { wallet, balance: new D(0) }
     publishSystemEvent(tx, scope, { event_name: 'wallet.created', entity_type: 'wallet', entity_id: wallet.id, payload: serializeWallet(wallet, view.balance) })

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, bool, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, bool, decimal, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
 
 export const WALLET_TYPES = ['PREPAID', 'POSTPAID'] as const
 export const CREDIT_REASONS = ['PURCHASED', 'FREE_CREDIT', 'PROMOTIONAL'] as const
@@ -31,7 +31,7 @@ export const WalletSchema = new EntitySchema<Wallet>({
   name: 'Wallet',
   tableName: 'wallets',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<Wallet>(),
     customer_id: text(),
     currency: text(),
     name: text(),
@@ -72,7 +72,7 @@ export const WalletTransactionSchema = new EntitySchema<WalletTransaction>({
   name: 'WalletTransaction',
   tableName: 'wallet_transactions',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<WalletTransaction>(),
     wallet_id: text(),
     customer_id: text(),
     type: text(),

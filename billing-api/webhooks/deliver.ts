@@ -44,7 +44,7 @@ export async function attemptDelivery(orm: MikroORM, deliveryId: string, clock: 
   em.create(WebhookAttemptSchema, {
     id: newId('whatt'), tenant_id: delivery.tenant_id, environment_id: delivery.environment_id, delivery_id: delivery.id,
     attempt: delivery.attempts, status_code: statusCode, latency_ms: latency, error,
-  } as any)
+  })
   await em.flush()
   if (error) throw new DeliveryFailed(error)
   return 'delivered'

@@ -50,7 +50,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: BillingContext): 
         id: newId('wh'), ...scopeOf(request), url: body.url, event_types: body.event_types ?? [], secret: newWebhookSecret(),
         description: body.description ?? null, status: 'published', metadata: body.metadata ?? {},
         created_by: request.auth.userId, updated_by: request.auth.userId,
-      } as any)
+      })
       await em.flush()
       return reply.code(201).send(serializeEndpoint(endpoint, true))
     },

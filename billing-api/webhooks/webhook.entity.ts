@@ -1,5 +1,5 @@
-import { EntitySchema } from '@mikro-orm/core'
-import { baseProperties, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { EntitySchema, OptionalProps } from '@mikro-orm/core'
+import { baseColumns, integer, json, text, timestamp, type BaseRecord } from '../db/common.js'
 
 export interface WebhookEndpoint extends BaseRecord {
   url: string
@@ -12,7 +12,7 @@ export interface WebhookEndpoint extends BaseRecord {
 export const WebhookEndpointSchema = new EntitySchema<WebhookEndpoint>({
   name: 'WebhookEndpoint',
   tableName: 'webhook_endpoints',
-  properties: { ...(baseProperties as any), url: text(), event_types: json(), secret: text(), description: text(true) },
+  properties: { ...baseColumns<WebhookEndpoint>(), url: text(), event_types: json(), secret: text(), description: text(true) },
 })
 
 export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED'
@@ -33,7 +33,7 @@ export const WebhookDeliverySchema = new EntitySchema<WebhookDelivery>({
   name: 'WebhookDelivery',
   tableName: 'webhook_deliveries',
   properties: {
-    ...(baseProperties as any),
+    ...baseColumns<WebhookDelivery>(),
     endpoint_id: text(),
     event_id: text(),
     event_name: text(),
@@ -47,6 +47,7 @@ export const WebhookDeliverySchema = new EntitySchema<WebhookDelivery>({
 })
 
 export interface WebhookAttempt {
+  [OptionalProps]?: 'created_at'
   id: string
   tenant_id: string
   environment_id: string
