@@ -94,6 +94,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     }
   }
 
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kafkajs hands these over as plain functions
   async function eachBatch({ batch, resolveOffset, heartbeat }: EachBatchPayload): Promise<void> {
     if (batch.messages.length === 0) return
     const messages = batch.messages.filter((m) => m.value)

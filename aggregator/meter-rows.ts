@@ -81,8 +81,8 @@ export function meterValue(meter: MeterDefinition, props: Record<string, unknown
 
 export function parseProperties(event: UsageEvent): Record<string, unknown> {
   try {
-    const p = JSON.parse(event.properties)
-    return p && typeof p === 'object' && !Array.isArray(p) ? p : {}
+    const p: unknown = JSON.parse(event.properties)
+    return p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {}
   } catch {
     return {}
   }

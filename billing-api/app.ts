@@ -16,7 +16,7 @@ export async function registerBillingApi(app: FastifyInstance, ctx: BillingConte
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', auth.hook)
-      await v1.register(async (s) => authRoutes(s, ctx, auth.invalidate))
+      await v1.register(async (s) => authRoutes(s, ctx, () => auth.invalidate()))
       for (const m of modules) {
         const routes = m.routes
         if (routes) await v1.register(async (s) => routes(s, ctx))

@@ -8,6 +8,7 @@ import type { BillingContext } from './context.js'
 
 export interface DomainModule {
   name: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the schemas of every entity type
   entities: EntitySchema<any, any>[]
   /** in order; names must be globally unique (prefix them with the module name) */
   migrations: MigrationObject[]

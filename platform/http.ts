@@ -35,12 +35,14 @@ function validationMessage(err: FastifyError): string {
   const first = err.validation?.[0]
   if (!first) return err.message
   const where = err.validationContext ?? 'body'
-  const params = first.params as Record<string, unknown>
+  const params = first.params
   let path = jsonPointerToPath(first.instancePath ?? '')
-  if (first.keyword === 'required' && params?.missingProperty) {
-    path = path ? `${path}.${params.missingProperty}` : String(params.missingProperty)
-  } else if (first.keyword === 'additionalProperties' && params?.additionalProperty) {
-    path = path ? `${path}.${params.additionalProperty}` : String(params.additionalProperty)
+  const missing = params?.missingProperty as string | undefined
+  const extra = params?.additionalProperty as string | undefined
+  if (first.keyword === 'required' && missing) {
+    path = path ? `${path}.${missing}` : missing
+  } else if (first.keyword === 'additionalProperties' && extra) {
+    path = path ? `${path}.${extra}` : extra
   }
   return `${where}${path ? `.${path}` : ''} ${first.message ?? 'is invalid'}`.replace(/^body\./, '')
 }

@@ -1,6 +1,6 @@
 // The scheduler: jobs run on demand through the BullMQ queue (operators' CLI), each run is
 // measured (runs by outcome, items, duration), and the CLI knows every job by name.
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { ManualClock } from '../platform/clock.js'

@@ -23,7 +23,7 @@ export interface IngestBatch {
   events: UsageEvent[]
 }
 
-const schema = JSON.parse(readFileSync(new URL('./ingest-batch.avsc', import.meta.url), 'utf8'))
+const schema = JSON.parse(readFileSync(new URL('./ingest-batch.avsc', import.meta.url), 'utf8')) as avro.Schema
 // Timestamps travel as plain longs (epoch ms); no logical-type objects on the hot path.
 const batchType = avro.Type.forSchema(schema)
 

@@ -3,7 +3,7 @@
 // the usage up to the cut once it reaches the threshold, and the cycle invoice bills only the
 // rest, so the two add up to the period's usage exactly. Plus Errors 7 on update.
 // Plan (EUR, monthly): seat 30.00 FIXED in ARREAR, 0.50 per call (USAGE) in ARREAR.
-import { after, before, test } from 'node:test'
+import {  test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'

@@ -78,7 +78,7 @@ export function chargesForPeriod(
       if (price.invoice_cadence !== 'ADVANCE') continue
       if (own) push(lineItem, price, periodStart, periodEnd)
       else {
-        const p = periodContaining(cadenceAnchor(sub, cadence!), cadence!, periodStart)
+        const p = periodContaining(cadenceAnchor(sub, cadence), cadence, periodStart)
         push(lineItem, price, periodStart, p.end)
       }
       continue
@@ -87,14 +87,14 @@ export function chargesForPeriod(
       if (own) {
         if (!oneTime || first) push(lineItem, price, periodStart, periodEnd)
       } else {
-        const p = periodContaining(cadenceAnchor(sub, cadence!), cadence!, new Date(periodEnd.getTime() - 1))
+        const p = periodContaining(cadenceAnchor(sub, cadence), cadence, new Date(periodEnd.getTime() - 1))
         if (p.end.getTime() === periodEnd.getTime()) push(lineItem, price, p.start < sub.start_date ? sub.start_date : p.start, periodEnd)
       }
     } else if (!oneTime && !(sub.end_date && sub.end_date <= periodEnd) && !(lineItem.end_date && lineItem.end_date <= periodEnd)) {
       if (own) {
         push(lineItem, price, periodEnd, nextBoundary(sub.billing_anchor, sub.billing_period, sub.billing_period_count, periodEnd))
       } else {
-        const p = periodContaining(cadenceAnchor(sub, cadence!), cadence!, periodEnd)
+        const p = periodContaining(cadenceAnchor(sub, cadence), cadence, periodEnd)
         if (p.start.getTime() === periodEnd.getTime()) push(lineItem, price, p.start, p.end)
       }
     }

@@ -1,7 +1,7 @@
 // POST /invoices/{id}/compute: sync=true answers the recomputed invoice; without it a BullMQ job
 // (worked by the scheduler process) recomputes it and GET /invoices/compute-jobs/{workflow_id}
 // polls it, within the caller's tenant and environment only.
-import { after, before, test } from 'node:test'
+import {  test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Queue } from 'bullmq'
 import { ManualClock } from '../../platform/clock.js'

@@ -21,7 +21,7 @@ import { findInScope } from '../db/scoped-records.js'
 import { InvoiceSchema } from '../invoices/invoice.entity.js'
 import type { ChangeOptions } from '../invoices/lifecycle.js'
 import { recomputeInvoice } from './recompute.js'
-import type { ComputeJobData, ComputeJobView, ComputeStatus, InvoiceComputeQueue } from '../queues.js'
+import type { ComputeJobData, ComputeStatus, InvoiceComputeQueue } from '../queues.js'
 
 export const INVOICE_COMPUTE_QUEUE = 'invoice-compute'
 

@@ -1,7 +1,7 @@
 // The first period's advance charges: invoiced when the subscription starts paid billing
 // (SUBSCRIPTION_CREATE), prorated for a calendar stub period, finalized no earlier than the
 // period's start, and absent when the plan has no advance charge.
-import { after, before, test } from 'node:test'
+import {  test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'

@@ -6,7 +6,7 @@
 // ClickHouse. Plus a calendar stub period, whose commitments are prorated by the period's share.
 // Plan (USD, monthly, ARREAR): Platform 10.00 FIXED; API 0.10 per call (SUM of n); Storage
 // TIERED VOLUME per GB (SUM of gb): up to 10 GB 2.00 each, above 10 GB every GB at 1.00.
-import { after, before, test } from 'node:test'
+import {  test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'

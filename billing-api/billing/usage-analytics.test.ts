@@ -1,6 +1,6 @@
 // usage_analytics and usage_breakdown: the pure apportionment (hand-computed remainders), and a
 // usage invoice built from events that went through ingest -> Kafka -> aggregator -> ClickHouse.
-import { after, test } from 'node:test'
+import {  test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'

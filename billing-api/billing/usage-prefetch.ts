@@ -107,7 +107,7 @@ export async function prefetchPeriodUsage(ch: ClickHouse, em: EntityManager, sub
     const customers = await em.find(CustomerSchema, { ...scope, id: { $in: [...new Set(group.map((s) => s.customer_id))] } })
     await prefetched.load(ch, {
       tenantId: tenant_id, environmentId: environment_id, start, end,
-      customers: customers.map((c) => c.external_id), meters: new Map(meters.map((m) => [m.id, m.aggregation.type as UsageAggregation])),
+      customers: customers.map((c) => c.external_id), meters: new Map(meters.map((m) => [m.id, m.aggregation.type])),
     })
   }
   return prefetched

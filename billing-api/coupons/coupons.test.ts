@@ -1,5 +1,5 @@
 // Coupons through the HTTP API and the redemption use case, against the real Postgres.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { InvalidOperationError, NotFoundError } from '../../platform/errors.js'
 import { created } from '../../test/support/fixtures.js'
@@ -19,7 +19,7 @@ async function couponRows(scope: Scope): Promise<number> {
 
 async function tenant() {
   const t = await p.newTenant()
-  return { ...t, scope: { tenant_id: t.tenantId, environment_id: t.environments.production } as Scope }
+  return { ...t, scope: { tenant_id: t.tenantId, environment_id: t.environments.production } }
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -213,7 +213,7 @@ test('20 parallel redemptions against max_redemptions 5: exactly 5 succeed', asy
 
   const succeeded = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<any>).value.total_redemptions)
   assert.deepEqual(succeeded.sort(), [1, 2, 3, 4, 5], 'each success saw its own count')
-  const failures = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason)
+  const failures = results.filter((r) => r.status === 'rejected').map((r) => (r).reason)
   assert.equal(failures.length, 15)
   for (const err of failures) {
     assert.ok(err instanceof InvalidOperationError, String(err))

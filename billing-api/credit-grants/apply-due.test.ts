@@ -1,7 +1,7 @@
 // The credit grant application job and the upcoming-grants read: the catch-up sequence, wallet
 // top-ups (amounts, order, priority, expiry), idempotency under repeated and concurrent runs,
 // and tenant isolation. Every run is limited to the test's tenant (the database is shared).
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'

@@ -16,7 +16,6 @@
 // its own transaction (the wallet's); if the application's status update is then lost, the
 // next run's top-up finds its key used (409) and the application is marked APPLIED without a
 // second credit. The wallet's unique (wallet_id, idempotency_key) is the last line of defence.
-import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'

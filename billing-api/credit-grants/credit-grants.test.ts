@@ -1,6 +1,6 @@
 // Credit grant definitions: CRUD on plans and subscriptions, the plan read that includes them,
 // validation of every term, and tenant + environment isolation.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { created } from '../../test/support/fixtures.js'
 import { type ApiClient, usePlatform } from '../../test/support/platform.js'

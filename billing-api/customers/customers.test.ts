@@ -1,6 +1,6 @@
 // Customers: CRUD, search with metadata filters, integrations, external_id uniqueness, the
 // customer.created outbox event, and tenant + environment isolation.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { newId } from '../../platform/ids.js'
 import { created } from '../../test/support/fixtures.js'
@@ -199,7 +199,7 @@ test('integrations are read into the customer, from its own environment only', a
     em.create(CustomerIntegrationSchema, {
       id: newId('cint'), tenant_id, environment_id, entity_id: customer.id, provider_type, provider_entity_id: `${provider_type}_123`,
       status, metadata: { synced: 'yes' },
-    } as any)
+    })
   const stripe = link(tenantId, environments.production, 'stripe')
   link(tenantId, environments.production, 'razorpay', 'deleted')
   link(tenantId, environments.development, 'chargebee')

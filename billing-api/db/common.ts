@@ -19,6 +19,7 @@ export interface BaseRecord {
   updated_by?: string | null
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the columns every entity type shares
 type Props = Record<string, Partial<EntitySchemaProperty<any, any>>>
 
 export const baseProperties: Props = {

@@ -12,7 +12,7 @@ import type { BaseRecord } from './common.js'
 export async function findInScope<T extends BaseRecord>(em: EntityManager, schema: EntitySchema<T>, scope: Scope, id: string, label: string): Promise<T> {
   const record = await em.findOne(schema, { id, ...scope, status: { $ne: 'deleted' } } as FilterQuery<T>)
   if (!record) throw new NotFoundError(label, id)
-  return record as T
+  return record
 }
 
 /**

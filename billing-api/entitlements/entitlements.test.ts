@@ -1,6 +1,6 @@
 // Entitlements over HTTP: features granted on plans and add-ons, the values each feature type
 // takes, one live entitlement per (plan or add-on, feature), listEntitlements, isolation.
-import { after, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'

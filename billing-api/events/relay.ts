@@ -69,7 +69,7 @@ export function startOutboxRelay(
     } catch (err) {
       log('system event relay failed; retrying', err)
     }
-    if (!stopped) timer = setTimeout(() => (running = tick()), intervalMs)
+    if (!stopped) timer = setTimeout(() => { running = tick() }, intervalMs)
   }
   running = tick()
   return {

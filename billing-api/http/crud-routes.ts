@@ -28,7 +28,7 @@ export function registerCrudRoutes<T, Create, Update, Filter extends Page>(
   app: FastifyInstance, ctx: BillingContext, r: CrudResource<T, Create, Update, Filter>,
 ): void {
   const { path, tags, serialize } = r
-  const em = () => ctx.orm.em.fork() as EntityManager
+  const em = () => ctx.orm.em.fork()
   const { create, list, get, update, archive } = r
 
   if (create) {

@@ -48,8 +48,9 @@ export async function upsertMapping(em: EntityManager, scope: Scope, input: Link
     throw new AlreadyExistsError(`${input.provider} ${input.entity_type} ${input.provider_entity_id} is already linked to ${taken.entity_id}`)
   }
   const conn = em.getConnection()
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- MikroORM types the transaction context as any
   const ctx = em.getTransactionContext()
-  const [row] = await conn.execute(
+  const [row] = (await conn.execute(
     `INSERT INTO entity_integration_mappings (id, tenant_id, environment_id, entity_type, entity_id, provider_type, provider_entity_id, created_by, updated_by)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (tenant_id, environment_id, entity_type, entity_id, provider_type) WHERE status <> 'deleted'
@@ -57,7 +58,7 @@ export async function upsertMapping(em: EntityManager, scope: Scope, input: Link
      RETURNING id`,
     [newId('intmap'), scope.tenant_id, scope.environment_id, input.entity_type, input.entity_id, input.provider, input.provider_entity_id, userId, userId],
     'all', ctx,
-  )
+  )) as { id: string }[]
   if (input.entity_type === 'customer') {
     await conn.execute(
       `INSERT INTO customer_integrations (id, tenant_id, environment_id, entity_id, provider_type, provider_entity_id, created_by, updated_by)
@@ -68,7 +69,7 @@ export async function upsertMapping(em: EntityManager, scope: Scope, input: Link
       'run', ctx,
     )
   }
-  return (await em.findOneOrFail(EntityIntegrationMappingSchema, { id: row.id }, { refresh: true })) as EntityIntegrationMapping
+  return (await em.findOneOrFail(EntityIntegrationMappingSchema, { id: row.id }, { refresh: true }))
 }
 
 export async function linkEntity(em: EntityManager, scope: Scope, input: LinkInput, userId: string | null): Promise<EntityIntegrationMapping> {

@@ -1,6 +1,6 @@
 // Payments through HTTP: amounts, payment status, events, refusals, idempotency under
 // concurrent duplicates, and the void rule for paid invoices.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { assertError } from '../../test/support/assertions.js'

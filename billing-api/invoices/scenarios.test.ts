@@ -3,7 +3,7 @@
 // Every expected amount is worked out by hand in the comment beside it.
 // All subscriptions are USD, monthly, started 2026-08-01 (unless said otherwise) and billed on
 // 2026-09-01: the August cycle invoice carries August's arrear charges and September's advance ones.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { eventually, type ApiClient, usePlatform } from '../../test/support/platform.js'

@@ -1,6 +1,6 @@
 // Invoice states through HTTP and the scheduler: finalize (now and after the delay), void,
 // invoice numbers, events in the outbox, optimistic locking, idempotency after a void.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'
@@ -162,7 +162,7 @@ test('two concurrent computes of the same period, over two connection pools, wri
       const sub = await em.findOneOrFail(SubscriptionSchema, { id: created.id })
       return (await createSubscriptionInvoice(ctx, em, sub, ...period, 'SUBSCRIPTION_CYCLE')).id
     }))
-    assert.equal(new Set(results).size, 1, `one invoice id for every caller: ${results}`)
+    assert.equal(new Set(results).size, 1, `one invoice id for every caller: ${results.join(', ')}`)
   } finally {
     await second.close()
   }

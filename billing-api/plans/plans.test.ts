@@ -1,6 +1,6 @@
 // Plans and their prices: CRUD, search, price sequences, validation (spec Errors 9 at create
 // and update), lookup_key conflicts, and tenant + environment isolation.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { created } from '../../test/support/fixtures.js'
 import { type ApiClient, usePlatform } from '../../test/support/platform.js'

@@ -42,8 +42,8 @@ function slabByUnitWalk(tiers: PriceTier[], quantity: number): bigint {
   let total = 0n;
   let tier = 0;
   for (let unit = 1; unit <= quantity; unit++) {
-    while (tiers[tier]!.up_to !== null && unit > tiers[tier]!.up_to!) tier++;
-    total += scaled(tiers[tier]!.unit_amount);
+    while (tiers[tier].up_to !== null && unit > tiers[tier].up_to!) tier++;
+    total += scaled(tiers[tier].unit_amount);
   }
   let from = 0;
   for (const t of tiers) {
@@ -110,7 +110,7 @@ describe('VOLUME properties', () => {
       const price = priced('VOLUME', tiers);
       tiers.forEach((tier, index) => {
         if (tier.up_to === null) return;
-        const next = tiers[index + 1]!;
+        const next = tiers[index + 1];
         const context = `boundary ${tier.up_to} tiers=${JSON.stringify(tiers)}`;
         const at = calculateAmount(price, String(tier.up_to));
         const above = calculateAmount(price, String(tier.up_to + 1));

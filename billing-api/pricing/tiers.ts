@@ -26,6 +26,7 @@ export function validateTiers(tiers: unknown, field = 'tiers'): ParsedTier[] {
     } else {
       if (isLast) throw new PricingInputError(`${at}.up_to`, 'the last tier must be open ended (null)');
       if (typeof up_to !== 'number' || !Number.isSafeInteger(up_to) || up_to <= 0) {
+        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- echoes whatever the caller sent
         throw new PricingInputError(`${at}.up_to`, `expected a positive integer, got ${String(up_to)}`);
       }
       upTo = new D(up_to);

@@ -4,7 +4,7 @@
 // Subscription on Team (EUR, monthly from Nov 1 2026): Seat 30.00 in ADVANCE, Support 10.00 in ARREAR.
 // Add-ons: Priority 15.00 monthly in ADVANCE (and a USD price the EUR subscription ignores);
 // Archive 120.00 ANNUAL in ADVANCE, whose period on this subscription is [2026-11-01, 2027-11-01): 365 days.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'

@@ -4,7 +4,7 @@
 // Subscription on Team (EUR, monthly from Sun Nov 1 2026: Seat 30.00 ADVANCE, Support 10.00 ARREAR);
 // add-ons Archive 120.00 ANNUAL (period to Nov 1 2027) and Standup 5.00 WEEKLY in ARREAR
 // (weeks from the anchor: Nov 1, 8, 15, 22, ...).
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'

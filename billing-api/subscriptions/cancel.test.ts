@@ -1,7 +1,7 @@
 // Cancellation (spec: transitions, Errors 3 and 4): immediate with its final prorated invoice,
 // scheduled-date and end-of-period terminations by the billing schedule, exactly once.
 // Plan used throughout (EUR, monthly): fee 6.00 in ADVANCE, seat 30.00 in ARREAR, 0.50 per call in ARREAR.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { openOrm } from '../db/orm.js'

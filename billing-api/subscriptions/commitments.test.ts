@@ -3,7 +3,7 @@
 // and the refusals of commitment settings (time buckets, factors, true-up) that write nothing.
 // Plan used throughout (USD, monthly, ARREAR): platform 10.00 FIXED, API 0.10 per call (meter
 // api: SUM of n), storage 2.00 per GB (meter storage: SUM of gb).
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'

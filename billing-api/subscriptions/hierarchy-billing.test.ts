@@ -2,7 +2,7 @@
 // inherited children's usage on the parent's invoice (children get no invoice), delegated
 // invoicing, and the parent's cancellation and trial end cascading to its children.
 // Plan (EUR, monthly): Fee 6.00 in ADVANCE, 0.50 per call in ARREAR.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'

@@ -2,7 +2,7 @@
 // parent with inherited children, every inheritance refusal (400 validation_error, nothing
 // written), adding and removing inherited subscriptions, the list filter by type, and the
 // grouped invoicing modifications. Billing of hierarchies: hierarchy-billing.test.ts.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { type ApiClient, usePlatform } from '../../test/support/platform.js'

@@ -1,6 +1,6 @@
 // Subscription create rules, update with optimistic locking, list filters and the v2 read,
 // against real Postgres through HTTP.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { usePlatform } from '../../test/support/platform.js'

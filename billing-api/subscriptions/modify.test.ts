@@ -2,7 +2,7 @@
 // preview writes nothing, the apply writes exactly the preview's PRORATION invoice, once.
 // Plan (EUR, monthly): Seat 30.00 FIXED in ADVANCE, Support 10.00 FIXED in ARREAR. November
 // has 30 days, so day 10 leaves 20/30 of the period.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'

@@ -297,7 +297,6 @@ export function createModificationInvoice(
   ctx: BillingContext, tx: EntityManager, plan: Pick<ModificationPlan, 'subscription' | 'total' | 'effective' | 'idempotencyKey' | 'lines'>, successorId: string | null,
 ): Invoice {
   const sub = plan.subscription
-  const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
   // A negative net (a decrease) stays as the invoice total with nothing due, like a cancellation's.
   const { invoice } = writeSubscriptionInvoice(tx, {
     subscription: sub, billingReason: 'PRORATION', periodStart: plan.effective, periodEnd: sub.current_period_end,

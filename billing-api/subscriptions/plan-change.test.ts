@@ -3,7 +3,7 @@
 // Old plan Team (EUR, monthly): Seat 30.00 FIXED in ADVANCE (2 seats), Support 10.00 in ARREAR.
 // New plan Business: Platform 100.00 FIXED in ADVANCE, Care 20.00 FIXED in ARREAR.
 // November has 30 days: a change on Nov 11 leaves 20/30 of the period.
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'

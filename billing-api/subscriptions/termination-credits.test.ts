@@ -2,7 +2,7 @@
 // what was actually charged (after coupons), credits of advance charges on another cadence up
 // to their own period end, and a CREDIT invoice for a paid first invoice of a subscription
 // ended at its start (final-invoice.ts, terminate.ts).
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'

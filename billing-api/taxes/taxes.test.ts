@@ -13,7 +13,7 @@ const p = usePlatform()
 
 async function tenant() {
   const t = await p.newTenant()
-  return { ...t, scope: { tenant_id: t.tenantId, environment_id: t.environments.production } as Scope }
+  return { ...t, scope: { tenant_id: t.tenantId, environment_id: t.environments.production } }
 }
 
 /** Rows of a table for the scope, whatever their status. */

@@ -2,7 +2,7 @@
 // top-up creates exactly one finalized WALLET_AUTO_TOPUP invoice, an unpaid one blocks the next,
 // its payment credits the wallet exactly and re-arms (or re-publishes) the alert; instant mode
 // credits at once; settings validation.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { assertError } from '../../test/support/assertions.js'

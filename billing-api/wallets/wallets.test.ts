@@ -1,7 +1,7 @@
 // Wallets and their ledger through HTTP: create and read with the derived balance, the debit
 // order, conversion rates, expired credits, PREPAID refusals and POSTPAID shortfalls, the
 // prepaid_to_postpaid modification, and tenant + environment isolation.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { created } from '../../test/support/fixtures.js'

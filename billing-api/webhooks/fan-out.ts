@@ -8,6 +8,7 @@ import type { SystemEventMessage } from '../events/publish.js'
 export async function createDeliveries(em: EntityManager, events: SystemEventMessage[]): Promise<string[]> {
   if (events.length === 0) return []
   const conn = em.getConnection()
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- MikroORM types the transaction context as any
   const ctx = em.getTransactionContext()
   const envs = [...new Set(events.map((e) => e.environment_id))]
   const endpoints = (await conn.execute(

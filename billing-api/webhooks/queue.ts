@@ -34,13 +34,13 @@ export function createWebhookQueue(redis: Redis, prefix: string, settings: Webho
 
 export function startWebhookWorker(orm: MikroORM, redis: Redis, prefix: string, clock: Clock, settings: WebhookDeliverySettings) {
   const connection = redis.duplicate()
-  const worker = new Worker(
+  const worker = new Worker<{ delivery_id: string }>(
     WEBHOOK_QUEUE,
-    async (job) => attemptDelivery(orm, job.data.delivery_id as string, clock, settings.timeoutMs),
+    async (job) => attemptDelivery(orm, job.data.delivery_id, clock, settings.timeoutMs),
     { connection, prefix, concurrency: 10 },
   )
   worker.on('failed', (job) => {
-    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void markFailed(orm, job.data.delivery_id as string)
+    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void markFailed(orm, job.data.delivery_id)
   })
   return {
     async stop() {

@@ -1,6 +1,6 @@
 // The stale-webhook retry job's settings: 48-hour cut-off, newest first, exclusions, type
 // filter, max attempts; and the token bucket that limits its rate.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { newId } from '../../platform/ids.js'

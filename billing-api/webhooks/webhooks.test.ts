@@ -63,7 +63,7 @@ test('a delivery arrives signed (Standard Webhooks) and verifiable; the secret i
   assert.equal(event.event_name, 'customer.created')
   assert.equal(got.headers['webhook-id'], event.id)
   const d = await eventually(async () => {
-    const x = (await deliveryOf(t.api, ep.id)) as any
+    const x = (await deliveryOf(t.api, ep.id))
     return x.delivery_status === 'SUCCEEDED' ? x : undefined
   }, 'success recorded')
   assert.equal(d.attempts, 1)
@@ -75,7 +75,7 @@ test('a receiver that fails three times then succeeds gets exactly one successfu
   const ep = await created(t.api.post('/v1/webhooks/endpoints', { url: `${receiverUrl}/flaky` }))
   await created(t.api.post('/v1/customers', { external_id: 'c' }))
   await relay(t.tenantId)
-  const first = (await deliveryOf(t.api, ep.id)) as any
+  const first = (await deliveryOf(t.api, ep.id))
   const done = await eventually(async () => {
     const d = (await t.api.get(`/v1/webhooks/deliveries/${first.id}`)).body
     return d.delivery_status === 'SUCCEEDED' ? d : undefined
@@ -92,7 +92,7 @@ test('a delivery that exhausted its attempts is FAILED; POST /v1/webhooks/{id}/r
   const ep = await created(t.api.post('/v1/webhooks/endpoints', { url: `${receiverUrl}/down` }))
   await created(t.api.post('/v1/customers', { external_id: 'c' }))
   await relay(t.tenantId)
-  const first = (await deliveryOf(t.api, ep.id)) as any
+  const first = (await deliveryOf(t.api, ep.id))
   await eventually(async () => ((await t.api.get(`/v1/webhooks/deliveries/${first.id}`)).body.delivery_status === 'FAILED' ? true : undefined), 'FAILED')
   assertError(await other.api.post(`/v1/webhooks/${first.id}/retry`), 404, 'not_found')
   const retried = await t.api.post(`/v1/webhooks/${first.id}/retry`)

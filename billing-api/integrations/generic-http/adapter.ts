@@ -34,7 +34,7 @@ export const genericHttpProvider: IntegrationProvider = {
     if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) throw new WebhookSignatureError('x-signature does not verify')
     let parsed: { id?: unknown; type?: unknown; data?: { object?: unknown } }
     try {
-      parsed = JSON.parse(rawBody.toString('utf8'))
+      parsed = JSON.parse(rawBody.toString('utf8')) as typeof parsed
     } catch {
       throw new WebhookSignatureError('body is not JSON')
     }

@@ -7,7 +7,7 @@
 // Webhooks: Stripe's own scheme (Stripe-Signature, verified by webhooks.constructEvent).
 import { D } from '../../pricing/index.js'
 import { toMinorUnits } from '../minor-units.js'
-import { WebhookSignatureError, type CustomerForSync, type IntegrationProvider, type ProviderInvoiceStatus } from '../provider.js'
+import { WebhookSignatureError, type CustomerForSync, type IntegrationProvider,} from '../provider.js'
 import { stripeClient } from './client.js'
 
 const SIGNATURE_TOLERANCE_SECONDS = 300
@@ -52,7 +52,7 @@ export function stripeProvider(apiBase: string): IntegrationProvider {
         },
         { idempotencyKey: key },
       )
-      const invoiceId = created.id!
+      const invoiceId = created.id
       for (const line of inv.lines) {
         await stripe.invoiceItems.create(
           { customer: providerCustomerId, invoice: invoiceId, currency, amount: toMinorUnits(line.amount, inv.currency), description: line.description, metadata: { meterline_line_item_id: line.id } },
@@ -74,7 +74,7 @@ export function stripeProvider(apiBase: string): IntegrationProvider {
     async pullInvoice(conn, providerInvoiceId) {
       const stripe = stripeClient(conn.credentials.api_key, apiBase)
       const inv = await stripe.invoices.retrieve(providerInvoiceId)
-      return { provider_entity_id: inv.id!, status: (inv.status ?? 'draft') as ProviderInvoiceStatus }
+      return { provider_entity_id: inv.id, status: (inv.status ?? 'draft') }
     },
 
     parseWebhook(conn, rawBody, headers, now) {

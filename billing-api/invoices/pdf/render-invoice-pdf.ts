@@ -91,7 +91,7 @@ export function renderInvoicePdf(view: InvoicePdfView): Promise<Buffer> {
   let y = header(doc, view)
   y = parties(doc, view, y + 20)
   y = lineItems(doc, view, y + 25)
-  y = totals(doc, view, y + 15)
+  totals(doc, view, y + 15)
   footer(doc, view)
   doc.end()
   return done
