@@ -7,7 +7,8 @@ export function createKafka(config: Pick<Config, 'kafkaBrokers' | 'kafkaClientId
     clientId: `${config.kafkaClientId}-${clientSuffix}`,
     brokers: config.kafkaBrokers,
     logLevel: logLevel.ERROR,
-    retry: { initialRetryTime: 100, retries: 8 },
+    // Short, capped backoff: after a broker restart (same address) clients are back within ~2 s.
+    retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
   })
 }
 

@@ -20,7 +20,8 @@ import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
 import { systemClock, type Clock } from '../platform/clock.js'
-import type { Config } from '../platform/config.js'
+import { ConfigError, type Config } from '../platform/config.js'
+import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool.js'
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
@@ -49,6 +50,7 @@ export interface Platform {
   ctx: BillingContext
   aggregator?: Aggregator
   scheduler?: Scheduler
+  spool?: IngestSpool
   stop(): Promise<void>
 }
 
@@ -97,14 +99,32 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       await registerBillingApi(app, ctx, auth)
     }
 
-    // Both halves in one process: ingest can see how far the aggregator is behind.
-    const gate = services.has('ingest') && services.has('aggregator') && config.ingestMaxPendingBytes > 0 ? new LagGate(config.ingestMaxPendingBytes) : undefined
+    // Both halves in one process: ingest can see how far the aggregator is behind. With the
+    // spool, its forwarder is paced instead of the HTTP route, so ingest keeps accepting.
+    const inProcess = services.has('ingest') && services.has('aggregator') && config.ingestMaxPendingBytes > 0
+    const gate = inProcess && !config.spool.enabled ? new LagGate(config.ingestMaxPendingBytes) : undefined
 
     let producer: Producer | undefined
+    let spool: IngestSpool | undefined
     if (services.has('ingest')) {
-      producer = await createProducer(createKafka(config, 'ingest'))
+      const kafka = createKafka(config, 'ingest')
+      producer = await createProducer(kafka)
       closers.push(() => producer!.disconnect())
-      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate }, auth, config.ingestBodyLimitBytes)
+      if (config.spool.enabled) {
+        if (config.spool.retainUntil === 'committed' && !services.has('aggregator')) {
+          throw new ConfigError('SPOOL_RETAIN_UNTIL=committed needs the aggregator in the same process (all-in-one); use acked with a durable Kafka')
+        }
+        spool = await startIngestSpool({
+          config: config.spool,
+          producer,
+          topic: config.eventsTopic,
+          kafka: config.spool.retainUntil === 'committed' ? kafka : undefined,
+          paceBytes: inProcess ? config.ingestMaxPendingBytes : 0,
+          log: (msg, err) => (err ? app.log.error({ err }, msg) : app.log.warn(msg)),
+        })
+        closers.push(() => spool!.close())
+      }
+      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool }, auth, config.ingestBodyLimitBytes)
     }
 
     let aggregator: Aggregator | undefined
@@ -116,11 +136,17 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         topic: config.eventsTopic,
         groupId: config.aggregatorGroupId,
         hooks: opts.aggregatorHooks,
-        onCommitted: gate && ((bytes) => gate.consumed(bytes)),
+        onCommitted: (gate || spool) && ((c) => {
+          gate?.consumed(c.bytes)
+          spool?.spool.committed(c.keys)
+        }),
         log: (msg, err) => app.log.error({ err }, msg),
       })
       closers.push(() => aggregator!.stop())
     }
+    // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
+    // one process, through the aggregator) before the consumer and the producer stop.
+    if (spool) closers.push(() => spool!.drain(config.shutdownDrainMs))
 
     let scheduler: Scheduler | undefined
     if (services.has('scheduler')) {
@@ -151,7 +177,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (opts.listen !== false) {
       url = await app.listen({ host: config.host, port: config.port })
     }
-    return { app, url, ctx, aggregator, scheduler, stop: stopAll }
+    return { app, url, ctx, aggregator, scheduler, spool, stop: stopAll }
   } catch (err) {
     await stopAll()
     throw err
@@ -168,7 +194,16 @@ export async function runServices(services: ServiceName[], opts: PlatformOptions
       if (stopping) return
       stopping = true
       console.log(`${signal}: stopping ${services.join(', ')}...`)
-      void platform.stop().then(() => process.exit(0))
+      const t0 = Date.now()
+      // The spool keeps whatever a stuck step leaves; never hang on shutdown.
+      setTimeout(() => {
+        console.error(`shutdown did not finish in ${Date.now() - t0} ms; exiting (the spool keeps what is not yet safe)`)
+        process.exit(1)
+      }, platform.ctx.config.shutdownDrainMs + 5000).unref()
+      void platform.stop().then(() => {
+        console.log(`stopped in ${Date.now() - t0} ms`)
+        process.exit(0)
+      })
     })
   }
   return platform
