@@ -1,6 +1,8 @@
 // Composes the four services into one process. Locally (chDB) all four must share one
 // process, because the embedded ClickHouse binds its data directory to one process; in
 // split deployments each service's main.ts starts only itself against real servers.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import type { Producer } from 'kafkajs'
@@ -201,7 +203,18 @@ export async function runServices(services: ServiceName[], opts: PlatformOptions
         process.exit(1)
       }, platform.ctx.config.shutdownDrainMs + 5000).unref()
       void platform.stop().then(() => {
-        console.log(`stopped in ${Date.now() - t0} ms`)
+        const left = platform.spool?.lastDrain
+        const summary = `stopped in ${Date.now() - t0} ms` + (left
+          ? left.batches
+            ? `; the spool keeps ${left.batches} batches (${left.events} events, ${left.bytes} bytes) not yet in ClickHouse, sent again at the next start`
+            : `; the spool was drained (${left.ms} ms)`
+          : '')
+        console.log(summary)
+        try {
+          writeFileSync(join(platform.ctx.config.dataDir, 'last-stop.txt'), `${new Date().toISOString()} ${summary}\n`)
+        } catch {
+          // the data directory is gone: nothing to report to `npm run down`
+        }
         process.exit(0)
       })
     })
