@@ -23,8 +23,10 @@ export function createConsumer(kafka: Kafka, groupId: string): Consumer {
   return kafka.consumer({
     groupId,
     allowAutoTopicCreation: true,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
+    // After a crash the broker keeps the dead member until its session times out, and the
+    // restarted aggregator cannot join before: keep that wait short.
+    sessionTimeout: 10_000,
+    heartbeatInterval: 2_000,
     maxBytesPerPartition: 4 * 1024 * 1024,
     maxBytes: 16 * 1024 * 1024,
     // Let the broker gather up to 256 KB per fetch (or 100 ms): fewer, larger batches.

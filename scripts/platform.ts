@@ -60,7 +60,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
   const services = new Set(opts.services ?? ALL_SERVICES)
   const clock = opts.clock ?? systemClock
   const closers: (() => Promise<unknown>)[] = []
+  // The HTTP server closes first (stop taking requests), then everything else in reverse order.
+  let closeHttp: (() => Promise<unknown>) | undefined
   const stopAll = async () => {
+    await closeHttp?.().catch((err) => console.error('shutdown step failed', err))
     for (const close of closers.reverse()) await close().catch((err) => console.error('shutdown step failed', err))
   }
   try {
@@ -68,8 +71,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     closers.push(() => ch.close())
     const orm: MikroORM = await openOrm(config.databaseUrl)
     closers.push(() => orm.close())
-    if (opts.migrate === true) await migratePostgres(orm)
-    if (opts.migrate) await migrateClickHouse(ch)
+    await Promise.all([opts.migrate === true && migratePostgres(orm), opts.migrate && migrateClickHouse(ch)])
     const ctx: BillingContext = { config, orm, ch, clock }
     let redis: Redis | undefined
     if (services.has('billing-api') || services.has('scheduler')) {
@@ -129,6 +131,15 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool }, auth, config.ingestBodyLimitBytes)
     }
 
+    // Every route is registered: serve now, while the background parts below start (a restart
+    // after a crash answers sooner; the spool takes events before the aggregator is back).
+    closeHttp = () => app.close()
+    await app.ready()
+    let url = ''
+    if (opts.listen !== false) {
+      url = await app.listen({ host: config.host, port: config.port })
+    }
+
     let aggregator: Aggregator | undefined
     if (services.has('aggregator')) {
       aggregator = await startAggregator({
@@ -172,13 +183,6 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => relay.stop())
     }
 
-    // Closed first on shutdown: stop taking requests before the producer and consumers go.
-    closers.push(() => app.close())
-    await app.ready()
-    let url = ''
-    if (opts.listen !== false) {
-      url = await app.listen({ host: config.host, port: config.port })
-    }
     return { app, url, ctx, aggregator, scheduler, spool, stop: stopAll }
   } catch (err) {
     await stopAll()

@@ -10,6 +10,8 @@ export interface IngestSpool {
   forwarder: Forwarder
   /** Stops accepting, then waits until everything is safe or `ms` passed; returns what is left. */
   drain(ms: number): Promise<SpoolLeft & { ms: number }>
+  /** the result of the last drain */
+  lastDrain?: SpoolLeft & { ms: number }
   close(): Promise<void>
 }
 
@@ -38,7 +40,7 @@ export async function startIngestSpool(opts: IngestSpoolOptions): Promise<Ingest
   report()
   const timer = setInterval(report, 1000)
   timer.unref()
-  return {
+  const self: IngestSpool = {
     spool,
     forwarder,
     async drain(ms) {
@@ -52,7 +54,8 @@ export async function startIngestSpool(opts: IngestSpoolOptions): Promise<Ingest
       } else {
         opts.log(`spool: drained in ${took} ms`)
       }
-      return { ...left, ms: took }
+      self.lastDrain = { ...left, ms: took }
+      return self.lastDrain
     },
     async close() {
       clearInterval(timer)
@@ -61,4 +64,5 @@ export async function startIngestSpool(opts: IngestSpoolOptions): Promise<Ingest
       report()
     },
   }
+  return self
 }
