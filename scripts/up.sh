@@ -40,9 +40,12 @@ if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
   echo "the platform is already running (pid $(cat "$pidfile")); npm run down stops it" >&2
   exit 1
 fi
+[ "$stopping" = 1 ] && stop_stack_and_exit
 node --import tsx scripts/all-in-one.ts --demo &
 pid=$!
 echo "$pid" > "$pidfile"
+# A stop that arrived between the check above and `pid=$!` found no pid to signal.
+if [ "$stopping" = 1 ]; then kill -TERM "$pid" 2>/dev/null || true; fi
 set +e
 # The first wait returns when a signal arrives or the platform exits; after a signal, the
 # second one waits for its graceful shutdown (drain).

@@ -142,3 +142,15 @@ test('npm run down mid-burst, then npm run up: the drain or the spool replay los
   assert.equal(count, TOTAL)
   await audit('npm run down + up')()
 })
+
+test('npm run down while npm run up is still starting stops everything, and up works again', async () => {
+  await stack.up({ wait: false })
+  await new Promise((r) => setTimeout(r, 300))
+  const down = await stack.down()
+  assert.doesNotMatch(stack.status(), /running/, down.output)
+  assert.equal(stack.appPid(), undefined)
+  const up = await stack.up()
+  console.log(`[faults] down during up: down ${down.ms} ms, everything stopped; up again ${up.ms} ms`)
+  const res = await fetch(`${stack.url}/health`)
+  assert.equal(res.status, 200)
+})
