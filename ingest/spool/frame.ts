@@ -30,24 +30,24 @@ export interface FramePosition {
 
 const HEAD = 8
 
-export function encodeFrame(f: Frame): Buffer {
+/** The frame as [head, value]: the value (the bulk of it) is written as it is, never copied. */
+export function encodeFrame(f: Frame): [Buffer, Buffer] {
   const key = Buffer.from(f.key)
   const tenant = Buffer.from(f.tenantId)
   const env = Buffer.from(f.environmentId)
-  const bodyLen = 8 + 8 + 4 + 2 + key.length + 2 + tenant.length + 2 + env.length + f.value.length
-  const buf = Buffer.allocUnsafe(HEAD + bodyLen)
+  const headLen = HEAD + 8 + 8 + 4 + 2 + key.length + 2 + tenant.length + 2 + env.length
+  const head = Buffer.allocUnsafe(headLen)
   let o = HEAD
-  buf.writeBigUInt64LE(BigInt(f.seq), o); o += 8
-  buf.writeBigUInt64LE(BigInt(f.appendedAt), o); o += 8
-  buf.writeUInt32LE(f.events, o); o += 4
+  head.writeBigUInt64LE(BigInt(f.seq), o); o += 8
+  head.writeBigUInt64LE(BigInt(f.appendedAt), o); o += 8
+  head.writeUInt32LE(f.events, o); o += 4
   for (const part of [key, tenant, env]) {
-    buf.writeUInt16LE(part.length, o); o += 2
-    part.copy(buf, o); o += part.length
+    head.writeUInt16LE(part.length, o); o += 2
+    part.copy(head, o); o += part.length
   }
-  f.value.copy(buf, o)
-  buf.writeUInt32LE(bodyLen, 0)
-  buf.writeUInt32LE(crc32(buf.subarray(HEAD)), 4)
-  return buf
+  head.writeUInt32LE(headLen - HEAD + f.value.length, 0)
+  head.writeUInt32LE(crc32(f.value, crc32(head.subarray(HEAD))), 4)
+  return [head, f.value]
 }
 
 /** Header size before the value, to locate the value in the file without decoding. */

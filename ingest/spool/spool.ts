@@ -40,7 +40,8 @@ interface Segment {
 
 interface PendingAppend {
   frames: Frame[]
-  bufs: Buffer[]
+  /** per frame: head and value */
+  bufs: [Buffer, Buffer][]
   bytes: number
   resolve: () => void
   reject: (err: unknown) => void
@@ -59,7 +60,9 @@ export class Spool {
   /** entries not yet safe, in seq order */
   private readonly live = new Map<number, SpoolEntry>()
   private readonly byKey = new Map<string, SpoolEntry>()
+  /** entries to send, from `queueHead` on (entries no longer queued are skipped) */
   private queue: SpoolEntry[] = []
+  private queueHead = 0
   private readonly segments = new Map<number, Segment>()
   private active!: { seg: Segment; fh: FileHandle }
   private nextSeq = 0
@@ -198,16 +201,14 @@ export class Spool {
         try {
           if (this.active.seg.bytes >= this.config.segmentBytes) await this.roll()
           const seg = this.active.seg
-          const data = Buffer.concat(group.flatMap((g) => g.bufs))
-          const { bytesWritten } = await this.active.fh.write(data)
-          if (bytesWritten !== data.length) throw new Error(`short write to ${seg.path}: ${bytesWritten} of ${data.length} bytes`)
+          await this.writeAll(group.flatMap((g) => g.bufs.flat()))
           await this.active.fh.datasync()
           let pos = seg.bytes
           for (const g of group) {
             g.frames.forEach((f, i) => {
               const keep = this.memBytes + f.value.length <= this.config.memoryBytes
               this.register(f, seg, pos + valueOffset(f), keep)
-              pos += g.bufs[i].length
+              pos += g.bufs[i][0].length + g.bufs[i][1].length
             })
           }
           seg.bytes = pos
@@ -229,6 +230,19 @@ export class Spool {
     }
   }
 
+  private async writeAll(bufs: Buffer[]): Promise<void> {
+    const total = bufs.reduce((n, b) => n + b.length, 0)
+    let written = 0
+    for (let i = 0; i < bufs.length; i += 512) {
+      const chunk = bufs.slice(i, i + 512)
+      const want = chunk.reduce((n, b) => n + b.length, 0)
+      const { bytesWritten } = await this.active.fh.writev(chunk)
+      if (bytesWritten !== want) throw new Error(`short write to ${this.active.seg.path}: ${bytesWritten} of ${want} bytes`)
+      written += bytesWritten
+    }
+    if (written !== total) throw new Error(`short write to ${this.active.seg.path}`)
+  }
+
   /** May the forwarder send more? (in-process pacing: the local broker keeps ~5 MB per partition) */
   canSend(): boolean {
     return this.maxAwaitingBytes === 0 || this.awaitingBytes <= this.maxAwaitingBytes
@@ -238,15 +252,17 @@ export class Spool {
   take(maxBytes: number, maxCount: number): SpoolEntry[] {
     const out: SpoolEntry[] = []
     let bytes = 0
-    let i = 0
-    while (i < this.queue.length && out.length < maxCount && bytes < maxBytes) {
-      const e = this.queue[i++]
+    while (this.queueHead < this.queue.length && out.length < maxCount && bytes < maxBytes) {
+      const e = this.queue[this.queueHead++]
       if (e.state !== 'queued') continue
       e.state = 'sending'
       out.push(e)
       bytes += e.valueLen
     }
-    this.queue = this.queue.slice(i)
+    if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.queueHead)
+      this.queueHead = 0
+    }
     return out
   }
 
@@ -281,8 +297,13 @@ export class Spool {
   failed(entries: SpoolEntry[]): void {
     const again = entries.filter((e) => e.state !== 'safe')
     for (const e of again) e.state = 'queued'
-    this.queue = [...again, ...this.queue]
+    this.requeueFirst(again)
     this.wake()
+  }
+
+  private requeueFirst(entries: SpoolEntry[]): void {
+    this.queue = [...entries, ...this.queue.slice(this.queueHead)]
+    this.queueHead = 0
   }
 
   /** The in-process aggregator committed these record keys (their events are in ClickHouse). */
@@ -310,7 +331,7 @@ export class Spool {
         again.push(e)
       }
     }
-    this.queue = [...again, ...this.queue]
+    this.requeueFirst(again)
     this.awaiting.clear()
     this.awaitingBytes = 0
     if (again.length) spoolReplayedBatches.inc({ reason: 'broker_restart' }, again.length)
@@ -337,7 +358,7 @@ export class Spool {
       }
     }
     if (again.length) {
-      this.queue = [...again, ...this.queue]
+      this.requeueFirst(again)
       spoolReplayedBatches.inc({ reason: 'not_committed' }, again.length)
       this.wake()
     }
