@@ -73,7 +73,9 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
         })
         sends.add(p)
       }
-      await spool.changed(Math.max(10, Math.min(250, retryAt - Date.now())))
+      // Woken by any change (append, send result, commit); the timeout ends a retry backoff.
+      const backoff = retryAt - Date.now()
+      await spool.changed(backoff > 0 ? backoff : 1000)
     }
   })()
 

@@ -11,15 +11,20 @@ import { created, usage } from '../support/fixtures.js'
 let broker: PrivateBroker
 let direct: TestPlatform
 let spooled: TestPlatform
+let bounded: TestPlatform
+const BOUND = 1024 * 1024
 before(async () => {
   broker = await startPrivateBroker()
   const base = testConfig()
   direct = await startTestPlatform({ config: { kafkaBrokers: [broker.bootstrap], eventsTopic: 'events', spool: { ...base.spool, enabled: false } } })
   spooled = await startTestPlatform({ config: { kafkaBrokers: [broker.bootstrap], eventsTopic: 'events-spooled' } })
+  const b = testConfig()
+  bounded = await startTestPlatform({ config: { ...b, kafkaBrokers: [broker.bootstrap], eventsTopic: 'events-bounded', spool: { ...b.spool, maxBytes: BOUND } } })
 })
 after(async () => {
   await direct?.stop()
   await spooled?.stop()
+  await bounded?.stop()
   await broker?.stop()
 })
 
@@ -60,4 +65,31 @@ test('spool on: refused produces are retried by the forwarder; the batch is acce
   assert.equal(await counted(api, meter.id, '3'), '3')
   assert.ok(spooled.spool!.forwarder.stats.failures >= 1, 'the forwarder saw the refused produce')
   await eventually(async () => (spooled.spool!.spool.left().batches === 0 ? true : undefined), 'the spool to hold nothing')
+})
+
+test('broker down: ingest accepts into the spool up to SPOOL_MAX_BYTES, then answers 503 with Retry-After; all of it counts once the broker is back', async () => {
+  const { api } = await bounded.newTenant()
+  const meter = await created(api.post('/v1/meters', { name: 'calls', event_name: 'call', aggregation: { type: 'COUNT' } }))
+  broker.control('down')
+  await new Promise((r) => setTimeout(r, 300))
+  let accepted = 0
+  let refused: Awaited<ReturnType<typeof api.post>> | undefined
+  let retryAfter: string | null = null
+  for (let i = 0; i < 200 && !refused; i++) {
+    const events = Array.from({ length: 500 }, (_, j) => ({ event_id: `b${i}-${j}`, event_name: 'call', external_customer_id: 'c', properties: { pad: 'x'.repeat(40) } }))
+    const res = await fetch(`${bounded.url}/v1/events/raw/bulk`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey! }, body: JSON.stringify({ events }) })
+    const body = await res.json()
+    if (res.status === 202) accepted += events.length
+    else {
+      refused = { status: res.status, body }
+      retryAfter = res.headers.get('retry-after')
+    }
+  }
+  assert.ok(accepted > 0, 'accepted into the spool while the broker was down')
+  assert.ok(refused, 'refused once the spool was full')
+  assertError(refused, 503, 'service_unavailable', /spool is full/)
+  assert.equal(retryAfter, '5')
+  assert.ok(bounded.spool!.spool.bytes <= BOUND)
+  broker.control('up')
+  assert.equal(await counted(api, meter.id, String(accepted)), String(accepted))
 })
