@@ -170,6 +170,12 @@ async function run(spool: boolean): Promise<Result> {
     await probes
     latencies.sort((a, b) => a - b)
     freshness.sort((a, b) => a - b)
+    const metrics = (await request('GET', '/metrics', '', key)).body
+    const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN)
+    const flushes = metric('meterline_spool_flush_duration_seconds_count')
+    const spoolLine = spool
+      ? `spool group commits: ${flushes}, ${(metric('meterline_spool_appends_total') / flushes).toFixed(1)} requests each, write + fdatasync ${((metric('meterline_spool_flush_duration_seconds_sum') / flushes) * 1000).toFixed(1)} ms on average`
+      : ''
     const peakRss = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${platform.pid}/status`, 'utf8'))?.[1]
 
     console.log(`
@@ -181,7 +187,7 @@ request latency: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentil
 through to the meter buckets (usage query sees all): ${Math.round(EVENTS / (throughMs / 1000))} events/s  (${(throughMs / 1000).toFixed(2)} s)
 freshness (202 -> counted by the usage API), ${freshness.length} probes: p50 ${percentile(freshness, 50)?.toFixed(0)} ms, p99 ${percentile(freshness, 99)?.toFixed(0)} ms
 peak RSS of the all-in-one process: ${peakRss ? (Number(peakRss) / 1024).toFixed(0) : '?'} MiB
-`)
+${spoolLine}`)
     return { spool, acceptedPerS: EVENTS / (acceptedMs / 1000), throughPerS: EVENTS / (throughMs / 1000) }
   } finally {
     platform.kill('SIGTERM')

@@ -155,7 +155,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       dir: resolve(str(env, 'SPOOL_DIR', join(dataDir, 'spool'))),
       retainUntil: oneOf(env, 'SPOOL_RETAIN_UNTIL', 'committed', ['committed', 'acked'] as const),
       maxBytes: int(env, 'SPOOL_MAX_BYTES', 2 * 1024 ** 3, 1024 * 1024),
-      segmentBytes: int(env, 'SPOOL_SEGMENT_BYTES', 64 * 1024 * 1024, 64 * 1024),
+      segmentBytes: int(env, 'SPOOL_SEGMENT_BYTES', 16 * 1024 * 1024, 64 * 1024),
       memoryBytes: int(env, 'SPOOL_MEMORY_BYTES', 64 * 1024 * 1024),
       resendAfterMs: int(env, 'SPOOL_RESEND_AFTER_MS', 60_000, 1000),
     },

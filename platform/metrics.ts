@@ -133,3 +133,16 @@ export const spoolForwardFailures = new client.Counter({
   help: 'Sends of spooled batches to Kafka that failed and are retried',
   registers: [registry],
 })
+
+export const spoolFlushSeconds = new client.Histogram({
+  name: 'meterline_spool_flush_duration_seconds',
+  help: 'One group commit of the ingest spool: write and fdatasync',
+  buckets: latencyBuckets,
+  registers: [registry],
+})
+
+export const spoolAppends = new client.Counter({
+  name: 'meterline_spool_appends_total',
+  help: 'Requests appended to the ingest spool (appends per flush = this / the flush count)',
+  registers: [registry],
+})

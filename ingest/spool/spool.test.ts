@@ -2,11 +2,12 @@
 // segment deletion and the disk bound.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { SpoolConfig } from '../../platform/config.js'
 import { ServiceUnavailableError } from '../../platform/errors.js'
+import { scanFrames } from './frame.js'
 import { Spool } from './spool.js'
 
 function config(over: Partial<SpoolConfig> = {}): SpoolConfig {
@@ -40,7 +41,9 @@ test('a torn frame at the end (never acknowledged) is cut off; values beyond the
   const spool = await Spool.open(c)
   await spool.append([rec('a', 5000), rec('b', 5000)])
   await spool.close()
-  appendFileSync(join(c.dir, segments(c.dir).at(-1)!), Buffer.from([200, 0, 0, 0, 1, 2, 3]))
+  // A frame torn right after the intact ones (the rest of a segment is zero-filled).
+  const path = join(c.dir, segments(c.dir)[0])
+  writeFileSync(path, Buffer.concat([readFileSync(path).subarray(0, scanFrames(readFileSync(path)).validBytes), Buffer.from([200, 0, 0, 0, 1, 2, 3])]))
   const again = await Spool.open(c)
   const entries = again.take(1 << 20, 10)
   assert.deepEqual(entries.map((e) => e.key), ['a', 'b'])
@@ -58,7 +61,7 @@ test('segments are deleted once all they hold is safe; acked mode is safe at the
   const sent = spool.take(1 << 30, 1000)
   spool.forwarded(sent, spool.generation)
   assert.equal(spool.left().batches, 0)
-  assert.equal(segments(c.dir).length, 1) // the active one
+  assert.equal(segments(c.dir).length, 2) // the active one, and the next one prepared ahead
   await spool.close()
   const again = await Spool.open(c)
   assert.equal(again.replayedAtOpen, 0)

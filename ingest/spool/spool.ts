@@ -8,7 +8,7 @@ import { open, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SpoolConfig } from '../../platform/config.js'
 import { ServiceUnavailableError } from '../../platform/errors.js'
-import { spoolReplayedBatches } from '../../platform/metrics.js'
+import { spoolAppends, spoolFlushSeconds, spoolReplayedBatches } from '../../platform/metrics.js'
 import { encodeFrame, scanFrames, valueOffset, type Frame, type SpoolRecord } from './frame.js'
 
 type State = 'queued' | 'sending' | 'forwarded' | 'safe'
@@ -32,6 +32,7 @@ export interface SpoolEntry {
 interface Segment {
   no: number
   path: string
+  /** bytes of frames written (the file is preallocated beyond) */
   bytes: number
   /** entries not yet safe */
   live: number
@@ -65,6 +66,8 @@ export class Spool {
   private queueHead = 0
   private readonly segments = new Map<number, Segment>()
   private active!: { seg: Segment; fh: FileHandle }
+  /** the next segment, zero-filled ahead of time */
+  private next: Promise<{ no: number; fh: FileHandle } | undefined> = Promise.resolve(undefined)
   private nextSeq = 0
   /** the first seq not yet written (or failed): everything below it is in `live` or safe */
   private doneSeq = 0
@@ -128,7 +131,8 @@ export class Spool {
     this.replayedAtOpen = this.live.size
     if (this.replayedAtOpen) spoolReplayedBatches.inc({ reason: 'start' }, this.replayedAtOpen)
     this.nextSeq = this.doneSeq = maxSeq + 1
-    await this.openSegment((numbers.at(-1) ?? 0) + 1)
+    const no = (numbers.at(-1) ?? 0) + 1
+    this.useSegment(no, await this.preallocate(no))
   }
 
   private register(frame: Frame, seg: Segment, valuePos: number, keepValue: boolean): void {
@@ -144,9 +148,19 @@ export class Spool {
     seg.live++
   }
 
-  private async openSegment(no: number): Promise<void> {
-    const path = join(this.config.dir, segmentName(no))
-    const fh = await open(path, 'a')
+  /**
+   * A segment is zero-filled to its full size and fsync'ed before use. Appends then overwrite
+   * allocated blocks, so each fdatasync flushes only our data: on ext4 (data=ordered), growing a
+   * file makes every fdatasync commit the journal, which first waits for every other dirty file
+   * on the disk (chDB's parts), and measured 40 ms per group commit under load.
+   */
+  private async preallocate(no: number): Promise<FileHandle> {
+    const fh = await open(join(this.config.dir, segmentName(no)), 'w+')
+    const zeros = Buffer.alloc(1024 * 1024)
+    for (let pos = 0; pos < this.config.segmentBytes; pos += zeros.length) {
+      await fh.write(zeros, 0, Math.min(zeros.length, this.config.segmentBytes - pos), pos)
+    }
+    await fh.sync()
     // The new file's directory entry must be durable too, or a power loss could lose it.
     const dirFd = openSync(this.config.dir, 'r')
     try {
@@ -154,15 +168,24 @@ export class Spool {
     } finally {
       closeSync(dirFd)
     }
-    const seg: Segment = { no, path, bytes: 0, live: 0 }
+    return fh
+  }
+
+  private useSegment(no: number, fh: FileHandle): void {
+    const seg: Segment = { no, path: join(this.config.dir, segmentName(no)), bytes: 0, live: 0 }
     this.segments.set(no, seg)
     this.active = { seg, fh }
+    this.next = this.preallocate(no + 1).then(
+      (next) => ({ no: no + 1, fh: next }),
+      () => undefined,
+    )
   }
 
   private async roll(): Promise<void> {
     const old = this.active
     await old.fh.close()
-    await this.openSegment(old.seg.no + 1)
+    const next = await this.next
+    this.useSegment(old.seg.no + 1, next?.fh ?? (await this.preallocate(old.seg.no + 1)))
     if (old.seg.live === 0) this.deleteSegment(old.seg)
   }
 
@@ -199,10 +222,14 @@ export class Spool {
       while (this.pending.length) {
         const group = this.pending.splice(0)
         try {
-          if (this.active.seg.bytes >= this.config.segmentBytes) await this.roll()
+          const groupBytes = group.reduce((n, g) => n + g.bytes, 0)
+          if (this.active.seg.bytes > 0 && this.active.seg.bytes + groupBytes > this.config.segmentBytes) await this.roll()
           const seg = this.active.seg
+          const end = spoolFlushSeconds.startTimer()
           await this.writeAll(group.flatMap((g) => g.bufs.flat()))
           await this.active.fh.datasync()
+          end()
+          spoolAppends.inc(group.length)
           let pos = seg.bytes
           for (const g of group) {
             g.frames.forEach((f, i) => {
@@ -236,7 +263,7 @@ export class Spool {
     for (let i = 0; i < bufs.length; i += 512) {
       const chunk = bufs.slice(i, i + 512)
       const want = chunk.reduce((n, b) => n + b.length, 0)
-      const { bytesWritten } = await this.active.fh.writev(chunk)
+      const { bytesWritten } = await this.active.fh.writev(chunk, this.active.seg.bytes + written)
       if (bytesWritten !== want) throw new Error(`short write to ${this.active.seg.path}: ${bytesWritten} of ${want} bytes`)
       written += bytesWritten
     }
@@ -447,6 +474,8 @@ export class Spool {
     while (this.flushing) await this.changed(50)
     this.writeCheckpoint()
     await this.active.fh.close().catch(() => undefined)
+    // The segment prepared ahead is empty: the next open finds nothing in it and deletes it.
+    await this.next.then((n) => n?.fh.close()).catch(() => undefined)
     for (const seg of this.segments.values()) await seg.reader?.then((fh) => fh.close()).catch(() => undefined)
     this.wake()
   }
