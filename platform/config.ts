@@ -159,7 +159,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       memoryBytes: int(env, 'SPOOL_MEMORY_BYTES', 64 * 1024 * 1024),
       resendAfterMs: int(env, 'SPOOL_RESEND_AFTER_MS', 60_000, 1000),
     },
-    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 8000),
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 7000),
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 30_000),
     finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES', 120),
     billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 120_000, 1000),
