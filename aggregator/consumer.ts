@@ -39,6 +39,11 @@ export interface Aggregator {
   stats: { batches: number; events: number; meterRows: number; duplicates: number }
   /** Resolves once the meter cache has loaded (and backfilled) at least once. */
   ready: Promise<void>
+  /**
+   * The in-memory broker restarted empty: its offsets start again at 0, so the positions and
+   * commits this consumer holds would skip records. Every partition is read again from 0.
+   */
+  brokerRestarted(): void
 }
 
 export async function startAggregator(opts: AggregatorOptions): Promise<Aggregator> {
@@ -162,11 +167,22 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   return {
     stats,
     ready,
+    brokerRestarted() {
+      for (const [partition, state] of partitions) {
+        state.next = 0n
+        try {
+          consumer.seek({ topic: opts.topic, partition, offset: '0' })
+        } catch (err) {
+          log(`seek to 0 on ${opts.topic}[${partition}] after a broker restart failed`, err)
+        }
+      }
+    },
     stop() {
       stopped ??= (async () => {
         clearInterval(timer)
         stopping = true
-        await stage.drain()
+        // What is not written yet stays uncommitted: Kafka or the ingest spool still has it.
+        await stage.stop()
         await Promise.all([...partitions.values()].map((p) => p.chain))
         await Promise.race([running, new Promise((r) => setTimeout(r, 2000))])
         await consumer.disconnect()

@@ -20,6 +20,8 @@ export interface ForwarderOptions {
   kafka?: Kafka
   maxInFlight?: number
   log: (msg: string, err?: unknown) => void
+  /** after a broker restart was detected and the spool queued its records again */
+  onBrokerRestart?: () => void
 }
 
 export interface Forwarder {
@@ -92,6 +94,7 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
               stats.brokerRestarts++
               const again = spool.brokerRestarted()
               opts.log(`spool: the broker restarted empty (${generation}); sending ${again} records again`)
+              opts.onBrokerRestart?.()
             }
             if (generation) known = generation
           } catch {

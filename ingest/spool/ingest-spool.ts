@@ -12,6 +12,8 @@ export interface IngestSpool {
   drain(ms: number): Promise<SpoolLeft & { ms: number }>
   /** the result of the last drain */
   lastDrain?: SpoolLeft & { ms: number }
+  /** set by the platform: the in-process aggregator rewinds when the broker restarted empty */
+  onBrokerRestart?: () => void
   close(): Promise<void>
 }
 
@@ -32,7 +34,9 @@ export async function startIngestSpool(opts: IngestSpoolOptions): Promise<Ingest
     const left = spool.left()
     opts.log(`spool: ${left.batches} batches (${left.events} events) from before the restart are not yet safe; sending them again`)
   }
-  const forwarder = startForwarder({ spool, producer: opts.producer, topic: opts.topic, kafka: opts.kafka, log: opts.log })
+  const forwarder = startForwarder({
+    spool, producer: opts.producer, topic: opts.topic, kafka: opts.kafka, log: opts.log, onBrokerRestart: () => self.onBrokerRestart?.(),
+  })
   const report = () => {
     spoolBytes.set(spool.bytes)
     spoolOldestUnforwardedSeconds.set(spool.oldestUnforwardedMs() / 1000)
