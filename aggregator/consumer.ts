@@ -29,8 +29,8 @@ export interface AggregatorOptions {
   groupId: string
   meterRefreshMs?: number
   hooks?: AggregatorHooks
-  /** told how many record bytes each commit covers (all-in-one ingest backpressure) */
-  onCommitted?: (bytes: number) => void
+  /** told the record bytes and message keys each commit covers (all-in-one: pacing and the ingest spool) */
+  onCommitted?: (committed: { bytes: number; keys: string[] }) => void
   log?: (msg: string, err?: unknown) => void
 }
 
@@ -39,6 +39,11 @@ export interface Aggregator {
   stats: { batches: number; events: number; meterRows: number; duplicates: number }
   /** Resolves once the meter cache has loaded (and backfilled) at least once. */
   ready: Promise<void>
+  /**
+   * The in-memory broker restarted empty: its offsets start again at 0, so the positions and
+   * commits this consumer holds would skip records. Every partition is read again from 0.
+   */
+  brokerRestarted(): void
 }
 
 export async function startAggregator(opts: AggregatorOptions): Promise<Aggregator> {
@@ -61,14 +66,14 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   const partitions = new Map<number, PartitionState>()
   let stopping = false
 
-  async function persist(topic: string, partition: number, piece: Piece, bytes: number) {
+  async function persist(topic: string, partition: number, piece: Piece, bytes: number, keys: string[]) {
     const state = partitions.get(partition)!
     const result = await stage.add(piece)
     await opts.hooks?.afterInsert?.({ partition, lastOffset: piece.last.toString(), events: result.events })
     if (state.next !== null && piece.first > state.next) return // after a failure: wait for the replay
     await consumer.commitOffsets([{ topic, partition, offset: (piece.last + 1n).toString() }])
     state.next = piece.last + 1n
-    opts.onCommitted?.(bytes)
+    opts.onCommitted?.({ bytes, keys })
     stats.batches++
     stats.events += result.events
     stats.meterRows += result.meterRows
@@ -99,6 +104,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     if (batch.messages.length === 0) return
     const messages = batch.messages.filter((m) => m.value)
     const bytes = messages.reduce((n, m) => n + m.value!.length, 0)
+    const keys = messages.flatMap((m) => (m.key ? [m.key.toString()] : []))
     const first = BigInt(batch.firstOffset() ?? batch.messages[0].offset)
     const last = BigInt(batch.lastOffset())
     const piece: Piece = {
@@ -116,7 +122,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     state.chain = previous.then(() =>
       piece.records.length === 0
         ? undefined
-        : persist(batch.topic, batch.partition, piece, bytes).catch((err) => rewind(batch.topic, batch.partition, err)),
+        : persist(batch.topic, batch.partition, piece, bytes, keys).catch((err) => rewind(batch.topic, batch.partition, err)),
     )
     resolveOffset(batch.lastOffset())
     aggregatorConsumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, Number(BigInt(batch.highWatermark) - last - 1n))
@@ -127,9 +133,33 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
 
   const ready = stage.tick()
   await ready
-  await consumer.connect()
-  await consumer.subscribe({ topic: opts.topic, fromBeginning: true })
-  await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 16, eachBatch })
+  // Joining the group is not awaited: after a crash the broker may hold the dead member until
+  // its session times out, and the process must serve meanwhile (the spool accepts events).
+  async function run(): Promise<void> {
+    await consumer.connect()
+    await consumer.subscribe({ topic: opts.topic, fromBeginning: true })
+    await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 16, eachBatch })
+  }
+  let running: Promise<void> = Promise.resolve()
+  const start = () => {
+    running = run().catch((err) => {
+      if (stopping) return
+      log('aggregator consumer failed to start; retrying in 1 s', err)
+      return new Promise<void>((r) => setTimeout(r, 1000)).then(() => (stopping ? undefined : restart()))
+    })
+  }
+  const restart = async () => {
+    await consumer.disconnect().catch(() => undefined)
+    if (!stopping) start()
+  }
+  // kafkajs restarts itself after retriable errors; anything else (e.g. a broker that came back
+  // empty) would leave the aggregator stopped, so it starts over from the committed offsets.
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (stopping || payload.restart) return
+    log('aggregator consumer crashed; restarting it', payload.error)
+    setTimeout(() => void restart(), 1000)
+  })
+  start()
   // New meters are activated (backfilled) between writes, also when no events arrive.
   const timer = setInterval(() => void stage.tick().catch((err) => log('meter refresh failed', err)), opts.meterRefreshMs ?? 500)
   timer.unref()
@@ -138,12 +168,24 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   return {
     stats,
     ready,
+    brokerRestarted() {
+      for (const [partition, state] of partitions) {
+        state.next = 0n
+        try {
+          consumer.seek({ topic: opts.topic, partition, offset: '0' })
+        } catch (err) {
+          log(`seek to 0 on ${opts.topic}[${partition}] after a broker restart failed`, err)
+        }
+      }
+    },
     stop() {
       stopped ??= (async () => {
         clearInterval(timer)
         stopping = true
-        await stage.drain()
+        // What is not written yet stays uncommitted: Kafka or the ingest spool still has it.
+        await stage.stop()
         await Promise.all([...partitions.values()].map((p) => p.chain))
+        await Promise.race([running, new Promise((r) => setTimeout(r, 2000))])
         await consumer.disconnect()
       })()
       return stopped

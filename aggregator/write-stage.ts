@@ -61,6 +61,7 @@ export class WriteStage {
   /** next offset expected per stream; a piece that does not continue it reloads the ledger */
   private readonly nextOffset = new Map<string, bigint>()
   private readonly coverage = new Map<string, Coverage>()
+  private stopped = false
 
   constructor(
     private readonly ch: ClickHouse,
@@ -69,6 +70,7 @@ export class WriteStage {
   ) {}
 
   add(piece: Piece): Promise<PieceResult> {
+    if (this.stopped) return Promise.reject(new Error('the write stage is stopping'))
     const done = new Promise<PieceResult>((resolve, reject) => this.pending.push({ piece, resolve, reject }))
     this.pendingEvents += piece.records.reduce((n, r) => n + r.batch.events.length, 0)
     if (this.pendingEvents >= (this.opts.maxEvents ?? 20_000)) this.schedule()
@@ -81,6 +83,22 @@ export class WriteStage {
     const run = this.tail.then(() => this.meters.prepare())
     this.tail = run.catch(() => undefined)
     return run
+  }
+
+  /**
+   * Shutdown: the write in progress completes (a process must not end between a bucket insert
+   * and its event keys when the replay may come from a restarted broker at other offsets);
+   * everything not yet started fails, so its offsets stay uncommitted and it is replayed.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const abandoned = this.pending
+    this.pending = []
+    this.pendingEvents = 0
+    for (const p of abandoned) p.reject(new Error('the write stage is stopping'))
+    await this.tail
   }
 
   /** Resolves once everything handed in so far is written (or failed). */
@@ -100,6 +118,10 @@ export class WriteStage {
   }
 
   private async write(batch: Pending[]): Promise<void> {
+    if (this.stopped) {
+      for (const p of batch) p.reject(new Error('the write stage is stopping'))
+      return
+    }
     try {
       const results = await this.writePieces(batch.map((p) => p.piece))
       batch.forEach((p, i) => p.resolve(results[i]))

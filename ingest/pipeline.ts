@@ -26,14 +26,26 @@ export function enrich(inputs: EventInput[], tenancy: Tenancy, nowMs: number): I
   return { batch_id: `batch_${ulid(nowMs)}`, tenant_id: tenancy.tenantId, environment_id: tenancy.environmentId, ingested_at: nowMs, events }
 }
 
+/** One Kafka record: its message key, the Avro value and how many events it holds. */
+export interface EncodedRecord {
+  key: string
+  value: Buffer
+  events: number
+}
+
 /** One record per request; a request too large for one record is split in halves. */
-export function encode(batch: IngestBatch): Buffer[] {
-  const buf = encodeBatch(batch)
-  if (buf.length <= MAX_RECORD_BYTES || batch.events.length === 1) return [buf]
+export function encode(batch: IngestBatch): EncodedRecord[] {
+  const parts = split(batch)
+  return parts.map((p, i) => ({ key: parts.length === 1 ? batch.batch_id : `${batch.batch_id}-${i}`, value: p.value, events: p.events }))
+}
+
+function split(batch: IngestBatch): { value: Buffer; events: number }[] {
+  const value = encodeBatch(batch)
+  if (value.length <= MAX_RECORD_BYTES || batch.events.length === 1) return [{ value, events: batch.events.length }]
   const mid = Math.ceil(batch.events.length / 2)
   return [
-    ...encode({ ...batch, batch_id: `${batch.batch_id}-a`, events: batch.events.slice(0, mid) }),
-    ...encode({ ...batch, batch_id: `${batch.batch_id}-b`, events: batch.events.slice(mid) }),
+    ...split({ ...batch, batch_id: `${batch.batch_id}-a`, events: batch.events.slice(0, mid) }),
+    ...split({ ...batch, batch_id: `${batch.batch_id}-b`, events: batch.events.slice(mid) }),
   ]
 }
 
@@ -42,17 +54,13 @@ export function encode(batch: IngestBatch): Buffer[] {
  * batch id, which spreads load evenly over partitions; order across records does not matter
  * because every aggregation is order-independent (LATEST uses the event timestamp).
  */
-export async function produce(producer: Producer, topic: string, batch: IngestBatch, records: Buffer[]): Promise<void> {
+export async function produce(producer: Producer, topic: string, records: (EncodedRecord & { tenantId: string; environmentId: string })[]): Promise<void> {
   const end = kafkaProduceSeconds.startTimer()
   try {
     await producer.send({
       topic,
       acks: -1,
-      messages: records.map((value, i) => ({
-        key: records.length === 1 ? batch.batch_id : `${batch.batch_id}-${i}`,
-        value,
-        headers: { tenant_id: batch.tenant_id, environment_id: batch.environment_id },
-      })),
+      messages: records.map((r) => ({ key: r.key, value: r.value, headers: { tenant_id: r.tenantId, environment_id: r.environmentId } })),
     })
   } finally {
     end()

@@ -1,5 +1,6 @@
-// POST /v1/events and POST /v1/events/raw/bulk. 202 only after Kafka acknowledged the
-// whole request; a Kafka failure answers 503 and the client retries with the same event_ids.
+// POST /v1/events and POST /v1/events/raw/bulk. 202 only after the whole request is durable:
+// fsync'ed in the ingest spool (ingest/spool), or, with the spool off, acknowledged by Kafka.
+// A failure answers 503 and the client retries with the same event_ids.
 import type { FastifyInstance } from 'fastify'
 import type { Producer } from 'kafkajs'
 import { ServiceUnavailableError } from '../platform/errors.js'
@@ -8,22 +9,35 @@ import type { Clock } from '../platform/clock.js'
 import type { LagGate } from '../platform/lag-gate.js'
 import { bulkSchema, eventSchema, type EventInput } from './event-schema.js'
 import { encode, enrich, produce } from './pipeline.js'
+import type { Spool } from './spool/spool.js'
 
 export interface IngestDeps {
   producer: Producer
   topic: string
   clock: Clock
-  /** all-in-one only: refuses batches while the in-process aggregator is too far behind */
+  /** all-in-one without the spool: refuses batches while the in-process aggregator is too far behind */
   gate?: LagGate
+  /** when set, a batch is accepted once it is in the spool; its forwarder produces it */
+  spool?: Spool
 }
 
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
   async function accept(inputs: EventInput[], tenantId: string, environmentId: string) {
     const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
-    const records = encode(batch)
+    const records = encode(batch).map((r) => ({ ...r, tenantId, environmentId }))
+    if (deps.spool) {
+      try {
+        await deps.spool.append(records)
+      } catch (err) {
+        ingestEventsRejected.inc({ reason: 'spool_unavailable' }, inputs.length)
+        throw err
+      }
+      ingestEventsAccepted.inc(inputs.length)
+      return batch
+    }
     try {
-      await produce(deps.producer, deps.topic, batch, records)
-      deps.gate?.produced(records.reduce((n, r) => n + r.length, 0))
+      await produce(deps.producer, deps.topic, records)
+      deps.gate?.produced(records.reduce((n, r) => n + r.value.length, 0))
     } catch (err) {
       ingestEventsRejected.inc({ reason: 'kafka_unavailable' }, inputs.length)
       app.log.error({ err }, 'kafka produce failed')

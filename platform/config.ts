@@ -25,12 +25,29 @@ export interface Config {
   ingestBodyLimitBytes: number
   /** all-in-one only; see platform/lag-gate.ts. 0 disables. */
   ingestMaxPendingBytes: number
+  /** ingest/spool: the disk log every accepted batch goes through before Kafka */
+  spool: SpoolConfig
+  /** SIGTERM: how long the spool and the aggregator may drain before the process stops */
+  shutdownDrainMs: number
   apiKeyCacheTtlMs: number
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
   webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
   /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
   integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+}
+
+export interface SpoolConfig {
+  enabled: boolean
+  dir: string
+  /** committed: kept until the in-process aggregator committed it (in-memory broker); acked: until Kafka acknowledged it */
+  retainUntil: 'committed' | 'acked'
+  maxBytes: number
+  segmentBytes: number
+  /** batches beyond this many bytes wait for the forwarder on disk only */
+  memoryBytes: number
+  /** committed: a record Kafka acknowledged but the aggregator did not commit within this time is sent again */
+  resendAfterMs: number
 }
 
 export class ConfigError extends Error {}
@@ -49,6 +66,16 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`)
   }
   return Number(raw)
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
+  const v = str(env, name, fallback)
+  if (!values.includes(v as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${v}"`)
+  return v as T
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  return oneOf(env, name, fallback ? 'true' : 'false', ['true', 'false']) === 'true'
 }
 
 function url(env: Env, name: string, fallback: string, protocols: string[]): string {
@@ -123,6 +150,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
     ingestMaxPendingBytes: int(env, 'INGEST_MAX_PENDING_BYTES', 12 * 1024 * 1024),
+    spool: {
+      enabled: bool(env, 'SPOOL_ENABLED', true),
+      dir: resolve(str(env, 'SPOOL_DIR', join(dataDir, 'spool'))),
+      retainUntil: oneOf(env, 'SPOOL_RETAIN_UNTIL', 'committed', ['committed', 'acked'] as const),
+      maxBytes: int(env, 'SPOOL_MAX_BYTES', 2 * 1024 ** 3, 1024 * 1024),
+      segmentBytes: int(env, 'SPOOL_SEGMENT_BYTES', 16 * 1024 * 1024, 64 * 1024),
+      memoryBytes: int(env, 'SPOOL_MEMORY_BYTES', 64 * 1024 * 1024),
+      resendAfterMs: int(env, 'SPOOL_RESEND_AFTER_MS', 60_000, 1000),
+    },
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 7000),
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 30_000),
     finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES', 120),
     billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 120_000, 1000),

@@ -72,7 +72,8 @@ export class PermissionDeniedError extends DomainError {
 }
 
 export class ServiceUnavailableError extends DomainError {
-  constructor(message: string) {
+  /** sent as the Retry-After header when set */
+  constructor(message: string, readonly retryAfterSeconds?: number) {
     super('service_unavailable', 503, message)
   }
 }

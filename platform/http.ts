@@ -9,7 +9,7 @@ import {
   UniqueConstraintViolationException,
   ForeignKeyConstraintViolationException,
 } from '@mikro-orm/core'
-import { DomainError, type ErrorCode, type ErrorResponse } from './errors.js'
+import { DomainError, ServiceUnavailableError, type ErrorCode, type ErrorResponse } from './errors.js'
 import { httpRequestSeconds, registry } from './metrics.js'
 
 export interface HttpOptions {
@@ -100,6 +100,7 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
   app.setErrorHandler((err, request, reply) => {
     const res = toErrorResponse(err as Error)
     if (res.http_status_code >= 500) request.log.error({ err }, 'request failed')
+    if (err instanceof ServiceUnavailableError && err.retryAfterSeconds) void reply.header('retry-after', String(err.retryAfterSeconds))
     void reply.code(res.http_status_code).send(res)
   })
 

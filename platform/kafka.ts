@@ -7,7 +7,8 @@ export function createKafka(config: Pick<Config, 'kafkaBrokers' | 'kafkaClientId
     clientId: `${config.kafkaClientId}-${clientSuffix}`,
     brokers: config.kafkaBrokers,
     logLevel: logLevel.ERROR,
-    retry: { initialRetryTime: 100, retries: 8 },
+    // Short, capped backoff: after a broker restart (same address) clients are back within ~2 s.
+    retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
   })
 }
 
@@ -22,8 +23,10 @@ export function createConsumer(kafka: Kafka, groupId: string): Consumer {
   return kafka.consumer({
     groupId,
     allowAutoTopicCreation: true,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
+    // After a crash the broker keeps the dead member until its session times out, and the
+    // restarted aggregator cannot join before: keep that wait short.
+    sessionTimeout: 10_000,
+    heartbeatInterval: 2_000,
     maxBytesPerPartition: 4 * 1024 * 1024,
     maxBytes: 16 * 1024 * 1024,
     // Let the broker gather up to 256 KB per fetch (or 100 ms): fewer, larger batches.

@@ -1,9 +1,10 @@
 // Backpressure for the all-in-one local platform. The local Kafka-protocol broker (librdkafka's
 // mock cluster) keeps at most 5 MB per partition in memory and silently drops older records:
-// if the aggregator fell further behind than that, events would be lost. Ingest therefore
-// refuses new batches (429, retry) while more than `maxPendingBytes` of produced records are
-// not yet committed by the aggregator in this process. Real Kafka retains by time; the split
-// services do not use this gate.
+// if the aggregator fell further behind than that, events would be lost. With the spool off
+// (SPOOL_ENABLED=false), ingest therefore refuses new batches (429, retry) while more than
+// `maxPendingBytes` of produced records are not yet committed by the aggregator in this
+// process. With the spool, its forwarder holds back instead (ingest/spool/spool.ts, canSend)
+// and ingest keeps accepting. Real Kafka retains by time; the split services use neither.
 import { DomainError } from './errors.js'
 
 export class LagGate {

@@ -108,3 +108,41 @@ export const schedulerJobItems = new client.Counter({
   labelNames: ['job_name'],
   registers: [registry],
 })
+
+export const spoolBytes = new client.Gauge({
+  name: 'meterline_spool_bytes',
+  help: 'Bytes of the ingest spool on disk (batches not yet safe, and their segments)',
+  registers: [registry],
+})
+
+export const spoolOldestUnforwardedSeconds = new client.Gauge({
+  name: 'meterline_spool_oldest_unforwarded_age_seconds',
+  help: 'Age of the oldest spooled batch not yet acknowledged by Kafka (0 when none)',
+  registers: [registry],
+})
+
+export const spoolReplayedBatches = new client.Counter({
+  name: 'meterline_spool_replayed_batches_total',
+  help: 'Spooled batches sent again: found not yet safe at start, or lost by a restarted broker',
+  labelNames: ['reason'],
+  registers: [registry],
+})
+
+export const spoolForwardFailures = new client.Counter({
+  name: 'meterline_spool_forward_failures_total',
+  help: 'Sends of spooled batches to Kafka that failed and are retried',
+  registers: [registry],
+})
+
+export const spoolFlushSeconds = new client.Histogram({
+  name: 'meterline_spool_flush_duration_seconds',
+  help: 'One group commit of the ingest spool: write and fdatasync',
+  buckets: latencyBuckets,
+  registers: [registry],
+})
+
+export const spoolAppends = new client.Counter({
+  name: 'meterline_spool_appends_total',
+  help: 'Requests appended to the ingest spool (appends per flush = this / the flush count)',
+  registers: [registry],
+})

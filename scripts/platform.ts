@@ -1,6 +1,8 @@
 // Composes the four services into one process. Locally (chDB) all four must share one
 // process, because the embedded ClickHouse binds its data directory to one process; in
 // split deployments each service's main.ts starts only itself against real servers.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import type { Producer } from 'kafkajs'
@@ -21,7 +23,8 @@ import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
 import { systemClock, type Clock } from '../platform/clock.js'
-import type { Config } from '../platform/config.js'
+import { ConfigError, type Config } from '../platform/config.js'
+import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool.js'
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
@@ -50,6 +53,7 @@ export interface Platform {
   ctx: BillingContext
   aggregator?: Aggregator
   scheduler?: Scheduler
+  spool?: IngestSpool
   stop(): Promise<void>
 }
 
@@ -57,7 +61,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
   const services = new Set(opts.services ?? ALL_SERVICES)
   const clock = opts.clock ?? systemClock
   const closers: (() => Promise<unknown>)[] = []
+  // The HTTP server closes first (stop taking requests), then everything else in reverse order.
+  let closeHttp: (() => Promise<unknown>) | undefined
   const stopAll = async () => {
+    await closeHttp?.().catch((err) => console.error('shutdown step failed', err))
     for (const close of closers.reverse()) await close().catch((err) => console.error('shutdown step failed', err))
   }
   try {
@@ -65,8 +72,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     closers.push(() => ch.close())
     const orm: MikroORM = await openOrm(config.databaseUrl)
     closers.push(() => orm.close())
-    if (opts.migrate === true) await migratePostgres(orm)
-    if (opts.migrate) await migrateClickHouse(ch)
+    await Promise.all([opts.migrate === true && migratePostgres(orm), opts.migrate && migrateClickHouse(ch)])
     const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing }
     let redis: Redis | undefined
     if (services.has('billing-api') || services.has('scheduler')) {
@@ -98,14 +104,41 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       await registerBillingApi(app, ctx, auth)
     }
 
-    // Both halves in one process: ingest can see how far the aggregator is behind.
-    const gate = services.has('ingest') && services.has('aggregator') && config.ingestMaxPendingBytes > 0 ? new LagGate(config.ingestMaxPendingBytes) : undefined
+    // Both halves in one process: ingest can see how far the aggregator is behind. With the
+    // spool, its forwarder is paced instead of the HTTP route, so ingest keeps accepting.
+    const inProcess = services.has('ingest') && services.has('aggregator') && config.ingestMaxPendingBytes > 0
+    const gate = inProcess && !config.spool.enabled ? new LagGate(config.ingestMaxPendingBytes) : undefined
 
     let producer: Producer | undefined
+    let spool: IngestSpool | undefined
     if (services.has('ingest')) {
-      producer = await createProducer(createKafka(config, 'ingest'))
+      const kafka = createKafka(config, 'ingest')
+      producer = await createProducer(kafka)
       closers.push(() => producer!.disconnect())
-      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate }, auth, config.ingestBodyLimitBytes)
+      if (config.spool.enabled) {
+        if (config.spool.retainUntil === 'committed' && !services.has('aggregator')) {
+          throw new ConfigError('SPOOL_RETAIN_UNTIL=committed needs the aggregator in the same process (all-in-one); use acked with a durable Kafka')
+        }
+        spool = await startIngestSpool({
+          config: config.spool,
+          producer,
+          topic: config.eventsTopic,
+          kafka: config.spool.retainUntil === 'committed' ? kafka : undefined,
+          paceBytes: inProcess ? config.ingestMaxPendingBytes : 0,
+          log: (msg, err) => (err ? app.log.error({ err }, msg) : app.log.warn(msg)),
+        })
+        closers.push(() => spool!.close())
+      }
+      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool }, auth, config.ingestBodyLimitBytes)
+    }
+
+    // Every route is registered: serve now, while the background parts below start (a restart
+    // after a crash answers sooner; the spool takes events before the aggregator is back).
+    closeHttp = () => app.close()
+    await app.ready()
+    let url = ''
+    if (opts.listen !== false) {
+      url = await app.listen({ host: config.host, port: config.port })
     }
 
     let aggregator: Aggregator | undefined
@@ -117,11 +150,18 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         topic: config.eventsTopic,
         groupId: config.aggregatorGroupId,
         hooks: opts.aggregatorHooks,
-        onCommitted: gate && ((bytes) => gate.consumed(bytes)),
+        onCommitted: (gate || spool) && ((c) => {
+          gate?.consumed(c.bytes)
+          spool?.spool.committed(c.keys)
+        }),
         log: (msg, err) => app.log.error({ err }, msg),
       })
       closers.push(() => aggregator!.stop())
+      if (spool) spool.onBrokerRestart = () => aggregator!.brokerRestarted()
     }
+    // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
+    // one process, through the aggregator) before the consumer and the producer stop.
+    if (spool) closers.push(() => spool!.drain(config.shutdownDrainMs))
 
     let scheduler: Scheduler | undefined
     if (services.has('scheduler')) {
@@ -145,14 +185,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => relay.stop())
     }
 
-    // Closed first on shutdown: stop taking requests before the producer and consumers go.
-    closers.push(() => app.close())
-    await app.ready()
-    let url = ''
-    if (opts.listen !== false) {
-      url = await app.listen({ host: config.host, port: config.port })
-    }
-    return { app, url, ctx, aggregator, scheduler, stop: stopAll }
+    return { app, url, ctx, aggregator, scheduler, spool, stop: stopAll }
   } catch (err) {
     await stopAll()
     throw err
@@ -169,7 +202,31 @@ export async function runServices(services: ServiceName[], opts: PlatformOptions
       if (stopping) return
       stopping = true
       console.log(`${signal}: stopping ${services.join(', ')}...`)
-      void platform.stop().then(() => process.exit(0))
+      const t0 = Date.now()
+      const report = (how: string) => {
+        const left = platform.spool?.spool.left()
+        const summary = `${how} in ${Date.now() - t0} ms` + (left
+          ? left.batches
+            ? `; the spool keeps ${left.batches} batches (${left.events} events, ${left.bytes} bytes) not yet in ClickHouse, sent again at the next start`
+            : `; the spool was drained${platform.spool?.lastDrain ? ` (${platform.spool.lastDrain.ms} ms)` : ''}`
+          : '')
+        console.log(summary)
+        try {
+          writeFileSync(join(platform.ctx.config.dataDir, 'last-stop.txt'), `${new Date().toISOString()} ${summary}\n`)
+        } catch {
+          // the data directory is gone: nothing to report to `npm run down`
+        }
+      }
+      // Never hang: a stop step stuck on a dead broker or database is left behind (the spool
+      // keeps what is not yet safe).
+      setTimeout(() => {
+        report('stop did not finish; exiting')
+        process.exit(1)
+      }, platform.ctx.config.shutdownDrainMs + 5000).unref()
+      void platform.stop().then(() => {
+        report('stopped')
+        process.exit(0)
+      })
     })
   }
   return platform

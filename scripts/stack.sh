@@ -6,6 +6,7 @@
 #
 #   scripts/stack.sh start   install what is missing, start what is not running (idempotent)
 #   scripts/stack.sh stop    stop everything this script started
+#   scripts/stack.sh restart-kafka   stop and start the broker alone (it loses every record)
 #   scripts/stack.sh status  print what is running
 #   scripts/stack.sh env     print the env vars for the running stack (eval "$(scripts/stack.sh env)")
 #
@@ -16,6 +17,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DATA="${METERLINE_DATA_DIR:-$ROOT/.data}"
 PG_PORT="${PG_PORT:-54329}"
 REDIS_PORT="${REDIS_PORT:-63799}"
+# A fixed broker port: clients reconnect to the same address after the broker restarts.
+KAFKA_PORT="${KAFKA_PORT:-19092}"
 STACK_MODE="${STACK_MODE:-dev}"
 PG_DB_NAMES="${PG_DB_NAMES:-meterline meterline_test}"
 
@@ -148,14 +151,14 @@ start_kafka() {
   fi
   rm -f "$DATA/kafka/bootstrap"
   log "starting the Kafka-protocol broker (librdkafka mock cluster, in memory)"
-  setsid nohup "$bin" "$DATA/kafka/bootstrap" "$DATA/kafka/control" events:16 system_events:1 \
+  setsid nohup env KAFKA_PORT="$KAFKA_PORT" "$bin" "$DATA/kafka/bootstrap" "$DATA/kafka/control" events:16 system_events:1 \
     >"$DATA/kafka/kafka-mock.log" 2>&1 < /dev/null &
   echo $! > "$DATA/kafka/kafka-mock.pid"
   for _ in $(seq 1 100); do
     [ -s "$DATA/kafka/bootstrap" ] && { log "broker listening on $(cat "$DATA/kafka/bootstrap")"; return; }
     sleep 0.1
   done
-  die "Kafka mock broker did not start (see $DATA/kafka/kafka-mock.log)"
+  die "Kafka mock broker did not start on port $KAFKA_PORT (see $DATA/kafka/kafka-mock.log)"
 }
 
 stop_kafka() {
@@ -192,6 +195,10 @@ case "${1:-}" in
     redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null 2>&1 && echo "redis: running on 127.0.0.1:$REDIS_PORT" || echo "redis: stopped"
     kafka_running && echo "kafka: running on $(cat "$DATA/kafka/bootstrap")" || echo "kafka: stopped"
     ;;
+  restart-kafka)
+    stop_kafka
+    start_kafka
+    ;;
   env) print_env ;;
-  *) echo "usage: $0 start|stop|status|env" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|restart-kafka|env" >&2; exit 2 ;;
 esac

@@ -2,13 +2,37 @@
 # `npm run up`: installs what is missing, starts Postgres, Redis and the Kafka-protocol broker
 # on loopback (data under .data/), then ingest + aggregator + billing-api + scheduler in one
 # process (the embedded ClickHouse binds its data directory to one process), with a demo
-# tenant. Ctrl-C stops everything; so does `npm run down` from another terminal.
+# tenant. Ctrl-C or `npm run down` stops everything. If the platform process dies on its own
+# (a crash, kill -9), the databases and the broker keep running and keep what they hold:
+# `npm run up` again starts the platform alone, and its spool sends again what was not safe.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+DATA="${METERLINE_DATA_DIR:-$ROOT/.data}"
+mkdir -p "$DATA"
+
+uppid="$DATA/up.pid"
+if [ -f "$uppid" ] && kill -0 "$(cat "$uppid")" 2>/dev/null; then
+  echo "npm run up is already running (pid $(cat "$uppid")); npm run down stops it" >&2
+  exit 1
+fi
+echo $$ > "$uppid"
+stopping=0
+pid=""
+# `npm run down` (or Ctrl-C) while starting or running: stop the platform, then the stack.
+on_signal() {
+  stopping=1
+  if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; fi
+}
+trap on_signal INT TERM
+trap '[ "$(cat "$uppid" 2>/dev/null)" = "$$" ] && rm -f "$uppid"' EXIT
+
+stop_stack_and_exit() { bash scripts/stack.sh stop; exit 0; }
 
 bash scripts/install-deps.sh
+[ "$stopping" = 1 ] && exit 0
 bash scripts/stack.sh start
+[ "$stopping" = 1 ] && stop_stack_and_exit
 eval "$(bash scripts/stack.sh env)"
 
 pidfile="$METERLINE_DATA_DIR/all-in-one.pid"
@@ -16,13 +40,21 @@ if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
   echo "the platform is already running (pid $(cat "$pidfile")); npm run down stops it" >&2
   exit 1
 fi
+[ "$stopping" = 1 ] && stop_stack_and_exit
 node --import tsx scripts/all-in-one.ts --demo &
 pid=$!
 echo "$pid" > "$pidfile"
-stop() { kill -TERM "$pid" 2>/dev/null || true; }
-trap stop INT TERM
-# The first wait returns when a signal arrives; the second waits for the graceful shutdown.
-wait "$pid" || true
-wait "$pid" 2>/dev/null || true
+# A stop that arrived between the check above and `pid=$!` found no pid to signal.
+if [ "$stopping" = 1 ]; then kill -TERM "$pid" 2>/dev/null || true; fi
+set +e
+# The first wait returns when a signal arrives or the platform exits; after a signal, the
+# second one waits for its graceful shutdown (drain).
+wait "$pid"
+code=$?
+if [ "$stopping" = 1 ]; then wait "$pid" 2>/dev/null; code=$?; fi
+set -e
 rm -f "$pidfile"
-bash scripts/stack.sh stop
+if [ "$stopping" = 1 ]; then stop_stack_and_exit; fi
+echo "[up] the platform exited (status $code). Postgres, Redis and the broker keep running;" \
+  "npm run up starts the platform again, npm run down stops everything." >&2
+exit "$code"

@@ -4,6 +4,11 @@
  *
  * usage: kafka-mock <bootstrap-file> <control-fifo> [topic:partitions ...]
  *
+ * KAFKA_PORT (env) fixes the listen port (0 or unset: a random port), so clients
+ * reconnect to the same address after the broker restarts. Each start also creates
+ * an empty topic `meterline.generation.<start ms>.<pid>`: a client that sees its name
+ * change knows the broker restarted and lost every record (see ingest/spool).
+ *
  * Writes the bootstrap address to <bootstrap-file> once listening, then reads
  * fault-injection commands, one per line, from <control-fifo>:
  *   down | up                        all brokers refuse / accept connections
@@ -14,9 +19,14 @@
  */
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +34,27 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t running = 1;
+static int fixed_port = 0;
+
+/*
+ * librdkafka 2.0's mock cluster always binds its broker listener to 127.0.0.1:0 and has no
+ * setting for the port. This definition of bind() takes precedence over libc's for the
+ * library (symbol interposition), and moves the one loopback port-0 listener to KAFKA_PORT.
+ */
+int bind(int fd, const struct sockaddr *addr, socklen_t len) {
+  if (fixed_port > 0 && addr->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+    struct sockaddr_in sin;
+    memcpy(&sin, addr, sizeof(sin));
+    if (sin.sin_port == 0) {
+      int one = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+      sin.sin_port = htons((uint16_t)fixed_port);
+      fixed_port = 0; /* only the first (the broker's) listener */
+      return (int)syscall(SYS_bind, fd, (struct sockaddr *)&sin, sizeof(sin));
+    }
+  }
+  return (int)syscall(SYS_bind, fd, addr, len);
+}
 static void on_signal(int sig) { (void)sig; running = 0; }
 
 static void handle_command(rd_kafka_mock_cluster_t *mc, char *line) {
@@ -51,12 +82,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s <bootstrap-file> <control-fifo> [topic:partitions ...]\n", argv[0]);
     return 2;
   }
+  const char *port_env = getenv("KAFKA_PORT");
+  if (port_env && *port_env) fixed_port = atoi(port_env);
   char errstr[512];
   rd_kafka_conf_t *conf = rd_kafka_conf_new();
   rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
   if (!rk) { fprintf(stderr, "kafka-mock: %s\n", errstr); return 1; }
   rd_kafka_mock_cluster_t *mc = rd_kafka_mock_cluster_new(rk, 1);
-  if (!mc) { fprintf(stderr, "kafka-mock: cannot create mock cluster\n"); return 1; }
+  if (!mc) { fprintf(stderr, "kafka-mock: cannot create mock cluster (port in use?)\n"); return 1; }
+  if (fixed_port > 0) { fprintf(stderr, "kafka-mock: could not bind port %s\n", port_env); return 1; }
+
+  struct timeval now;
+  gettimeofday(&now, NULL);
+  char generation[128];
+  snprintf(generation, sizeof(generation), "meterline.generation.%lld.%d",
+           (long long)now.tv_sec * 1000 + now.tv_usec / 1000, (int)getpid());
+  rd_kafka_mock_topic_create(mc, generation, 1, 1);
 
   for (int i = 3; i < argc; i++) {
     char name[256];

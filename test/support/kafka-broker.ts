@@ -19,7 +19,7 @@ export async function startPrivateBroker(): Promise<PrivateBroker> {
   const dir = mkdtempSync(join(tmpdir(), 'meterline-broker-'))
   const bootstrapFile = join(dir, 'bootstrap')
   const fifo = join(dir, 'control')
-  const child: ChildProcess = spawn(binary, [bootstrapFile, fifo, 'events:4'], { stdio: 'ignore' })
+  const child: ChildProcess = spawn(binary, [bootstrapFile, fifo, 'events:4'], { stdio: 'ignore', env: { ...process.env, KAFKA_PORT: '0' } })
   const deadline = Date.now() + 10_000
   while (!existsSync(bootstrapFile) || !existsSync(fifo)) {
     if (Date.now() > deadline) throw new Error('private broker did not start')

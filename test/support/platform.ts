@@ -31,6 +31,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     aggregatorGroupId: `aggregator-test-${id}`,
     redisPrefix: `mltest-${id}`,
     clickhouse: { ...base.clickhouse, chdbPath },
+    spool: { ...base.spool, dir: join(base.dataDir, 'spool-test', id) },
     ...overrides,
   }
 }
@@ -49,6 +50,10 @@ export async function startTestPlatform(opts: PlatformOptions & { clock?: Clock;
     ...platform,
     config,
     client,
+    async stop() {
+      await platform.stop()
+      rmSync(config.spool.dir, { recursive: true, force: true })
+    },
     async newTenant(name = 'Test tenant') {
       const created = await createTenant(platform.ctx.orm.em.fork(), { name })
       return { ...created, api: client(created.apiKey) }

@@ -2,7 +2,8 @@
 // Built-in Helvetica only (no font files), so text is limited to the WinAnsi character set.
 // The document's CreationDate comes from the view (an invoice date), which makes the output
 // byte-for-byte reproducible for the same view.
-import PDFDocument from 'pdfkit'
+// pdfkit is loaded on the first render: it is not needed to start serving.
+import type PDFKitDocument from 'pdfkit'
 
 export interface InvoicePdfParty {
   name: string
@@ -70,7 +71,8 @@ export function invoiceTitle(view: Pick<InvoicePdfView, 'invoiceNumber'>): strin
   return view.invoiceNumber ?? 'DRAFT'
 }
 
-export function renderInvoicePdf(view: InvoicePdfView): Promise<Buffer> {
+export async function renderInvoicePdf(view: InvoicePdfView): Promise<Buffer> {
+  const { default: PDFDocument } = (await import('pdfkit')) as { default: typeof PDFKitDocument }
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

@@ -1,0 +1,72 @@
+// The spool as ingest runs it: the log, its forwarder, its metrics and the shutdown drain.
+import type { Kafka, Producer } from 'kafkajs'
+import type { SpoolConfig } from '../../platform/config.js'
+import { spoolBytes, spoolOldestUnforwardedSeconds } from '../../platform/metrics.js'
+import { startForwarder, type Forwarder } from './forwarder.js'
+import { Spool, type SpoolLeft } from './spool.js'
+
+export interface IngestSpool {
+  spool: Spool
+  forwarder: Forwarder
+  /** Stops accepting, then waits until everything is safe or `ms` passed; returns what is left. */
+  drain(ms: number): Promise<SpoolLeft & { ms: number }>
+  /** the result of the last drain */
+  lastDrain?: SpoolLeft & { ms: number }
+  /** set by the platform: the in-process aggregator rewinds when the broker restarted empty */
+  onBrokerRestart?: () => void
+  close(): Promise<void>
+}
+
+export interface IngestSpoolOptions {
+  config: SpoolConfig
+  producer: Producer
+  topic: string
+  /** the in-memory local broker: watch for its restarts */
+  kafka?: Kafka
+  /** > 0: send at most this many bytes ahead of the in-process aggregator's commits */
+  paceBytes: number
+  log: (msg: string, err?: unknown) => void
+}
+
+export async function startIngestSpool(opts: IngestSpoolOptions): Promise<IngestSpool> {
+  const spool = await Spool.open(opts.config, opts.paceBytes)
+  if (spool.replayedAtOpen) {
+    const left = spool.left()
+    opts.log(`spool: ${left.batches} batches (${left.events} events) from before the restart are not yet safe; sending them again`)
+  }
+  const forwarder = startForwarder({
+    spool, producer: opts.producer, topic: opts.topic, kafka: opts.kafka, log: opts.log, onBrokerRestart: () => self.onBrokerRestart?.(),
+  })
+  const report = () => {
+    spoolBytes.set(spool.bytes)
+    spoolOldestUnforwardedSeconds.set(spool.oldestUnforwardedMs() / 1000)
+  }
+  report()
+  const timer = setInterval(report, 1000)
+  timer.unref()
+  const self: IngestSpool = {
+    spool,
+    forwarder,
+    async drain(ms) {
+      const t0 = Date.now()
+      spool.stopAccepting()
+      while (!spool.idle && Date.now() - t0 < ms) await spool.changed(50)
+      const left = spool.left()
+      const took = Date.now() - t0
+      if (left.batches) {
+        opts.log(`spool: after ${took} ms, ${left.batches} batches (${left.events} events, ${left.bytes} bytes) are not yet safe; they stay in ${opts.config.dir} and are sent again at the next start`)
+      } else {
+        opts.log(`spool: drained in ${took} ms`)
+      }
+      self.lastDrain = { ...left, ms: took }
+      return self.lastDrain
+    },
+    async close() {
+      clearInterval(timer)
+      await forwarder.stop()
+      await spool.close()
+      report()
+    },
+  }
+  return self
+}

@@ -1,0 +1,98 @@
+// The spool on a real directory: group commit, replay of what is not yet safe, a torn tail,
+// segment deletion and the disk bound.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { SpoolConfig } from '../../platform/config.js'
+import { ServiceUnavailableError } from '../../platform/errors.js'
+import { scanFrames } from './frame.js'
+import { Spool } from './spool.js'
+
+function config(over: Partial<SpoolConfig> = {}): SpoolConfig {
+  return { enabled: true, dir: mkdtempSync(join(tmpdir(), 'spool-')), retainUntil: 'committed', maxBytes: 1 << 30, segmentBytes: 64 * 1024, memoryBytes: 1 << 20, resendAfterMs: 60_000, ...over }
+}
+const rec = (key: string, size = 100) => ({ key, tenantId: 't1', environmentId: 'e1', events: 3, value: Buffer.alloc(size, key) })
+const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.seg'))
+
+test('concurrent appends share writes; a reopened spool replays exactly what is not yet safe', async () => {
+  const c = config()
+  const spool = await Spool.open(c)
+  await Promise.all(Array.from({ length: 50 }, (_, i) => spool.append([rec(`k${i}`)])))
+  const sent = spool.take(1 << 20, 1000)
+  assert.equal(sent.length, 50)
+  spool.forwarded(sent, spool.generation)
+  spool.committed(Array.from({ length: 25 }, (_, i) => `k${i}`))
+  assert.deepEqual(spool.left(), { batches: 25, events: 75, bytes: 2500 })
+  await spool.close()
+
+  const again = await Spool.open(c)
+  assert.equal(again.replayedAtOpen, 25)
+  const replay = again.take(1 << 20, 1000)
+  assert.deepEqual(replay.map((e) => e.key), Array.from({ length: 25 }, (_, i) => `k${i + 25}`))
+  assert.deepEqual(await again.valueOf(replay[0]), Buffer.alloc(100, 'k25'))
+  await again.close()
+  rmSync(c.dir, { recursive: true })
+})
+
+test('a torn frame at the end (never acknowledged) is cut off; values beyond the memory budget are read from disk', async () => {
+  const c = config({ memoryBytes: 0 })
+  const spool = await Spool.open(c)
+  await spool.append([rec('a', 5000), rec('b', 5000)])
+  await spool.close()
+  // A frame torn right after the intact ones (the rest of a segment is zero-filled).
+  const path = join(c.dir, segments(c.dir)[0])
+  writeFileSync(path, Buffer.concat([readFileSync(path).subarray(0, scanFrames(readFileSync(path)).validBytes), Buffer.from([200, 0, 0, 0, 1, 2, 3])]))
+  const again = await Spool.open(c)
+  const entries = again.take(1 << 20, 10)
+  assert.deepEqual(entries.map((e) => e.key), ['a', 'b'])
+  assert.equal(entries[1].value, undefined)
+  assert.deepEqual(await again.valueOf(entries[1]), Buffer.alloc(5000, 'b'))
+  await again.close()
+  rmSync(c.dir, { recursive: true })
+})
+
+test('segments are deleted once all they hold is safe; acked mode is safe at the Kafka ack', async () => {
+  const c = config({ retainUntil: 'acked', segmentBytes: 64 * 1024 })
+  const spool = await Spool.open(c)
+  for (let i = 0; i < 40; i++) await spool.append([rec(`k${i}`, 10_000)])
+  assert.ok(segments(c.dir).length > 3)
+  const sent = spool.take(1 << 30, 1000)
+  spool.forwarded(sent, spool.generation)
+  assert.equal(spool.left().batches, 0)
+  assert.equal(segments(c.dir).length, 2) // the active one, and the next one prepared ahead
+  await spool.close()
+  const again = await Spool.open(c)
+  assert.equal(again.replayedAtOpen, 0)
+  await again.close()
+  rmSync(c.dir, { recursive: true })
+})
+
+test('a send answered after the broker restarted, and the broker restart itself, queue the records again', async () => {
+  const c = config()
+  const spool = await Spool.open(c)
+  await spool.append([rec('a'), rec('b')])
+  const [a, b] = spool.take(1 << 20, 10)
+  const before = spool.generation
+  spool.forwarded([a], before)
+  assert.equal(spool.brokerRestarted(), 1)
+  spool.forwarded([b], before) // acknowledged by the broker that is gone
+  assert.deepEqual(spool.take(1 << 20, 10).map((e) => e.key).sort(), ['a', 'b'])
+  await spool.close()
+  rmSync(c.dir, { recursive: true })
+})
+
+test('beyond SPOOL_MAX_BYTES an append is refused with a 503 and Retry-After', async () => {
+  const c = config({ maxBytes: 50_000 })
+  const spool = await Spool.open(c)
+  await spool.append([rec('a', 30_000)])
+  await assert.rejects(async () => spool.append([rec('b', 30_000)]), (err: unknown) => {
+    assert.ok(err instanceof ServiceUnavailableError)
+    assert.equal(err.retryAfterSeconds, 5)
+    assert.equal(err.toResponse().code, 'service_unavailable')
+    return true
+  })
+  await spool.close()
+  rmSync(c.dir, { recursive: true })
+})
