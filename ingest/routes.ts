@@ -7,6 +7,7 @@ import { ingestBackpressure, ingestEventsAccepted, ingestEventsRejected } from '
 import type { Clock } from '../platform/clock.js'
 import type { LagGate } from '../platform/lag-gate.js'
 import { bulkSchema, eventSchema, type EventInput } from './event-schema.js'
+import { checkEvents, type TimeWindow } from './event-rules.js'
 import { encode, enrich, produce } from './pipeline.js'
 
 export interface IngestDeps {
@@ -15,10 +16,18 @@ export interface IngestDeps {
   clock: Clock
   /** all-in-one only: refuses batches while the in-process aggregator is too far behind */
   gate?: LagGate
+  /** accepted event timestamps (event-rules.ts) */
+  timeWindow: TimeWindow
 }
 
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
-  async function accept(inputs: EventInput[], tenantId: string, environmentId: string) {
+  async function accept(inputs: EventInput[], tenantId: string, environmentId: string, prefix: (i: number) => string) {
+    try {
+      checkEvents(inputs, deps.timeWindow, deps.clock.now().getTime(), prefix)
+    } catch (err) {
+      ingestEventsRejected.inc({ reason: 'validation' }, inputs.length)
+      throw err
+    }
     const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
     const records = encode(batch)
     try {
@@ -54,13 +63,13 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
   })
 
   app.post('/events', { schema: { tags: ['events'], body: eventSchema } }, async (request, reply) => {
-    const batch = await accept([request.body as EventInput], request.auth.tenantId, request.auth.environmentId)
+    const batch = await accept([request.body as EventInput], request.auth.tenantId, request.auth.environmentId, () => '')
     return reply.code(202).send({ message: 'event accepted for processing', event_id: batch.events[0].event_id })
   })
 
   app.post('/events/raw/bulk', { schema: { tags: ['events'], body: bulkSchema } }, async (request, reply) => {
     const { events } = request.body as { events: EventInput[] }
-    const batch = await accept(events, request.auth.tenantId, request.auth.environmentId)
+    const batch = await accept(events, request.auth.tenantId, request.auth.environmentId, (i) => `events[${i}].`)
     return reply.code(202).send({ message: 'events accepted for processing', count: events.length, batch_id: batch.batch_id })
   })
 }

@@ -24,7 +24,7 @@ import type { Config } from '../platform/config.js'
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
-import { createRedis } from '../platform/redis.js'
+import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
 
 export type ServiceName = 'ingest' | 'aggregator' | 'billing-api' | 'scheduler'
@@ -62,7 +62,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
   try {
     const ch = ClickHouse.open(config.clickhouse)
     closers.push(() => ch.close())
-    const orm: MikroORM = await openOrm(config.databaseUrl)
+    const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres)
     closers.push(() => orm.close())
     if (opts.migrate === true) await migratePostgres(orm)
     if (opts.migrate) await migrateClickHouse(ch)
@@ -71,18 +71,21 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (services.has('billing-api') || services.has('scheduler')) {
       redis = createRedis(config.redisUrl)
       closers.push(() => redis!.quit())
-      const webhooks = createWebhookQueue(redis, config.redisPrefix, config.webhooks)
+      // Queues (enqueue, job status) fail fast while Redis is down; workers use `redis` and wait.
+      const queueRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
+      closers.push(() => queueRedis.quit().catch(() => queueRedis.disconnect()))
+      const webhooks = createWebhookQueue(queueRedis, config.redisPrefix, config.webhooks)
       closers.push(() => webhooks.close())
       ctx.webhooks = webhooks
-      const invoiceCompute = createInvoiceComputeQueue(redis, config.redisPrefix)
+      const invoiceCompute = createInvoiceComputeQueue(queueRedis, config.redisPrefix)
       closers.push(() => invoiceCompute.close())
       ctx.invoiceCompute = invoiceCompute
-      const integrations = createIntegrationQueue(redis, config.redisPrefix)
+      const integrations = createIntegrationQueue(queueRedis, config.redisPrefix)
       closers.push(() => integrations.close())
       ctx.integrations = integrations
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
-    const app = createHttpServer({ service: serviceName, logLevel: config.logLevel })
+    const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
     const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs)
 
     if (services.has('billing-api')) {
@@ -104,7 +107,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (services.has('ingest')) {
       producer = await createProducer(createKafka(config, 'ingest'))
       closers.push(() => producer!.disconnect())
-      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate }, auth, config.ingestBodyLimitBytes)
+      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, timeWindow: config.ingestTimeWindow }, auth, config.ingestBodyLimitBytes)
     }
 
     let aggregator: Aggregator | undefined
