@@ -95,6 +95,8 @@ export function parseProperties(event: UsageEvent): Record<string, unknown> {
     const p = JSON.parse(event.properties)
     return p && typeof p === 'object' && !Array.isArray(p) ? p : {}
   } catch {
+    // Ingest writes JSON.stringify output, so this is another writer's broken record: it has no
+    // properties, and each meter needing a field counts it as skipped (missing_field).
     return {}
   }
 }

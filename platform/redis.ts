@@ -1,5 +1,6 @@
 // The one module that owns Redis connections (BullMQ requires maxRetriesPerRequest: null).
 import { Redis, type RedisOptions } from 'ioredis'
+import { ServiceUnavailableError } from './errors.js'
 import { dependencyUnavailable } from './metrics.js'
 
 /**
@@ -33,4 +34,28 @@ export function createRedis(url: string): Redis {
  */
 export function createQueueRedis(url: string, commandTimeoutMs: number): Redis {
   return open(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: commandTimeoutMs, enableReadyCheck: true, lazyConnect: false }, 'queues')
+}
+
+/**
+ * Bounds a queue operation by the connection's command timeout. BullMQ waits for a connection
+ * that never became ready (Redis down when the process started) before it sends anything, so
+ * the command timeout alone does not bound that case.
+ */
+export async function withinCommandTimeout<T>(redis: Redis, work: Promise<T>): Promise<T> {
+  const ms = redis.options.commandTimeout
+  if (!ms) return work
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ServiceUnavailableError('the job queue (Redis) is unavailable; retry later')), ms)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** BullMQ re-emits connection errors on every queue; the connection's own listener above logs and counts them. */
+export function quietQueueErrors(queue: { on(event: 'error', listener: (err: Error) => void): unknown }): void {
+  queue.on('error', () => undefined)
 }
