@@ -5,6 +5,9 @@
 // port) so other test files keep theirs.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { createServer, type Socket } from 'node:net'
+import { openOrm } from '../../billing-api/db/orm.js'
+import { toErrorResponse } from '../../platform/http.js'
 import { assertError } from '../support/assertions.js'
 import { created, ingestAll, usage } from '../support/fixtures.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
@@ -46,6 +49,17 @@ test('Postgres down: 503 within 2 s, ingest and aggregation go on, recovery by i
   await eventually(async () => ((await usage(t.api, meter.id, { external_customer_id: 'acme' })).value === '300' ? true : undefined), 'usage before the outage')
   const plans = (await t.api.get('/v1/plans')).body.pagination.total
 
+  // Load through the whole outage: batches of 50 unique events, sent back to back.
+  const load = { sent: 0, acknowledged: 0, refused: 0, running: true }
+  const loader = (async () => {
+    for (let batch = 0; load.running; batch++) {
+      const res = await t.api.post('/v1/events/raw/bulk', { events: events(`load-${batch}`, 50) })
+      load.sent += 50
+      if (res.status === 202) load.acknowledged += 50
+      else load.refused += 50
+    }
+  })()
+
   pg.stop()
   const stoppedAt = Date.now()
   const calls: [string, () => Promise<{ status: number; body: any }>][] = [
@@ -65,7 +79,8 @@ test('Postgres down: 503 within 2 s, ingest and aggregation go on, recovery by i
 
   // Ingest keeps accepting (the key was seen before the outage); the aggregator writes usage.
   const [, ingestMs] = await timed(() => ingestAll(t.api, events('during', 300)))
-  await eventually(async () => ((await meterEventCount(t.tenantId)) === 500 ? true : undefined), 'the aggregator to write the events sent during the outage')
+  const acknowledgedSoFar = 500 + load.acknowledged
+  await eventually(async () => ((await meterEventCount(t.tenantId)) >= acknowledgedSoFar ? true : undefined), 'the aggregator to write the events acknowledged during the outage')
   const aggregatedAfter = Date.now() - stoppedAt
 
   pg.start()
@@ -73,9 +88,39 @@ test('Postgres down: 503 within 2 s, ingest and aggregation go on, recovery by i
   await eventually(async () => ((await t.api.get('/v1/customers')).status === 200 ? true : undefined), 'the API to answer again', 15_000)
   const recoveryMs = Date.now() - restartedAt
 
-  assert.equal((await usage(t.api, meter.id, { external_customer_id: 'acme' })).value, '750', 'every event counted once: 500 x 1.5')
+  load.running = false
+  await loader
+  assert.equal(load.refused, 0, 'ingest accepted every batch during the outage')
+  const expected = 500 + load.acknowledged
+  await eventually(async () => ((await meterEventCount(t.tenantId)) === expected ? true : undefined), 'every acknowledged event to be written')
+  assert.equal((await usage(t.api, meter.id, { external_customer_id: 'acme' })).value, String(expected * 1.5), 'every acknowledged event counted once, x 1.5')
   assert.equal((await t.api.get('/v1/plans')).body.pagination.total, plans, 'no plan half-written by the refused request')
   assert.equal((await t.api.get('/v1/customers?external_id=during-outage')).body.pagination.total, 0)
   assert.equal((await t.api.post('/v1/customers', { external_id: 'after-outage' })).status, 201)
-  console.log(`# postgres-down figures: time to 503 per call (ms) ${JSON.stringify(times)}; 300 events ingested during the outage in ${ingestMs} ms, counted ${aggregatedAfter} ms after the stop; API answering ${recoveryMs} ms after pg_ctl start`)
+  console.log(`# postgres-down figures: time to 503 per call (ms) ${JSON.stringify(times)}; 300 events ingested during the outage in ${ingestMs} ms, counted ${aggregatedAfter} ms after the stop; API answering ${recoveryMs} ms after pg_ctl start; load: ${load.sent} sent, ${load.acknowledged} acknowledged, ${expected} counted (with the 500 of the test)`)
+})
+
+test('a Postgres that accepts connections but never answers: the connection attempt gives up within PG_CONNECT_TIMEOUT_MS, mapped to 503', async () => {
+  // A hung server (a frozen host, a dropped route): TCP connects, the startup handshake never completes.
+  const sockets: Socket[] = []
+  const silent = createServer((s) => sockets.push(s))
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()))
+  const port = (silent.address() as { port: number }).port
+  let orm: Awaited<ReturnType<typeof openOrm>> | undefined
+  try {
+    const started = Date.now()
+    const err = await (async () => {
+      orm = await openOrm(`postgres://meterline:meterline@127.0.0.1:${port}/meterline`, 2, { acquireTimeoutMs: 1500, connectTimeoutMs: 1000 })
+      await orm.em.getConnection().execute('SELECT 1')
+    })().then(() => undefined, (e: Error) => e)
+    const ms = Date.now() - started
+    assert.ok(err, 'the query failed')
+    assert.deepEqual(toErrorResponse(err), { code: 'service_unavailable', http_status_code: 503, message: 'the database is unavailable; retry later' })
+    assert.ok(ms < 2000, `gave up after ${ms} ms`)
+    console.log(`# hung-postgres figures: 503 after ${ms} ms`)
+  } finally {
+    await orm?.close().catch(() => undefined) // the pool never held a connection; closing may report the failed attempts
+    for (const s of sockets) s.destroy()
+    silent.close()
+  }
 })
