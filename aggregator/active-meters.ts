@@ -4,7 +4,7 @@
 // Activations are persisted (meter_activations), so a restart resumes with the same set.
 import type { ClickHouse } from '../clickhouse/client.js'
 import { readActivations, recordActivation } from '../clickhouse/queries/meter-activations.js'
-import { aggregatorBackfillFailures } from '../platform/metrics.js'
+import { aggregatorBackfillFailures, backgroundFailures } from '../platform/metrics.js'
 import { backfillMeter } from './backfill.js'
 import type { MeterCache } from './meter-cache.js'
 import { indexMeters } from './meter-rows.js'
@@ -53,7 +53,7 @@ export class ActiveMeters {
   }
 
   async prepare(): Promise<void> {
-    await this.cache.refresh()
+    await this.refreshDefinitions()
     this.persisted ??= await readActivations(this.ch)
     const defs = this.cache.all
     const ids = new Set(defs.map((m) => m.id))
@@ -84,6 +84,26 @@ export class ActiveMeters {
       if (await this.backfill(m, done === STARTED || failed !== undefined)) changed = true
     }
     if (changed) this.currentIndex = indexMeters([...this.active.values()].map((a) => a.def))
+  }
+
+  private sourceDown = false
+
+  /**
+   * With Postgres down the meters keep their last known definitions (they cannot change while
+   * the API that edits them is down too), so usage keeps being written; only a first load
+   * must succeed. The outage is logged once, counted, and its end logged.
+   */
+  private async refreshDefinitions(): Promise<void> {
+    try {
+      await this.cache.refresh()
+      if (this.sourceDown) this.log('meter definitions readable again')
+      this.sourceDown = false
+    } catch (err) {
+      if (!this.cache.loaded) throw err
+      backgroundFailures.inc({ operation: 'aggregator_meter_refresh' })
+      if (!this.sourceDown) this.log('meter definitions cannot be refreshed; counting with the last known ones', err)
+      this.sourceDown = true
+    }
   }
 
   private async backfill(m: MeterDefinition, clearFirst: boolean): Promise<boolean> {

@@ -17,6 +17,13 @@ export class MeterCache {
     return this.meters
   }
 
+  /** True once a load succeeded: `all` is then a usable, if possibly stale, view. */
+  get loaded(): boolean {
+    return this.loadedOnce
+  }
+
+  private loadedOnce = false
+
   /** Reloads when the version changed and the last check is older than maxAgeMs (or when forced). */
   async refresh(force = false): Promise<void> {
     const now = Date.now()
@@ -26,5 +33,6 @@ export class MeterCache {
     if (version === this.version) return
     this.meters = await this.source.load()
     this.version = version
+    this.loadedOnce = true
   }
 }

@@ -57,7 +57,7 @@ export function matchesFilters(meter: MeterDefinition, props: Record<string, unk
   return true
 }
 
-export type MeterValue = { value: string; text: string } | { skip: 'missing_field' | 'non_numeric' | 'out_of_range' }
+export type MeterValue = { value: string; text: string } | { skip: 'missing_field' | 'non_numeric' | 'out_of_range' | 'inexact' }
 
 export function meterValue(meter: MeterDefinition, props: Record<string, unknown>): MeterValue {
   const { type, field, multiplier } = meter.aggregation
@@ -73,6 +73,9 @@ export function meterValue(meter: MeterDefinition, props: Record<string, unknown
   // String(number) may use exponent notation (1e-7); decimal.js reads it exactly.
   if (!DECIMAL_TEXT.test(text) && !(typeof raw === 'number')) return { skip: 'non_numeric' }
   let n: Decimal = new Dec(text)
+  // Ingest refuses such values (ingest/event-rules.ts); one stored before that rule, or
+  // produced by another writer, is skipped and counted rather than rounded silently.
+  if (n.decimalPlaces() > VALUE_SCALE) return { skip: 'inexact' }
   if (multiplier) n = n.times(multiplier)
   n = n.toDecimalPlaces(VALUE_SCALE, Decimal.ROUND_HALF_UP)
   if (n.abs().gte(VALUE_LIMIT)) return { skip: 'out_of_range' }
@@ -84,6 +87,8 @@ export function parseProperties(event: UsageEvent): Record<string, unknown> {
     const p: unknown = JSON.parse(event.properties)
     return p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {}
   } catch {
+    // Ingest writes JSON.stringify output, so this is another writer's broken record: it has no
+    // properties, and each meter needing a field counts it as skipped (missing_field).
     return {}
   }
 }

@@ -81,6 +81,7 @@ export class WriteStage {
   /** Runs meter activation alone (new meters get backfilled even when no events arrive). */
   tick(): Promise<void> {
     const run = this.tail.then(() => this.meters.prepare())
+    // The caller gets `run` and its error; the chain only needs to go on after it.
     this.tail = run.catch(() => undefined)
     return run
   }

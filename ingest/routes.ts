@@ -8,6 +8,7 @@ import { ingestBackpressure, ingestEventsAccepted, ingestEventsRejected } from '
 import type { Clock } from '../platform/clock.js'
 import type { LagGate } from '../platform/lag-gate.js'
 import { bulkSchema, eventSchema, type EventInput } from './event-schema.js'
+import { checkEvents, type TimeWindow } from './event-rules.js'
 import { encode, enrich, produce } from './pipeline.js'
 import type { Spool } from './spool/spool.js'
 
@@ -19,10 +20,20 @@ export interface IngestDeps {
   gate?: LagGate
   /** when set, a batch is accepted once it is in the spool; its forwarder produces it */
   spool?: Spool
+  /** accepted event timestamps (event-rules.ts) */
+  timeWindow: TimeWindow
 }
 
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
-  async function accept(inputs: EventInput[], tenantId: string, environmentId: string) {
+  async function accept(inputs: EventInput[], tenantId: string, environmentId: string, prefix: (i: number) => string) {
+    try {
+      // The later of the injected clock and the wall clock: the same in production, and a
+      // test or simulation that moves the billing clock may send events at its time.
+      checkEvents(inputs, deps.timeWindow, Math.max(deps.clock.now().getTime(), Date.now()), prefix)
+    } catch (err) {
+      ingestEventsRejected.inc({ reason: 'validation' }, inputs.length)
+      throw err
+    }
     const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
     const records = encode(batch).map((r) => ({ ...r, tenantId, environmentId }))
     if (deps.spool) {
@@ -68,13 +79,13 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
   })
 
   app.post('/events', { schema: { tags: ['events'], body: eventSchema } }, async (request, reply) => {
-    const batch = await accept([request.body as EventInput], request.auth.tenantId, request.auth.environmentId)
+    const batch = await accept([request.body as EventInput], request.auth.tenantId, request.auth.environmentId, () => '')
     return reply.code(202).send({ message: 'event accepted for processing', event_id: batch.events[0].event_id })
   })
 
   app.post('/events/raw/bulk', { schema: { tags: ['events'], body: bulkSchema } }, async (request, reply) => {
     const { events } = request.body as { events: EventInput[] }
-    const batch = await accept(events, request.auth.tenantId, request.auth.environmentId)
+    const batch = await accept(events, request.auth.tenantId, request.auth.environmentId, (i) => `events[${i}].`)
     return reply.code(202).send({ message: 'events accepted for processing', count: events.length, batch_id: batch.batch_id })
   })
 }

@@ -11,6 +11,12 @@ test('defaults describe the local stack', () => {
   assert.deepEqual(c.kafkaBrokers, ['127.0.0.1:9092'])
   assert.equal(c.clickhouse.url, undefined, 'embedded chDB unless CLICKHOUSE_URL is set')
   assert.equal(c.finalizationDelayMinutes, 120)
+  assert.deepEqual(c.ingestTimeWindow, { minTime: new Date('2000-01-01T00:00:00Z'), maxFutureMinutes: 5 })
+  assert.deepEqual(c.http, { maxUrlBytes: 8192, maxHeaderBytes: 16384 })
+  assert.deepEqual(c.postgres, { acquireTimeoutMs: 1500, connectTimeoutMs: 1000 })
+  assert.equal(c.redisCommandTimeoutMs, 1500)
+  const tuned = loadConfig({ ...env, INGEST_MIN_EVENT_TIME: '2020-01-01', INGEST_MAX_FUTURE_MINUTES: '60', PG_ACQUIRE_TIMEOUT_MS: '500' })
+  assert.deepEqual([tuned.ingestTimeWindow.minTime.toISOString(), tuned.ingestTimeWindow.maxFutureMinutes, tuned.postgres.acquireTimeoutMs], ['2020-01-01T00:00:00.000Z', 60, 500])
 })
 
 test('bad values stop start-up with a message naming the variable', () => {
@@ -19,5 +25,7 @@ test('bad values stop start-up with a message naming the variable', () => {
   assert.throws(() => loadConfig({ KAFKA_BROKERS: 'nohostport' }), /KAFKA_BROKERS entry "nohostport"/)
   assert.throws(() => loadConfig({ ...env, CLICKHOUSE_URL: 'not a url' }), /CLICKHOUSE_URL/)
   assert.throws(() => loadConfig({ ...env, CLICKHOUSE_DATABASE: 'x; DROP' }), /CLICKHOUSE_DATABASE/)
+  assert.throws(() => loadConfig({ ...env, INGEST_MIN_EVENT_TIME: 'last year' }), /INGEST_MIN_EVENT_TIME must be an ISO 8601/)
+  assert.throws(() => loadConfig({ ...env, REDIS_COMMAND_TIMEOUT_MS: '10' }), /REDIS_COMMAND_TIMEOUT_MS must be an integer >= 100/)
   assert.throws(() => loadConfig({ METERLINE_DATA_DIR: '/nonexistent-dir' }), /KAFKA_BROKERS is not set/)
 })

@@ -23,6 +23,13 @@ export interface Config {
   aggregatorGroupId: string
   clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
   ingestBodyLimitBytes: number
+  /** accepted event timestamps: not before `minTime`, not more than `maxFutureMinutes` ahead of the clock */
+  ingestTimeWindow: { minTime: Date; maxFutureMinutes: number }
+  http: { maxUrlBytes: number; maxHeaderBytes: number }
+  /** fail fast when Postgres is down: pool acquire and connect deadlines */
+  postgres: { acquireTimeoutMs: number; connectTimeoutMs: number }
+  /** fail fast when Redis is down: per-command deadline of the enqueueing connection */
+  redisCommandTimeoutMs: number
   /** all-in-one only; see platform/lag-gate.ts. 0 disables. */
   ingestMaxPendingBytes: number
   /** ingest/spool: the disk log every accepted batch goes through before Kafka */
@@ -92,6 +99,15 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
   return v
 }
 
+function isoTime(env: Env, name: string, fallback: string): Date {
+  const raw = str(env, name, fallback)
+  const d = new Date(raw)
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(raw) || Number.isNaN(d.getTime())) {
+    throw new ConfigError(`${name} must be an ISO 8601 date or date-time (2000-01-01T00:00:00Z), got "${raw}"`)
+  }
+  return d
+}
+
 // Local stacks and tests only: production (NODE_ENV=production) must set its own key.
 const DEV_INTEGRATIONS_KEY = createHash('sha256').update('meterline-local-integrations-key').digest()
 
@@ -149,6 +165,19 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       password: env.CLICKHOUSE_PASSWORD,
     },
     ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
+    ingestTimeWindow: {
+      minTime: isoTime(env, 'INGEST_MIN_EVENT_TIME', '2000-01-01T00:00:00Z'),
+      maxFutureMinutes: int(env, 'INGEST_MAX_FUTURE_MINUTES', 5),
+    },
+    http: {
+      maxUrlBytes: int(env, 'HTTP_MAX_URL_BYTES', 8 * 1024, 256),
+      maxHeaderBytes: int(env, 'HTTP_MAX_HEADER_BYTES', 16 * 1024, 1024),
+    },
+    postgres: {
+      acquireTimeoutMs: int(env, 'PG_ACQUIRE_TIMEOUT_MS', 1500, 100),
+      connectTimeoutMs: int(env, 'PG_CONNECT_TIMEOUT_MS', 1000, 100),
+    },
+    redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1500, 100),
     ingestMaxPendingBytes: int(env, 'INGEST_MAX_PENDING_BYTES', 12 * 1024 * 1024),
     spool: {
       enabled: bool(env, 'SPOOL_ENABLED', true),

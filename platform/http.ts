@@ -1,6 +1,6 @@
 // One HTTP server factory for every service: the spec's ErrorResponse for every
 // 4xx/5xx, request metrics, /metrics and /health.
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifySchema } from 'fastify'
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifySchema } from 'fastify'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
 import {
@@ -9,13 +9,21 @@ import {
   UniqueConstraintViolationException,
   ForeignKeyConstraintViolationException,
 } from '@mikro-orm/core'
+import type { Socket } from 'node:net'
 import { DomainError, ServiceUnavailableError, type ErrorCode, type ErrorResponse } from './errors.js'
-import { httpRequestSeconds, registry } from './metrics.js'
+import { assertStorableText } from './input-guard.js'
+import { withIntegerBounds } from './schema-bounds.js'
+import { dependencyUnavailable, httpRequestSeconds, registry } from './metrics.js'
+import { errorChain, unavailableDependency } from './unavailable.js'
 
 export interface HttpOptions {
   service: string
   logLevel: string
   bodyLimit?: number
+  /** request line's URL, longer: 414 (HTTP_MAX_URL_BYTES) */
+  maxUrlBytes?: number
+  /** request line and headers together, larger: 431 (HTTP_MAX_HEADER_BYTES) */
+  maxHeaderBytes?: number
 }
 
 function body(code: ErrorCode, status: number, message: string): ErrorResponse {
@@ -63,11 +71,35 @@ export function toErrorResponse(err: FastifyError | Error): ErrorResponse {
       return body('validation_error', 413, 'request body is too large')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return body('validation_error', 415, 'unsupported content type; send application/json')
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return body('validation_error', 414, 'a path parameter is too long')
+    case 'FST_ERR_BAD_URL':
+      return body('validation_error', 400, 'the URL is not valid (bad percent-encoding)')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return body('validation_error', 400, 'the content-length header does not match the body')
   }
   if (err instanceof SyntaxError) return body('validation_error', 400, `malformed JSON body: ${err.message}`)
+  const data = postgresDataException(err)
+  if (data) return body('validation_error', 400, data)
+  const down = unavailableDependency(err)
+  if (down) return body('service_unavailable', 503, `${down === 'postgres' ? 'the database' : 'the job queue (Redis)'} is unavailable; retry later`)
   const status = fe.statusCode ?? 500
   if (status >= 400 && status < 500) return body('http_client_error', status, fe.message)
   return body('internal_error', 500, 'internal server error')
+}
+
+/**
+ * Postgres SQLSTATE class 22 (data exception: a number out of range, an invalid date, a string
+ * too long) is caused by a value the request sent that the schema let through: a 400, and the
+ * statement's transaction wrote nothing.
+ */
+function postgresDataException(err: Error): string | undefined {
+  for (const e of errorChain(err).slice(0, 4)) {
+    if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string') {
+      return `a value cannot be stored: ${typeof e.message === 'string' ? e.message.split(' - ').pop() : ''}`
+    }
+  }
+  return undefined
 }
 
 function ajv(coerceTypes: false | 'array'): Ajv {
@@ -85,23 +117,64 @@ function validatorCompiler() {
   const strict = ajv(false)
   const coercing = ajv('array')
   return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema as object)
+    (httpPart === 'body' ? strict : coercing).compile(withIntegerBounds(schema as object))
+}
+
+/**
+ * Errors node's HTTP parser answers before fastify sees a request (headers too large, a
+ * malformed request line, a client timeout), in the ErrorResponse shape too.
+ */
+function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, reason, res] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', body('validation_error', 431, 'the request line and headers are too large')]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', body('http_client_error', 408, 'the request was not received in time')]
+        : [400, 'Bad Request', body('http_client_error', 400, 'malformed HTTP request')]
+  const text = JSON.stringify(res)
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${text}`)
+  }
+  socket.destroy(err)
 }
 
 export function createHttpServer(opts: HttpOptions): FastifyInstance {
+  const maxUrlBytes = opts.maxUrlBytes ?? 8 * 1024
   const app = Fastify({
     logger: { level: opts.logLevel },
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    http: { maxHeaderSize: opts.maxHeaderBytes ?? 16 * 1024 },
+    clientErrorHandler,
+    // Bad percent-encoding and over-long path parameters are answered before the error handler.
+    frameworkErrors: (err, request, reply) => sendError(err, request, reply),
     // Per-request log lines would dominate ingest's CPU; latency goes to metrics instead.
     logController: new LogController({ disableRequestLogging: true }),
   })
   app.setValidatorCompiler(validatorCompiler())
 
-  app.setErrorHandler((err, request, reply) => {
-    const res = toErrorResponse(err as Error)
-    if (res.http_status_code >= 500) request.log.error({ err }, 'request failed')
+  function sendError(err: Error, request: FastifyRequest, reply: FastifyReply) {
+    const res = toErrorResponse(err)
+    if (res.code === 'service_unavailable') {
+      const down = unavailableDependency(err)
+      if (down) dependencyUnavailable.inc({ dependency: down })
+      request.log.warn({ err: err.message, url: request.url.split('?')[0] }, 'dependency unavailable')
+    } else if (res.http_status_code >= 500) request.log.error({ err }, 'request failed')
     if (err instanceof ServiceUnavailableError && err.retryAfterSeconds) void reply.header('retry-after', String(err.retryAfterSeconds))
     void reply.code(res.http_status_code).send(res)
+  }
+  app.setErrorHandler((err, request, reply) => sendError(err as Error, request, reply))
+
+  // Every route: an over-long URL is 414, and no string of the request may be unstorable text.
+  app.addHook('onRequest', async (request) => {
+    if (Buffer.byteLength(request.url) > maxUrlBytes) throw new DomainError('validation_error', 414, `the URL is longer than ${maxUrlBytes} bytes`)
+  })
+  app.addHook('preValidation', async (request) => {
+    assertStorableText([
+      { name: 'path', value: request.params },
+      { name: 'query', value: request.query },
+      { name: 'body', value: request.body },
+    ])
   })
 
   app.setNotFoundHandler((request, reply) => {

@@ -146,3 +146,17 @@ export const spoolAppends = new client.Counter({
   help: 'Requests appended to the ingest spool (appends per flush = this / the flush count)',
   registers: [registry],
 })
+
+export const dependencyUnavailable = new client.Counter({
+  name: 'meterline_dependency_unavailable_total',
+  help: 'Requests answered 503 because a dependency (postgres, redis) was unreachable',
+  labelNames: ['dependency'],
+  registers: [registry],
+})
+
+export const backgroundFailures = new client.Counter({
+  name: 'meterline_background_failures_total',
+  help: 'Failures of best-effort steps that do not fail their request or job (logged with context)',
+  labelNames: ['operation'],
+  registers: [registry],
+})

@@ -28,7 +28,7 @@ import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
-import { createRedis } from '../platform/redis.js'
+import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
 
 export type ServiceName = 'ingest' | 'aggregator' | 'billing-api' | 'scheduler'
@@ -70,7 +70,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
   try {
     const ch = ClickHouse.open(config.clickhouse)
     closers.push(() => ch.close())
-    const orm: MikroORM = await openOrm(config.databaseUrl)
+    const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres)
     closers.push(() => orm.close())
     await Promise.all([opts.migrate === true && migratePostgres(orm), opts.migrate && migrateClickHouse(ch)])
     const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing }
@@ -78,18 +78,21 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (services.has('billing-api') || services.has('scheduler')) {
       redis = createRedis(config.redisUrl)
       closers.push(() => redis!.quit())
-      const webhooks = createWebhookQueue(redis, config.redisPrefix, config.webhooks)
+      // Queues (enqueue, job status) fail fast while Redis is down; workers use `redis` and wait.
+      const queueRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
+      closers.push(() => queueRedis.quit().catch(() => queueRedis.disconnect()))
+      const webhooks = createWebhookQueue(queueRedis, config.redisPrefix, config.webhooks)
       closers.push(() => webhooks.close())
       ctx.webhooks = webhooks
-      const invoiceCompute = createInvoiceComputeQueue(redis, config.redisPrefix)
+      const invoiceCompute = createInvoiceComputeQueue(queueRedis, config.redisPrefix)
       closers.push(() => invoiceCompute.close())
       ctx.invoiceCompute = invoiceCompute
-      const integrations = createIntegrationQueue(redis, config.redisPrefix)
+      const integrations = createIntegrationQueue(queueRedis, config.redisPrefix)
       closers.push(() => integrations.close())
       ctx.integrations = integrations
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
-    const app = createHttpServer({ service: serviceName, logLevel: config.logLevel })
+    const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
     const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs)
 
     if (services.has('billing-api')) {
@@ -129,7 +132,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         })
         closers.push(() => spool!.close())
       }
-      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool }, auth, config.ingestBodyLimitBytes)
+      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool, timeWindow: config.ingestTimeWindow }, auth, config.ingestBodyLimitBytes)
     }
 
     // Every route is registered: serve now, while the background parts below start (a restart

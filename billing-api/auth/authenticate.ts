@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
+import { unavailableDependency } from '../../platform/unavailable.js'
 import { hashApiKey } from './api-key.js'
 import type { Scope } from '../db/scope.js'
 
@@ -44,6 +45,20 @@ export function requireRole(request: FastifyRequest, role: string): void {
 }
 
 /**
+ * With Postgres unreachable, a key seen before keeps its last answer, so ingest (which needs
+ * nothing else from Postgres) keeps accepting events during the outage. Keys cannot be
+ * revoked meanwhile: the API that revokes them needs Postgres too.
+ */
+async function staleOnOutage<T>(stale: T | null | undefined, query: () => Promise<T[]>): Promise<T[]> {
+  try {
+    return await query()
+  } catch (err) {
+    if (stale && unavailableDependency(err) === 'postgres') return [stale]
+    throw err
+  }
+}
+
+/**
  * Returns the onRequest hook. Lookups are cached for `ttlMs` (a revoked key stops working
  * within that time); ingest calls this for every batch, so the cache matters.
  */
@@ -56,13 +71,13 @@ export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number) 
     const now = Date.now()
     const hit = keys.get(hash)
     if (hit && hit.until > now) return hit.row
-    const rows = (await conn.execute(
+    const rows = (await staleOnOutage(hit?.row, () => conn.execute(
       `SELECT k.id, k.tenant_id, k.environment_id, k.user_id, u.roles, k.expires_at
          FROM api_keys k JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
          JOIN tenants t ON t.id = k.tenant_id
         WHERE k.key_hash = ? AND k.status = 'published' AND u.status = 'published' AND t.status = 'published'`,
       [hash],
-    )) as KeyRow[]
+    ))) as KeyRow[]
     const row = rows[0] ? { ...rows[0], expires_at: rows[0].expires_at ? new Date(rows[0].expires_at) : null } : null
     if (keys.size > 10_000) keys.clear()
     keys.set(hash, { row, until: now + ttlMs })
@@ -74,10 +89,10 @@ export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number) 
     const now = Date.now()
     const hit = envs.get(k)
     if (hit && hit.until > now) return hit.ok
-    const rows = await conn.execute(
+    const rows = await staleOnOutage(hit?.ok ? {} : undefined, () => conn.execute(
       `SELECT 1 FROM environments WHERE id = ? AND tenant_id = ? AND status = 'published'`,
       [environmentId, tenantId],
-    )
+    ))
     const ok = rows.length > 0
     if (envs.size > 10_000) envs.clear()
     envs.set(k, { ok, until: now + ttlMs })

@@ -12,6 +12,7 @@
 // - Status is kept 7 days after the job ends (then the workflow id answers 404).
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
+import { quietQueueErrors, withinCommandTimeout } from '../../platform/redis.js'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { DomainError, InvalidOperationError, NotFoundError, ServiceUnavailableError, VersionConflictError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
@@ -40,23 +41,24 @@ const STATUS: Record<string, ComputeStatus> = {
 
 export function createInvoiceComputeQueue(redis: Redis, prefix: string, settings: ComputeJobSettings = COMPUTE_JOB_SETTINGS): InvoiceComputeQueue {
   const queue = new Queue<ComputeJobData>(INVOICE_COMPUTE_QUEUE, { connection: redis, prefix })
+  quietQueueErrors(queue)
   return {
     async enqueue(data) {
       const jobId = newId('invcompute')
-      await queue.add('compute', data, {
+      await withinCommandTimeout(redis, queue.add('compute', data, {
         jobId,
         attempts: settings.attempts,
         backoff: { type: 'exponential', delay: settings.backoffMs },
         removeOnComplete: { age: KEEP_SECONDS },
         removeOnFail: { age: KEEP_SECONDS },
-      })
+      }))
       return jobId
     },
     async status(scope, workflowId) {
       // State first, then the job: a job read before its state could show a finished state
       // with the counters of a moment earlier.
-      const state = await queue.getJobState(workflowId)
-      const job = (await queue.getJob(workflowId)) as Job<ComputeJobData> | undefined
+      const state = await withinCommandTimeout(redis, queue.getJobState(workflowId))
+      const job = (await withinCommandTimeout(redis, queue.getJob(workflowId))) as Job<ComputeJobData> | undefined
       if (!job || job.data.tenant_id !== scope.tenant_id || job.data.environment_id !== scope.environment_id) {
         throw new NotFoundError('compute job', workflowId)
       }

@@ -10,7 +10,18 @@ export const migrations = [...foundationMigrations, ...modules.flatMap((m) => m.
 
 export type Orm = MikroORM
 
-export async function openOrm(databaseUrl: string, poolMax = 10): Promise<MikroORM> {
+export interface PoolTimeouts {
+  acquireTimeoutMs: number
+  connectTimeoutMs: number
+}
+
+/**
+ * With Postgres down, a request must fail within about 2 s (503, platform/unavailable.ts), not
+ * wait knex's default 60 s for a connection: connect attempts and pool waits have deadlines.
+ */
+export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = { acquireTimeoutMs: 1500, connectTimeoutMs: 1000 }
+
+export async function openOrm(databaseUrl: string, poolMax = 10, timeouts: PoolTimeouts = DEFAULT_POOL_TIMEOUTS): Promise<MikroORM> {
   return MikroORM.init(
     defineConfig({
       clientUrl: databaseUrl,
@@ -18,7 +29,8 @@ export async function openOrm(databaseUrl: string, poolMax = 10): Promise<MikroO
       discovery: { warnWhenNoEntities: false },
       extensions: [Migrator],
       migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations', silent: true },
-      pool: { min: 0, max: poolMax },
+      pool: { min: 0, max: poolMax, acquireTimeoutMillis: timeouts.acquireTimeoutMs },
+      driverOptions: { connection: { connectionTimeoutMillis: timeouts.connectTimeoutMs } },
       allowGlobalContext: false,
       forceUtcTimezone: true,
       debug: false,

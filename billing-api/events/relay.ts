@@ -6,6 +6,7 @@
 // webhook deliveries of subscribed endpoints.
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Producer } from 'kafkajs'
+import { backgroundFailures } from '../../platform/metrics.js'
 import { createDeliveries } from '../webhooks/fan-out.js'
 import { enqueueIntegrationSyncs } from '../integrations/enqueue-from-events.js'
 import type { IntegrationQueue } from '../queues.js'
@@ -61,13 +62,19 @@ export function startOutboxRelay(
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> = Promise.resolve()
+  let failing = false
   const tick = async () => {
     try {
       while (!stopped && (await relaySystemEvents(orm, producer, topic, opts)) > 0) {
         // keep draining
       }
+      if (failing) log('system event relay recovered', undefined)
+      failing = false
     } catch (err) {
-      log('system event relay failed; retrying', err)
+      // Every failed tick is counted; the log says it once per outage (ticks are 4 a second).
+      backgroundFailures.inc({ operation: 'outbox_relay' })
+      if (!failing) log('system event relay failed; retrying every tick until it succeeds', err)
+      failing = true
     }
     if (!stopped) timer = setTimeout(() => { running = tick() }, intervalMs)
   }

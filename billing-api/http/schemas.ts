@@ -21,7 +21,7 @@ export const DEFAULT_LIMIT = 50
 
 export const paginationQuery = {
   limit: { type: 'integer', minimum: 1, maximum: 1000, default: DEFAULT_LIMIT },
-  offset: { type: 'integer', minimum: 0, default: 0 },
+  offset: { type: 'integer', minimum: 0, maximum: 2_147_483_647, default: 0 },
 } as const
 
 export interface Page {

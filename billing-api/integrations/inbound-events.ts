@@ -11,7 +11,7 @@
 //   anything else (transaction completion, customer creation, address update, ...): recorded
 //     as processed, nothing else.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { InvalidOperationError } from '../../platform/errors.js'
+import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
@@ -44,8 +44,11 @@ async function localId(ic: InboundContext, type: MappedEntityType, providerId: s
   try {
     await requireEntity(ic.tx, ic.scope, type, fromMeta)
     return fromMeta
-  } catch {
-    return undefined
+  } catch (err) {
+    // Metadata naming no entity of ours is not our event; a database failure is rethrown (the
+    // transaction rolls back and the provider redelivers).
+    if (err instanceof ValidationError) return undefined
+    throw err
   }
 }
 

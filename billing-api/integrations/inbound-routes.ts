@@ -33,7 +33,7 @@ export async function inboundWebhookRoutes(app: FastifyInstance, ctx: BillingCon
     async (request) => {
       const p = request.params as { provider: string; tenant_id: string; env_id: string }
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-      const result = await receiveProviderWebhook(ctx, p.provider, p.tenant_id, p.env_id, raw, request.headers)
+      const result = await receiveProviderWebhook(ctx, p.provider, p.tenant_id, p.env_id, raw, request.headers, request.log)
       return { received: true, ...result }
     },
   )

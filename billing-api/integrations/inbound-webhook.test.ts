@@ -11,6 +11,10 @@ import { created } from '../../test/support/fixtures.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
 import { StripeStandIn } from '../../test/support/stripe-stand-in.js'
 import { billedInvoices, sql } from '../invoices/test-helpers.js'
+import { backgroundFailures } from '../../platform/metrics.js'
+import { createQueueRedis } from '../../platform/redis.js'
+import { freePort } from '../../test/support/private-services.js'
+import { createIntegrationQueue } from './queue.js'
 
 const WEBHOOK_SECRET = 'whsec_inbound0123456789abcdefghijkl'
 const NOW = new Date('2026-09-15T10:00:00Z')
@@ -190,8 +194,34 @@ test("activation queues a push of the subscription's FINALIZED unpaid invoices",
   const res = await send(t, stripeEvent('evt_resync', 'subscription.activated', { id: 'sub_resync', metadata: { meterline_subscription_id: sub.id } }))
   assert.equal(res.status, 200, JSON.stringify(res.body))
   assert.equal(res.body.outcome, `subscription ${sub.id} activated; 1 pending invoice(s) queued for resync`)
-  const pushed = await eventually(async () => [...stripe.invoices.values()].find((i) => i.metadata.meterline_invoice_id === id), 'the invoice at Stripe')
+  // The push creates the Stripe invoice, then finalizes it: wait for the second step too.
+  const pushed = await eventually(async () => [...stripe.invoices.values()].find((i) => i.metadata.meterline_invoice_id === id && i.status !== 'draft'), 'the finalized invoice at Stripe')
   assert.equal(pushed.status, 'open')
+})
+
+test('a resync that cannot be enqueued (Redis unreachable) is retried, logged and counted; the applied event still answers 200', async () => {
+  const t = await stripeTenant()
+  const { sub } = await finalized(t)
+  await sql(p, `UPDATE subscriptions SET subscription_status = 'INCOMPLETE' WHERE id = ?`, [sub.id])
+  // A real queue on a Redis port nothing listens on: every enqueue fails at once.
+  const deadRedis = createQueueRedis(`redis://127.0.0.1:${await freePort()}`, 500)
+  const working = p.ctx.integrations
+  p.ctx.integrations = createIntegrationQueue(deadRedis, p.config.redisPrefix)
+  const failures = async () => (await backgroundFailures.get()).values.find((v) => v.labels.operation === 'integration_resync_enqueue')?.value ?? 0
+  const before = await failures()
+  try {
+    const started = Date.now()
+    const res = await send(t, stripeEvent('evt_resync_down', 'subscription.activated', { id: 'sub_resync_down', metadata: { meterline_subscription_id: sub.id } }))
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    assert.match(res.body.outcome, /activated/)
+    assert.ok(Date.now() - started >= 600, 'three attempts with backoff (200 + 400 ms) before giving up')
+    assert.equal(await failures(), before + 1)
+    assert.equal((await t.api.get(`/v1/subscriptions/${sub.id}`)).body.subscription_status, 'ACTIVE')
+  } finally {
+    await p.ctx.integrations.close().catch(() => undefined) // closing a never-connected queue may reject; nothing is left open either way
+    deadRedis.disconnect()
+    p.ctx.integrations = working
+  }
 })
 
 test('generic_http webhooks are verified by their HMAC header and handled like Stripe\'s', async () => {

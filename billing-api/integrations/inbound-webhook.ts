@@ -7,6 +7,8 @@
 //    rolls back the row too and answers 500, so the provider retries.
 import { DomainError, NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
+import { backgroundFailures } from '../../platform/metrics.js'
+import { retrying } from '../../platform/retry.js'
 import type { BillingContext } from '../context.js'
 import { findOpenConnection } from './connections.js'
 import { applyInboundEvent } from './inbound-events.js'
@@ -29,6 +31,7 @@ export interface InboundResult {
 
 export async function receiveProviderWebhook(
   ctx: BillingContext, providerType: string, tenantId: string, environmentId: string, rawBody: Buffer, headers: Record<string, string | string[] | undefined>,
+  log: { error(obj: object, msg: string): void } = { error: (obj, msg) => console.error(msg, obj) },
 ): Promise<InboundResult> {
   const scope = { tenant_id: tenantId, environment_id: environmentId }
   const em = ctx.orm.em.fork()
@@ -60,7 +63,20 @@ export async function receiveProviderWebhook(
     await c.execute(`UPDATE integration_webhook_events SET outcome = ? WHERE id = ?`, [outcome, inserted[0].id], 'run', tx.getTransactionContext())
     return { event_id: event.id, event_type: event.type, duplicate: false, outcome }
   })
-  // The resyncs are best effort after the commit: the event itself is applied and recorded.
-  if (resync.length && ctx.integrations) await ctx.integrations.enqueue(resync).catch(() => undefined)
+  // The resyncs come after the commit: the event itself is applied and recorded, so a failed
+  // enqueue must not fail the webhook (the provider would redeliver an event we already hold).
+  // It is retried briefly (jobs are idempotent by id), then logged with its context and counted.
+  if (resync.length && ctx.integrations) {
+    const queue = ctx.integrations
+    try {
+      await retrying(() => queue.enqueue(resync))
+    } catch (err) {
+      backgroundFailures.inc({ operation: 'integration_resync_enqueue' })
+      log.error(
+        { err, tenant_id: tenantId, environment_id: environmentId, provider: provider.type, provider_event_id: event.id, jobs: resync.map((j) => `${j.entity_type}/${j.entity_id}`) },
+        'inbound webhook applied, but enqueueing its provider resyncs failed; resync these entities with POST /v1/integrations/sync',
+      )
+    }
+  }
   return result
 }

@@ -6,6 +6,7 @@
 // provider failures retry with exponential backoff.
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
+import { quietQueueErrors, withinCommandTimeout } from '../../platform/redis.js'
 import { DomainError, ServiceUnavailableError } from '../../platform/errors.js'
 import type { BillingContext } from '../context.js'
 import type { IntegrationQueue, IntegrationSyncJob } from '../queues.js'
@@ -19,14 +20,15 @@ const jobId = (j: IntegrationSyncJob) => [j.cause, j.provider, j.entity_type, j.
 
 export function createIntegrationQueue(redis: Redis, prefix: string): IntegrationQueue {
   const queue = new Queue(INTEGRATION_QUEUE, { connection: redis, prefix })
+  quietQueueErrors(queue)
   return {
     async enqueue(jobs) {
       if (jobs.length === 0) return
-      await queue.addBulk(jobs.map((data) => ({
+      await withinCommandTimeout(redis, queue.addBulk(jobs.map((data) => ({
         name: `push-${data.entity_type}`,
         data,
         opts: { jobId: jobId(data), attempts: 6, backoff: { type: 'exponential', delay: 2_000 }, removeOnComplete: 1000, removeOnFail: 5000 },
-      })))
+      }))))
     },
     close: () => queue.close(),
   }

@@ -122,7 +122,9 @@ export async function searchInvoices(
       [scope.tenant_id, scope.environment_id, f.external_customer_id],
     )
   }
-  if (f.subscription_customer_id) {
+  // An empty list matches nothing, like the other list filters (`IN ()` is not SQL: it was a 500).
+  if (f.subscription_customer_id?.length === 0) qb.andWhere('1 = 0')
+  else if (f.subscription_customer_id) {
     qb.andWhere(
       'i.subscription_id IN (SELECT s.id FROM subscriptions s WHERE s.tenant_id = ? AND s.environment_id = ? AND s.customer_id IN (?))',
       [scope.tenant_id, scope.environment_id, f.subscription_customer_id],

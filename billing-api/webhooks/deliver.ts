@@ -28,6 +28,8 @@ export async function attemptDelivery(orm: MikroORM, deliveryId: string, clock: 
       redirect: 'manual',
     })
     statusCode = res.status
+    // Read the body only to free the connection; the receiver's status decides, and a body
+    // that fails to arrive changes nothing about it.
     await res.arrayBuffer().catch(() => undefined)
     if (res.status < 200 || res.status >= 300) error = `receiver answered ${res.status}`
   } catch (err) {

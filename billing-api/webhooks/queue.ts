@@ -2,6 +2,7 @@
 // may enqueue (the relay after fan-out, the API's manual retry); the scheduler process works it.
 import { Queue, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
+import { quietQueueErrors, withinCommandTimeout } from '../../platform/redis.js'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import { attemptDelivery, markFailed } from './deliver.js'
@@ -17,16 +18,17 @@ export interface WebhookDeliverySettings {
 
 export function createWebhookQueue(redis: Redis, prefix: string, settings: WebhookDeliverySettings): WebhookQueue {
   const queue = new Queue(WEBHOOK_QUEUE, { connection: redis, prefix })
+  quietQueueErrors(queue)
   return {
     async enqueue(ids) {
       if (ids.length === 0) return
-      await queue.addBulk(
+      await withinCommandTimeout(redis, queue.addBulk(
         ids.map((id) => ({
           name: 'deliver',
           data: { delivery_id: id },
           opts: { attempts: settings.attempts, backoff: { type: 'exponential', delay: settings.backoffMs }, removeOnComplete: 1000, removeOnFail: 5000 },
         })),
-      )
+      ))
     },
     close: () => queue.close(),
   }
