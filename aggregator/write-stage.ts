@@ -7,11 +7,14 @@
 //
 // Why each replay is exact (docs/architecture.md, "Meter buckets and exactly-once"):
 // - an event whose key is in event_keys was fully written before (keys are written last);
-// - buckets written for a piece whose keys were not yet written are vouched for by the ledger
-//   rows of the same insert block, one per month part; the replayed piece skips those months.
+// - buckets written for records whose keys were not yet written are vouched for by the ledger
+//   rows of the same insert block, one per stream and month part, naming the records by content;
+//   a replayed record, at whatever offset and in whatever grouping, skips those months. Until a
+//   vouched record's keys are written, every ledger row of its month names it again, so a row
+//   that supersedes another never drops a vouch (a shorter replay, a second crash).
 import type { ClickHouse } from '../clickhouse/client.js'
 import { insertEventKeys, lookupEventKeys } from '../clickhouse/queries/event-keys.js'
-import { ledgerRow, readLedger, type LedgerEntry } from '../clickhouse/queries/bucket-ledger.js'
+import { ledgerRow, readLedger, recordFingerprint } from '../clickhouse/queries/bucket-ledger.js'
 import type { IngestBatch } from '../schemas/events.js'
 import type { ActiveMeters } from './active-meters.js'
 import { bucketRow, eventKey, meterEventRow, meterHits, monthOf, rawRow } from './meter-rows.js'
@@ -47,11 +50,9 @@ interface Pending {
   reject: (err: unknown) => void
 }
 
-/** Records of a stream up to `upTo` whose months in `months` are already in the buckets. */
-interface Coverage {
-  upTo: bigint
-  months: Map<number, LedgerEntry>
-}
+/** What entries of the earlier ledger format vouch for: a stream's offset (never carried forward). */
+const LEGACY = '\u0000offset:'
+const offsetKey = (stream: string, offset: bigint) => `${LEGACY}${stream}@${offset}`
 
 export class WriteStage {
   private pending: Pending[] = []
@@ -60,7 +61,12 @@ export class WriteStage {
   private tail: Promise<void> = Promise.resolve()
   /** next offset expected per stream; a piece that does not continue it reloads the ledger */
   private readonly nextOffset = new Map<string, bigint>()
-  private readonly coverage = new Map<string, Coverage>()
+  /**
+   * month -> record -> when the write that holds its buckets of that month ran (µs): read from the
+   * ledger, and kept until a write of the record has recorded its keys
+   */
+  private readonly vouched = new Map<number, Map<string, bigint>>()
+  private ledgerRead = false
   private stopped = false
 
   constructor(
@@ -133,28 +139,31 @@ export class WriteStage {
     }
   }
 
-  private async loadCoverage(pieces: Piece[]): Promise<void> {
-    const reload = pieces.filter((p) => this.nextOffset.get(p.stream) !== p.first)
-    if (reload.length === 0) return
-    const ledger = await readLedger(this.ch, reload.map((p) => p.stream))
-    for (const p of reload) {
-      this.coverage.delete(p.stream)
-      const months = new Map<number, LedgerEntry>()
-      let upTo = -1n
-      for (const [month, entry] of ledger.get(p.stream) ?? []) {
-        // Only the last piece written before a crash can be replayed, and it starts where the replay starts.
-        if (entry.first === p.first && entry.batchId === p.records[0].batch.batch_id) {
-          months.set(month, entry)
-          if (entry.last > upTo) upTo = entry.last
+  /** Reads the ledger at the first write and after every rewind (a replay of any stream). */
+  private async loadVouches(pieces: Piece[]): Promise<void> {
+    if (this.ledgerRead && pieces.every((p) => this.nextOffset.get(p.stream) === p.first)) return
+    const ledger = await readLedger(this.ch)
+    this.vouched.clear()
+    const vouch = (record: string, month: number, us: bigint) => {
+      if (!this.vouched.has(month)) this.vouched.set(month, new Map())
+      const known = this.vouched.get(month)!.get(record)
+      if (known === undefined || us > known) this.vouched.get(month)!.set(record, us)
+    }
+    for (const [stream, months] of ledger) {
+      for (const [month, entry] of months) {
+        for (const [record, us] of entry.records) vouch(record, month, us)
+        const range = entry.offsets
+        if (range && range.last - range.first < 100_000n) {
+          for (let o = range.first; o <= range.last; o++) vouch(offsetKey(stream, o), month, entry.writtenUs)
         }
       }
-      if (months.size) this.coverage.set(p.stream, { upTo, months })
     }
+    this.ledgerRead = true
   }
 
   private async writePieces(pieces: Piece[]): Promise<PieceResult[]> {
     await this.meters.prepare()
-    await this.loadCoverage(pieces)
+    await this.loadVouches(pieces)
     const index = this.meters.index
 
     // Dedup: against earlier writes (event_keys) and within this write (first occurrence wins).
@@ -169,13 +178,19 @@ export class WriteStage {
     const buckets: unknown[][] = []
     const newKeys: [string, string][] = []
     const writtenUs = this.meters.clock.nowUs()
+    /** the records of this write, and per month those whose buckets it holds (written now or vouched) */
+    const written = new Set<string>()
+    const ownRecords = new Map<number, Set<string>>()
+    const pieceMonths: Set<number>[] = []
     const results: PieceResult[] = pieces.map((p, pi) => {
       const result: PieceResult = { events: 0, duplicates: 0, meterRows: 0, skipped: {} }
-      const cover = this.coverage.get(p.stream)
+      /** months this piece writes buckets (or skips vouched ones) for: its ledger rows */
       const ledgerMonths = new Set<number>()
       p.records.forEach((r, ri) => {
         const { batch } = r
-        const covered = cover && r.offset <= cover.upTo ? cover.months : undefined
+        const record = recordFingerprint(batch)
+        written.add(record)
+        const vouchOf = (month: number) => this.vouched.get(month)?.get(record) ?? this.vouched.get(month)?.get(offsetKey(p.stream, r.offset))
         batch.events.forEach((e, ei) => {
           result.events++
           const k = keys[pi][ri][ei]
@@ -190,21 +205,33 @@ export class WriteStage {
           }
           raw.push(rawRow(batch, e))
           const matched = meterHits(index, batch.tenant_id, batch.environment_id, e, result.skipped)
-          if (!matched) return
+          if (!matched || matched.hits.length === 0) return
           const month = monthOf(e.timestamp)
-          const vouched = covered?.get(month)
+          const vouchedUs = vouchOf(month)
           for (const hit of matched.hits) {
             meterEvents.push(meterEventRow(batch, e, hit, matched.props))
             result.meterRows++
-            if (vouched && this.meters.activatedUs(hit.meter.id) < vouched.writtenUs) continue
+            // Already in the buckets, written before a crash for every meter active then.
+            if (vouchedUs !== undefined && this.meters.activatedUs(hit.meter.id) < vouchedUs) continue
             buckets.push(bucketRow(batch, e, hit, matched.props))
-            ledgerMonths.add(month)
           }
+          ledgerMonths.add(month)
+          if (!ownRecords.has(month)) ownRecords.set(month, new Set())
+          ownRecords.get(month)!.add(record)
         })
       })
-      const entry: LedgerEntry = { writtenUs, first: p.first, last: p.last, batchId: p.records[0].batch.batch_id }
-      for (const month of ledgerMonths) buckets.push(ledgerRow(p.stream, month, entry))
+      pieceMonths.push(ledgerMonths)
       return result
+    })
+    // Each ledger row names this write's records of its month and every record still vouched
+    // for in that month (legacy offset keys excepted: offsets change meaning after a restart).
+    pieces.forEach((p, pi) => {
+      for (const month of pieceMonths[pi]) {
+        const records = new Map<string, bigint>()
+        for (const [record, us] of this.vouched.get(month) ?? []) if (!record.startsWith(LEGACY)) records.set(record, us)
+        for (const record of ownRecords.get(month) ?? []) records.set(record, writtenUs)
+        buckets.push(ledgerRow(p.stream, month, { writtenUs, records }))
+      }
     })
 
     // Raw and meter-event rows merge away when a replay writes them again; the buckets are
@@ -217,11 +244,9 @@ export class WriteStage {
     await this.opts.hooks?.afterBuckets?.()
     await insertEventKeys(this.ch, newKeys)
 
-    for (const p of pieces) {
-      this.nextOffset.set(p.stream, p.last + 1n)
-      const cover = this.coverage.get(p.stream)
-      if (cover && p.last >= cover.upTo) this.coverage.delete(p.stream)
-    }
+    for (const p of pieces) this.nextOffset.set(p.stream, p.last + 1n)
+    // Their keys are written: nothing of these records needs a vouch any more.
+    for (const records of this.vouched.values()) for (const record of written) records.delete(record)
     return results
   }
 }
