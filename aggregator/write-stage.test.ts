@@ -2,33 +2,19 @@
 // was written: at other offsets and in another grouping (a restarted in-memory broker fed again
 // from the ingest spool), shorter than the write that crashed, and crashing again itself. Each
 // crash falls between the bucket insert and the event keys, the one window the ledger covers.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { Decimal } from 'decimal.js'
-import { ClickHouse } from '../clickhouse/client.js'
-import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { queryMeterUsage } from '../clickhouse/queries/meter-usage.js'
 import { formatLedger, parseLedger, recordFingerprint } from '../clickhouse/queries/bucket-ledger.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 import type { MeterDefinition } from '../schemas/meters.js'
-import { testConfig } from '../test/support/platform.js'
+import { useChdb } from '../test/support/chdb.js'
 import { ActiveMeters } from './active-meters.js'
 import { MeterCache } from './meter-cache.js'
 import { WriteStage, type Piece } from './write-stage.js'
 
-const config = testConfig()
-const chdbPath = `${config.clickhouse.chdbPath}-write-stage`
-let ch: ClickHouse
-
-before(async () => {
-  rmSync(chdbPath, { recursive: true, force: true })
-  ch = ClickHouse.open({ ...config.clickhouse, chdbPath })
-  await migrateClickHouse(ch)
-})
-after(async () => {
-  await ch?.close()
-})
+const ch = useChdb('write-stage')
 
 const OCT_31 = Date.parse('2026-10-31T23:59:00Z') // the batches span two month parts
 
@@ -49,7 +35,7 @@ function aggregator(tenant: string, crash: boolean): WriteStage {
     { id: `${tenant}-count`, tenant_id: tenant, environment_id: 'env', event_name: 'call', filters: [], aggregation: { type: 'COUNT' } },
   ]
   let crashed = !crash
-  return new WriteStage(ch, new ActiveMeters(ch, new MeterCache({ version: async () => 'v1', load: async () => meters }, 0), () => {}), {
+  return new WriteStage(ch(), new ActiveMeters(ch(), new MeterCache({ version: async () => 'v1', load: async () => meters }, 0), () => {}), {
     hooks: {
       afterBuckets: () => {
         if (crashed) return
@@ -69,8 +55,8 @@ async function assertCountedOnce(tenant: string, all: IngestBatch[]): Promise<vo
   const events = all.flatMap((b) => b.events)
   const want = events.reduce((s, e) => s.plus(JSON.parse(e.properties).n), new Decimal(0))
   const base = { tenantId: tenant, environmentId: 'env', start: new Date(OCT_31 - 60_000), end: new Date(OCT_31 + 86_400_000) }
-  const [sum] = await queryMeterUsage(ch, { ...base, meterId: `${tenant}-sum`, aggregation: 'SUM' })
-  const [count] = await queryMeterUsage(ch, { ...base, meterId: `${tenant}-count`, aggregation: 'COUNT' })
+  const [sum] = await queryMeterUsage(ch(), { ...base, meterId: `${tenant}-sum`, aggregation: 'SUM' })
+  const [count] = await queryMeterUsage(ch(), { ...base, meterId: `${tenant}-count`, aggregation: 'COUNT' })
   assert.equal(sum.value, want.toString(), 'SUM over the buckets')
   assert.equal(count.value, String(events.length), 'COUNT over the buckets')
 }

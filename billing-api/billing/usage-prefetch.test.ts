@@ -1,32 +1,18 @@
 // The billing run's prefetch answers exactly what the direct usage read answers (the same rows,
 // in the same order), and declines what it does not hold. Events go through the aggregator's
 // write stage into chDB; periods start and end mid-minute, so edges and buckets both count.
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
-import { ClickHouse } from '../../clickhouse/client.js'
-import { migrateClickHouse } from '../../clickhouse/migrate.js'
 import { queryMeterUsage, type UsageAggregation, type UsageQuery } from '../../clickhouse/queries/meter-usage.js'
 import { ActiveMeters } from '../../aggregator/active-meters.js'
 import { MeterCache } from '../../aggregator/meter-cache.js'
 import type { MeterDefinition } from '../../schemas/meters.js'
 import { WriteStage } from '../../aggregator/write-stage.js'
 import type { UsageEvent } from '../../schemas/events.js'
-import { testConfig } from '../../test/support/platform.js'
+import { useChdb } from '../../test/support/chdb.js'
 import { PrefetchedUsage } from './usage-prefetch.js'
 
-const config = testConfig()
-const chdbPath = `${config.clickhouse.chdbPath}-prefetch`
-let ch: ClickHouse
-
-before(async () => {
-  rmSync(chdbPath, { recursive: true, force: true })
-  ch = ClickHouse.open({ ...config.clickhouse, chdbPath })
-  await migrateClickHouse(ch)
-})
-after(async () => {
-  await ch?.close()
-})
+const ch = useChdb('prefetch')
 
 const AGGS: UsageAggregation[] = ['SUM', 'COUNT', 'COUNT_UNIQUE', 'MAX', 'LATEST', 'AVG']
 const T0 = Date.parse('2026-10-31T23:00:00Z') // spans a month boundary
@@ -40,7 +26,7 @@ test('prefetched period usage equals the direct read for totals, sources and gro
     id: `pm-${type}`, tenant_id: tenant, environment_id: 'env', event_name: 'use', filters: [],
     aggregation: { type, field: type === 'COUNT' ? null : type === 'COUNT_UNIQUE' ? 'user' : 'n', group_by: 'region' },
   }))
-  const stage = new WriteStage(ch, new ActiveMeters(ch, new MeterCache({ version: async () => 'v1', load: async () => meters }, 0), () => {}))
+  const stage = new WriteStage(ch(), new ActiveMeters(ch(), new MeterCache({ version: async () => 'v1', load: async () => meters }, 0), () => {}))
   const events: UsageEvent[] = Array.from({ length: 1500 }, (_, i) => {
     const minute = T0 + Math.floor(rand() * 120) * 60_000
     return {
@@ -60,7 +46,7 @@ test('prefetched period usage equals the direct read for totals, sources and gro
   const customers = ['c1', 'c2', 'c3', 'c-none']
   for (const [start, end] of periods) {
     const prefetched = new PrefetchedUsage()
-    await prefetched.load(ch, {
+    await prefetched.load(ch(), {
       tenantId: tenant, environmentId: 'env', start, end, customers,
       meters: new Map(meters.map((m) => [m.id, m.aggregation.type as UsageAggregation])),
     })
@@ -73,7 +59,7 @@ test('prefetched period usage equals the direct read for totals, sources and gro
           const what = `${agg} ${customer} [${start.toISOString()}, ${end.toISOString()}) ${JSON.stringify({ bySource: q.bySource, groupBy: q.groupBy })}`
           if (agg === 'COUNT_UNIQUE') assert.equal(hit, undefined, what)
           // (the direct read's rows carry window_start and source as undefined; JSON drops them)
-          else assert.deepEqual(hit, JSON.parse(JSON.stringify(await queryMeterUsage(ch, q))), what)
+          else assert.deepEqual(hit, JSON.parse(JSON.stringify(await queryMeterUsage(ch(), q))), what)
         }
       }
       // What the prefetch does not hold goes to ClickHouse.
