@@ -51,7 +51,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   const meters = new ActiveMeters(opts.ch, new MeterCache(opts.meters, opts.meterRefreshMs ?? 500), log, opts.hooks?.afterBackfillPage)
   const stage = new WriteStage(opts.ch, meters, { hooks: opts.hooks })
   const stats = { batches: 0, events: 0, meterRows: 0, duplicates: 0 }
-  const consumer: Consumer = createConsumer(opts.kafka, opts.groupId)
+  const consumer: Consumer = createConsumer(opts.kafka, opts.groupId, () => !stopping)
 
   /**
    * Per partition, batches are written and committed strictly in order on a promise chain,

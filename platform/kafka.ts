@@ -19,9 +19,11 @@ export async function createProducer(kafka: Kafka): Promise<Producer> {
   return producer
 }
 
-export function createConsumer(kafka: Kafka, groupId: string): Consumer {
+/** `keepRunning`: asked after a crash; kafkajs restarts the consumer only while it says yes (not while stopping). */
+export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () => boolean = () => true): Consumer {
   return kafka.consumer({
     groupId,
+    retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8, restartOnFailure: async () => keepRunning() },
     allowAutoTopicCreation: true,
     // After a crash the broker keeps the dead member until its session times out, and the
     // restarted aggregator cannot join before: keep that wait short.
