@@ -45,8 +45,10 @@ after(async () => {
 
 const relay = (tenantId: string) => relaySystemEvents(p.ctx.orm, producer, p.config.systemEventsTopic, { tenantId, onDeliveries: (ids) => p.ctx.webhooks!.enqueue(ids) })
 
-async function deliveryOf(api: any, endpointId: string) {
-  return eventually(async () => (await api.get(`/v1/webhooks/deliveries?endpoint_id=${endpointId}`)).body.items[0], 'a delivery')
+interface DeliveryView { id: string; delivery_status: string; [field: string]: unknown }
+
+async function deliveryOf(api: any, endpointId: string): Promise<DeliveryView> {
+  return eventually(async () => (await api.get(`/v1/webhooks/deliveries?endpoint_id=${endpointId}`)).body.items[0] as DeliveryView | undefined, 'a delivery')
 }
 
 test('a delivery arrives signed (Standard Webhooks) and verifiable; the secret is shown once', async () => {
