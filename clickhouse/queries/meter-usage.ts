@@ -87,6 +87,26 @@ export function splitRange(start: Date, end: Date): { interior: [number, number]
   return { interior: [a, b], edges }
 }
 
+/**
+ * The conditions of the bucket-and-edge split of [start, end), their parameters set in `params`:
+ * whole minutes on meter_buckets.bucket_start, the partial edge minutes on meter_events.timestamp.
+ */
+export function rangeConditions(start: Date, end: Date, params: Record<string, unknown>): { buckets: string | null; edges: string | null } {
+  const { interior, edges } = splitRange(start, end)
+  let buckets: string | null = null
+  if (interior) {
+    params.a = chDateTime(interior[0]).slice(0, 19)
+    params.b = chDateTime(interior[1]).slice(0, 19)
+    buckets = "bucket_start >= {a:DateTime('UTC')} AND bucket_start < {b:DateTime('UTC')}"
+  }
+  const ranges = edges.map(([s, e], i) => {
+    params[`es${i}`] = chDateTime(s)
+    params[`ee${i}`] = chDateTime(e)
+    return `(timestamp >= {es${i}:DateTime64(3, 'UTC')} AND timestamp < {ee${i}:DateTime64(3, 'UTC')})`
+  })
+  return { buckets, edges: ranges.length ? `(${ranges.join(' OR ')})` : null }
+}
+
 export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = { tenant: q.tenantId, env: q.environmentId, meter: q.meterId }
   const groupBy = q.groupBy ?? []
@@ -126,24 +146,17 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
     return { sql: `SELECT ${select.join(', ')} FROM (${rows}) AS m INNER JOIN (${props}) AS r USING event_id${tail}`, params }
   }
 
-  const { interior, edges } = splitRange(q.start, q.end)
+  const range = rangeConditions(q.start, q.end, params)
   const partial = PARTIAL[q.aggregation]
   const parts: string[] = []
-  if (interior) {
-    params.a = chDateTime(interior[0]).slice(0, 19)
-    params.b = chDateTime(interior[1]).slice(0, 19)
+  if (range.buckets) {
     const select = [...dims('bucket'), 'sum(event_count) AS c', ...(partial ? [partial.bucket] : [])]
-    const where = [...scope, "bucket_start >= {a:DateTime('UTC')}", "bucket_start < {b:DateTime('UTC')}"]
+    const where = [...scope, range.buckets]
     parts.push(`SELECT ${select.join(', ')} FROM ${ch.table('meter_buckets')} WHERE ${where.join(' AND ')}${groupClause([])}`)
   }
-  if (edges.length) {
-    const ranges = edges.map(([s, e], i) => {
-      params[`es${i}`] = chDateTime(s)
-      params[`ee${i}`] = chDateTime(e)
-      return `(timestamp >= {es${i}:DateTime64(3, 'UTC')} AND timestamp < {ee${i}:DateTime64(3, 'UTC')})`
-    })
+  if (range.edges) {
     const select = [...dims('event'), 'count() AS c', ...(partial ? [partial.event] : [])]
-    const where = [...scope, `(${ranges.join(' OR ')})`]
+    const where = [...scope, range.edges]
     // A crash replay may have written a row twice; LIMIT 1 BY keeps one (cheaper than FINAL here).
     const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${where.join(' AND ')} LIMIT 1 BY event_id`
     parts.push(`SELECT ${select.join(', ')} FROM (${rows})${groupClause([])}`)

@@ -4,8 +4,8 @@
 // group_by: the three reads an invoice line makes (quantity, usage_analytics, usage_breakdown).
 // Same bucket-and-edge split as meter-usage.ts, so the answer is the same to the digit; the
 // final values are computed by ClickHouse with the same functions.
-import { chDateTime, type ClickHouse } from '../client.js'
-import { splitRange } from './meter-usage.js'
+import type { ClickHouse } from '../client.js'
+import { rangeConditions } from './meter-usage.js'
 
 export interface PeriodUsageQuery {
   tenantId: string
@@ -40,24 +40,17 @@ export function buildPeriodUsageSql(ch: ClickHouse, q: PeriodUsageQuery): { sql:
     'meter_id IN {meters:Array(String)}', 'external_customer_id IN {customers:Array(String)}',
   ]
   const keys = 'meter_id, external_customer_id AS cust, toString(source) AS src, group_values[1] AS g'
-  const { interior, edges } = splitRange(q.start, q.end)
+  const range = rangeConditions(q.start, q.end, params)
   const parts: string[] = []
-  if (interior) {
-    params.a = chDateTime(interior[0]).slice(0, 19)
-    params.b = chDateTime(interior[1]).slice(0, 19)
+  if (range.buckets) {
     parts.push(`SELECT ${keys}, sum(value_sum) AS s, sum(event_count) AS c, max(value_max) AS m, max(latest) AS l
       FROM ${ch.table('meter_buckets')}
-      WHERE ${[...scope, "bucket_start >= {a:DateTime('UTC')}", "bucket_start < {b:DateTime('UTC')}"].join(' AND ')}
+      WHERE ${[...scope, range.buckets].join(' AND ')}
       GROUP BY meter_id, cust, src, g`)
   }
-  if (edges.length) {
-    const ranges = edges.map(([s, e], i) => {
-      params[`es${i}`] = chDateTime(s)
-      params[`ee${i}`] = chDateTime(e)
-      return `(timestamp >= {es${i}:DateTime64(3, 'UTC')} AND timestamp < {ee${i}:DateTime64(3, 'UTC')})`
-    })
+  if (range.edges) {
     // A crash replay may have written a row twice; LIMIT 1 BY keeps one.
-    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${[...scope, `(${ranges.join(' OR ')})`].join(' AND ')} LIMIT 1 BY meter_id, event_id`
+    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${[...scope, range.edges].join(' AND ')} LIMIT 1 BY meter_id, event_id`
     parts.push(`SELECT ${keys}, sum(value) AS s, count() AS c, max(value) AS m, max(tuple(timestamp, event_id, value)) AS l
       FROM (${rows}) GROUP BY meter_id, cust, src, g`)
   }
