@@ -4,6 +4,7 @@ import type { BillingContext } from '../context.js'
 import { nullable, refIdSchema } from '../features/catalog-schemas.js'
 import { dateTime, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { ENTITLEMENT_ENTITY_TYPES, USAGE_RESET_PERIODS } from './entitlement.entity.js'
+import { entitlementCheckRoutes } from './check-routes.js'
 import { serializeEntitlement } from './read.js'
 import {
   createEntitlement, deleteEntitlement, getEntitlement, listEntitlementPage, updateEntitlement,
@@ -45,6 +46,7 @@ const tags = ['entitlements']
 const toResponse = (r: EntitlementWithFeature) => serializeEntitlement(r.entitlement, r.feature)
 
 export async function entitlementRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  await entitlementCheckRoutes(app, ctx)
 
   app.post('/entitlements', { schema: { tags, body: createBody } }, async (request, reply) => {
     const created = await createEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateEntitlementInput)

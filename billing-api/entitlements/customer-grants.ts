@@ -1,0 +1,50 @@
+// Which entitlements a customer holds right now: the grants of the plans of its live
+// subscriptions (ACTIVE or TRIALING, started, not ended) and of the add-ons attached to them,
+// each entitlement live at `at` (published, inside its start_date/end_date).
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Scope } from '../db/scope.js'
+import { AddonAssociationSchema } from '../subscriptions/addon-association.entity.js'
+import { SubscriptionSchema, type Subscription, type SubscriptionStatus } from '../subscriptions/subscription.entity.js'
+import { EntitlementSchema, type Entitlement } from './entitlement.entity.js'
+import { ENTITLEMENT_ORDER } from './read.js'
+
+export interface CustomerGrant {
+  entitlement: Entitlement
+  /** the subscription through which the customer holds it (its anchor aligns the reset period) */
+  subscription: Subscription
+}
+
+const LIVE_STATUSES: SubscriptionStatus[] = ['ACTIVE', 'TRIALING']
+
+/** The customer's live grants of `featureIds`, in display order. */
+export async function customerGrants(em: EntityManager, scope: Scope, customerId: string, featureIds: string[], at: Date): Promise<CustomerGrant[]> {
+  if (featureIds.length === 0) return []
+  const subs = await em.find(SubscriptionSchema, {
+    ...scope, customer_id: customerId, subscription_status: { $in: LIVE_STATUSES }, start_date: { $lte: at },
+    $or: [{ end_date: null }, { end_date: { $gt: at } }],
+  }, { orderBy: { start_date: 'asc', id: 'asc' } })
+  if (subs.length === 0) return []
+  const addons = await em.find(AddonAssociationSchema, {
+    ...scope, subscription_id: { $in: subs.map((s) => s.id) }, addon_status: 'active', start_date: { $lte: at },
+    $or: [{ end_date: null }, { end_date: { $gt: at } }],
+  })
+  const subsOfPlan = new Map<string, Subscription[]>()
+  for (const s of subs) subsOfPlan.set(s.plan_id, [...(subsOfPlan.get(s.plan_id) ?? []), s])
+  const subOfAddon = new Map<string, Subscription>()
+  for (const a of addons) if (!subOfAddon.has(a.addon_id)) subOfAddon.set(a.addon_id, subs.find((s) => s.id === a.subscription_id)!)
+  const grantors = [
+    ...[...subsOfPlan.keys()].map((id) => ({ entity_type: 'PLAN' as const, entity_id: id })),
+    ...[...subOfAddon.keys()].map((id) => ({ entity_type: 'ADDON' as const, entity_id: id })),
+  ]
+  const entitlements = await em.find(EntitlementSchema, {
+    ...scope, status: 'published', feature_id: { $in: featureIds }, $or: grantors,
+    $and: [{ $or: [{ start_date: null }, { start_date: { $lte: at } }] }, { $or: [{ end_date: null }, { end_date: { $gt: at } }] }],
+  }, { orderBy: ENTITLEMENT_ORDER })
+  const out: CustomerGrant[] = []
+  for (const e of entitlements) {
+    // A plan two subscriptions share grants once per subscription (limits add up, as billing does).
+    const holders = e.entity_type === 'PLAN' ? subsOfPlan.get(e.entity_id)! : [subOfAddon.get(e.entity_id)!]
+    for (const subscription of holders) out.push({ entitlement: e, subscription })
+  }
+  return out
+}
