@@ -39,6 +39,8 @@ export interface Config {
   apiKeyCacheTtlMs: number
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
+  /** billing-api/usage-alerts: how often feature usage is compared with the alert thresholds */
+  usageAlertsEveryMs: number
   webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
   /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
   integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 30_000),
     finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES', 120),
     billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 120_000, 1000),
+    usageAlertsEveryMs: int(env, 'USAGE_ALERTS_EVERY_MS', 60_000, 1000),
     webhooks: {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
       attempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 5, 1),

@@ -9,6 +9,7 @@ import { endDueTrials } from '../billing-api/billing/trial-end-due.js'
 import { finalizeDueInvoices } from '../billing-api/invoices/finalize-due.js'
 import { expireWalletCredits } from '../billing-api/wallets/expire-credits.js'
 import { retryStaleWebhooks } from '../billing-api/webhooks/retry-stale.js'
+import { checkUsageAlerts } from '../billing-api/usage-alerts/check-due.js'
 
 export interface JobData {
   tenant_id?: string
@@ -51,6 +52,11 @@ export const JOBS: Record<string, JobDefinition> = {
   'stale-webhook-retry': {
     everyMs: () => 10 * 60_000,
     run: async (ctx, data) => (await retryStaleWebhooks(ctx, undefined, data.tenant_id)).length,
+  },
+  // Feature usage alerts (billing-api/usage-alerts/check-due.ts): after aggregation, on the buckets.
+  'usage-alerts': {
+    everyMs: (ctx) => ctx.config.usageAlertsEveryMs,
+    run: (ctx, data) => checkUsageAlerts(ctx, { tenantId: data.tenant_id }),
   },
   'credit-grant-application': {
     everyMs: () => 15 * 60_000,

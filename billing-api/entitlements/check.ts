@@ -46,7 +46,7 @@ export interface EntitlementCheck {
 }
 
 /** Where a read of "usage so far" ends when the period never resets. */
-const OPEN_END = new Date('2100-01-01T00:00:00Z')
+export const OPEN_END = new Date('2100-01-01T00:00:00Z')
 
 async function findCustomer(em: EntityManager, scope: Scope, req: EntitlementCheckRequest): Promise<Customer> {
   if ((req.customer_id === undefined) === (req.external_customer_id === undefined)) {
@@ -68,23 +68,30 @@ async function findFeature(em: EntityManager, scope: Scope, req: EntitlementChec
   return feature
 }
 
+/** The current usage reset period of a customer's grants: the first enabled grant's, on its subscription's anchor. */
+export function currentUsagePeriod(grants: CustomerGrant[], at: Date): { reset: UsageResetPeriod; start: Date; end: Date | null } | null {
+  const first = grants.find((g) => g.entitlement.is_enabled && g.entitlement.usage_reset_period !== null)
+  if (!first) return null
+  const reset = first.entitlement.usage_reset_period!
+  return { reset, ...usagePeriodAt(reset, first.subscription, at) }
+}
+
+/** AVG reads come back as a sum and a count. */
+export const meterValue = (aggregation: string, value: string, count: string): string =>
+  aggregation === 'AVG' ? (count === '0' ? '0' : D(value).div(count).toFixed()) : value
+
 /** The usage of the feature's meter for the customer in the current reset period of `grants`. */
-export async function featureUsageInPeriod(
+async function featureUsageInPeriod(
   ctx: BillingContext, em: EntityManager, feature: Feature, externalCustomerId: string, grants: CustomerGrant[], at: Date,
 ): Promise<{ reset: UsageResetPeriod; start: Date; end: Date | null; usage: string } | null> {
-  const first = grants.find((g) => g.entitlement.is_enabled && g.entitlement.usage_reset_period !== null)
-  if (!first || !feature.meter_id) return null
-  const reset = first.entitlement.usage_reset_period!
-  const period = usagePeriodAt(reset, first.subscription, at)
+  const period = currentUsagePeriod(grants, at)
+  if (!period || !feature.meter_id) return null
   const meter = await em.findOneOrFail(MeterSchema, { id: feature.meter_id, tenant_id: feature.tenant_id, environment_id: feature.environment_id })
   const [row] = await usageReader(ctx)({
     tenantId: meter.tenant_id, environmentId: meter.environment_id, meterId: meter.id, aggregation: meter.aggregation.type,
     declaredGroupBy: meter.aggregation.group_by, externalCustomerId, start: period.start, end: period.end ?? OPEN_END,
   })
-  const usage = meter.aggregation.type === 'AVG'
-    ? (row.event_count === '0' ? '0' : D(row.value).div(row.event_count).toFixed())
-    : row.value
-  return { reset, ...period, usage }
+  return { ...period, usage: meterValue(meter.aggregation.type, row.value, row.event_count) }
 }
 
 export async function checkEntitlement(ctx: BillingContext, em: EntityManager, scope: Scope, req: EntitlementCheckRequest): Promise<EntitlementCheck> {

@@ -24,6 +24,8 @@ export interface UsageQuery {
   groupBy?: string[]
   /** one row per event source */
   bySource?: boolean
+  /** one row per customer (analytics, exports, alert checks over many customers) */
+  byCustomer?: boolean
 }
 
 export interface UsageRow {
@@ -33,6 +35,7 @@ export interface UsageRow {
   event_count: string
   groups: Record<string, string>
   source?: string
+  customer?: string
 }
 
 const BUCKET_MS = 60_000
@@ -127,9 +130,12 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
     if (q.windowSize) out.push(`${windowOf(side === 'bucket' ? 'bucket_start' : 'timestamp')} AS window_start`)
     groupBy.forEach((_, i) => out.push(`${rawPath ? propertyExpr(i) : 'group_values[1]'} AS g${i}`))
     if (q.bySource) out.push('toString(source) AS src')
+    if (q.byCustomer) out.push('external_customer_id AS cust')
     return out
   }
-  const dimNames = [...(q.windowSize ? ['window_start'] : []), ...groupBy.map((_, i) => `g${i}`), ...(q.bySource ? ['src'] : [])]
+  const dimNames = [
+    ...(q.byCustomer ? ['cust'] : []), ...(q.windowSize ? ['window_start'] : []), ...groupBy.map((_, i) => `g${i}`), ...(q.bySource ? ['src'] : []),
+  ]
   const groupClause = (extra: string[]) => (dimNames.length || extra.length ? ` GROUP BY ${[...dimNames, ...extra].join(', ')}` : '')
   const tail = dimNames.length ? ` GROUP BY ${dimNames.join(', ')} ORDER BY ${dimNames.join(', ')}` : ''
 
@@ -171,6 +177,6 @@ export async function queryMeterUsage(ch: ClickHouse, q: UsageQuery): Promise<Us
   return rows.map((r) => {
     const groups: Record<string, string> = {}
     ;(q.groupBy ?? []).forEach((key, i) => (groups[key] = r[`g${i}`]))
-    return { window_start: r.window_start, value: r.value, event_count: r.event_count, groups, source: r.src }
+    return { window_start: r.window_start, value: r.value, event_count: r.event_count, groups, source: r.src, customer: r.cust }
   })
 }
