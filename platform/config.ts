@@ -41,6 +41,8 @@ export interface Config {
   billingScheduleEveryMs: number
   /** billing-api/usage-alerts: how often feature usage is compared with the alert thresholds */
   usageAlertsEveryMs: number
+  /** billing-api/analytics: customers per page of the streamed usage export */
+  usageExportPageSize: number
   webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
   /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
   integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES', 120),
     billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 120_000, 1000),
     usageAlertsEveryMs: int(env, 'USAGE_ALERTS_EVERY_MS', 60_000, 1000),
+    usageExportPageSize: int(env, 'USAGE_EXPORT_PAGE_SIZE', 1000, 1),
     webhooks: {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
       attempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 5, 1),

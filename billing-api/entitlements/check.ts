@@ -10,8 +10,8 @@ import type { Scope } from '../db/scope.js'
 import { FeatureSchema, type Feature } from '../features/feature.entity.js'
 import { toReportingUnit, type ReportedUsage } from '../features/reporting-unit.js'
 import { MeterSchema } from '../meters/meter.entity.js'
+import { meterValue } from '../meters/meter-value.js'
 import { usageReader } from '../meters/usage-reader.js'
-import { D } from '../pricing/index.js'
 import { allowance, combineGrants } from './access.js'
 import { customerGrants, type CustomerGrant } from './customer-grants.js'
 import type { UsageResetPeriod } from './entitlement.entity.js'
@@ -75,10 +75,6 @@ export function currentUsagePeriod(grants: CustomerGrant[], at: Date): { reset: 
   const reset = first.entitlement.usage_reset_period!
   return { reset, ...usagePeriodAt(reset, first.subscription, at) }
 }
-
-/** AVG reads come back as a sum and a count. */
-export const meterValue = (aggregation: string, value: string, count: string): string =>
-  aggregation === 'AVG' ? (count === '0' ? '0' : D(value).div(count).toFixed()) : value
 
 /** The usage of the feature's meter for the customer in the current reset period of `grants`. */
 async function featureUsageInPeriod(

@@ -33,3 +33,17 @@ export function toCsv(header: readonly string[], rows: Iterable<readonly CsvValu
   for (const row of rows) out += csvRecord(row)
   return out
 }
+
+/**
+ * A document as it is produced: the header record, then one chunk per page of rows. Pages are
+ * pulled one at a time (an async generator waits for its reader), so memory holds one page
+ * whatever the document's size.
+ */
+export async function* csvChunks(header: readonly string[], pages: AsyncIterable<readonly (readonly CsvValue[])[]>): AsyncGenerator<string> {
+  yield csvRecord(header)
+  for await (const page of pages) {
+    let chunk = ''
+    for (const row of page) chunk += csvRecord(row)
+    if (chunk) yield chunk
+  }
+}
