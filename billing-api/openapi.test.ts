@@ -19,6 +19,8 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
     ['post', '/v1/features'], ['post', '/v1/entitlements'], ['post', '/v1/addons'], ['post', '/v1/groups'],
     ['post', '/v1/coupons'], ['post', '/v1/taxes/rates'], ['post', '/v1/pricing-units'], ['post', '/v1/creditgrants'],
     ['post', '/v1/subscriptions'], ['post', '/v1/invoices/internal/preview'],
+    ['post', '/v1/entitlements/check'], ['post', '/v1/analytics/meter-usage'], ['post', '/v1/analytics/usage/export'],
+    ['post', '/v1/dashboard/revenue-dashboard'],
   ]
   for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
   const customerBody = doc.paths['/v1/customers'].post.requestBody.content['application/json'].schema
@@ -26,4 +28,9 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
   assert.deepEqual(customerBody.required, ['external_id'])
   const bulk = doc.paths['/v1/events/raw/bulk'].post.requestBody.content['application/json'].schema
   assert.equal(bulk.properties.events.maxItems, 1000)
+  const check = doc.paths['/v1/entitlements/check'].post
+  assert.deepEqual(Object.keys(check.requestBody.content['application/json'].schema.properties), ['external_customer_id', 'customer_id', 'feature_id', 'feature_lookup_key'])
+  assert.equal(check.responses['200'].content['application/json'].schema.properties.remaining.description, 'usage_limit - usage, never below 0; null when unlimited')
+  const analytics = doc.paths['/v1/analytics/meter-usage'].post.requestBody.content['application/json'].schema
+  assert.equal(analytics.properties.breakdown_bucket.type, 'boolean')
 })

@@ -1,10 +1,12 @@
 // CSV downloads of invoices: one invoice's line items, and the invoices a search matches.
 // The search export reuses searchInvoices (same body, same filters and order) and returns
-// every match: the body's limit/offset are ignored, pages of EXPORT_PAGE are read in turn.
+// every match: the body's limit/offset are ignored, pages of EXPORT_PAGE are read in turn and
+// streamed as they come (one page in memory, no row cap). The first page is read before the
+// answer starts, so a refused search is still an ErrorResponse.
+import { Readable } from 'node:stream'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
-import { toCsv, type CsvValue } from '../http/csv.js'
+import { csvChunks, toCsv, type CsvValue } from '../http/csv.js'
 import type { Invoice, InvoiceLineItem } from './invoice.entity.js'
 import { searchInvoices, type InvoiceSearch } from './search.js'
 import { getInvoice } from './service.js'
@@ -21,12 +23,10 @@ export const INVOICE_COLUMNS = [
 ] as const
 
 const EXPORT_PAGE = 1000
-/** Beyond this many invoices the export asks for narrower filters instead of building a huge body. */
-export const EXPORT_MAX_ROWS = 100_000
 
 export interface CsvDownload {
   filename: string
-  content: string
+  content: string | Readable
 }
 
 const safeFilename = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_')
@@ -53,12 +53,20 @@ export async function invoiceLinesCsv(em: EntityManager, scope: Scope, id: strin
 
 /** One row per invoice matching the search, in the search's order. */
 export async function invoiceSearchCsv(em: EntityManager, scope: Scope, search: InvoiceSearch): Promise<CsvDownload> {
-  const rows: CsvValue[][] = []
-  for (let offset = 0; ; offset += EXPORT_PAGE) {
-    const { items, total } = await searchInvoices(em, scope, { ...search, skip_line_items: true, limit: EXPORT_PAGE, offset })
-    if (total > EXPORT_MAX_ROWS) throw new ValidationError(`the search matches ${total} invoices; narrow it to at most ${EXPORT_MAX_ROWS}`)
-    rows.push(...items.map(invoiceRow))
-    if (items.length < EXPORT_PAGE) break
+  const page = async (offset: number) => {
+    // A fresh identity map per page: the pages already sent are not kept.
+    em.clear()
+    return (await searchInvoices(em, scope, { ...search, skip_line_items: true, limit: EXPORT_PAGE, offset })).items
   }
-  return { filename: 'invoices.csv', content: toCsv(INVOICE_COLUMNS, rows) }
+  const first = await page(0)
+  async function* pages(): AsyncGenerator<CsvValue[][]> {
+    let items = first
+    for (let offset = 0; ; ) {
+      yield items.map(invoiceRow)
+      if (items.length < EXPORT_PAGE) return
+      offset += EXPORT_PAGE
+      items = await page(offset)
+    }
+  }
+  return { filename: 'invoices.csv', content: Readable.from(csvChunks(INVOICE_COLUMNS, pages())) }
 }
