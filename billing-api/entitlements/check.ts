@@ -9,7 +9,7 @@ import { CustomerSchema, type Customer } from '../customers/customer.entity.js'
 import type { Scope } from '../db/scope.js'
 import { FeatureSchema, type Feature } from '../features/feature.entity.js'
 import { toReportingUnit, type ReportedUsage } from '../features/reporting-unit.js'
-import { MeterSchema } from '../meters/meter.entity.js'
+import { MeterSchema, type Meter } from '../meters/meter.entity.js'
 import { meterValue } from '../meters/meter-value.js'
 import { usageReader } from '../meters/usage-reader.js'
 import { allowance, combineGrants } from './access.js'
@@ -78,11 +78,10 @@ export function currentUsagePeriod(grants: CustomerGrant[], at: Date): { reset: 
 
 /** The usage of the feature's meter for the customer in the current reset period of `grants`. */
 async function featureUsageInPeriod(
-  ctx: BillingContext, em: EntityManager, feature: Feature, externalCustomerId: string, grants: CustomerGrant[], at: Date,
+  ctx: BillingContext, meter: Meter, externalCustomerId: string, grants: CustomerGrant[], at: Date,
 ): Promise<{ reset: UsageResetPeriod; start: Date; end: Date | null; usage: string } | null> {
   const period = currentUsagePeriod(grants, at)
-  if (!period || !feature.meter_id) return null
-  const meter = await em.findOneOrFail(MeterSchema, { id: feature.meter_id, tenant_id: feature.tenant_id, environment_id: feature.environment_id })
+  if (!period) return null
   const [row] = await usageReader(ctx)({
     tenantId: meter.tenant_id, environmentId: meter.environment_id, meterId: meter.id, aggregation: meter.aggregation.type,
     declaredGroupBy: meter.aggregation.group_by, externalCustomerId, start: period.start, end: period.end ?? OPEN_END,
@@ -93,11 +92,13 @@ async function featureUsageInPeriod(
 export async function checkEntitlement(ctx: BillingContext, em: EntityManager, scope: Scope, req: EntitlementCheckRequest): Promise<EntitlementCheck> {
   const at = ctx.clock.now()
   const [customer, feature] = await Promise.all([findCustomer(em.fork(), scope, req), findFeature(em.fork(), scope, req)])
-  const grants = await customerGrants(em, scope, customer.id, [feature.id], at)
+  // The meter is looked up beside the grants: one round trip less before the usage read.
+  const [grants, meter] = await Promise.all([
+    customerGrants(em, scope, customer.id, [feature.id], at),
+    feature.meter_id ? em.fork().findOne(MeterSchema, { id: feature.meter_id, ...scope }) : null,
+  ])
   const combined = combineGrants(grants.map((g) => g.entitlement))
-  const measured = combined.is_enabled && feature.type === 'metered'
-    ? await featureUsageInPeriod(ctx, em, feature, customer.external_id, grants, at)
-    : null
+  const measured = combined.is_enabled && meter ? await featureUsageInPeriod(ctx, meter, customer.external_id, grants, at) : null
   const { remaining, has_access } = measured ? allowance(combined, measured.usage) : allowance({ ...combined, usage_limit: null }, '0')
   return {
     customer_id: customer.id,

@@ -24,22 +24,24 @@ export async function customerGrants(em: EntityManager, scope: Scope, customerId
     $or: [{ end_date: null }, { end_date: { $gt: at } }],
   }, { orderBy: { start_date: 'asc', id: 'asc' } })
   if (subs.length === 0) return []
-  const addons = await em.find(AddonAssociationSchema, {
-    ...scope, subscription_id: { $in: subs.map((s) => s.id) }, addon_status: 'active', start_date: { $lte: at },
-    $or: [{ end_date: null }, { end_date: { $gt: at } }],
-  })
   const subsOfPlan = new Map<string, Subscription[]>()
   for (const s of subs) subsOfPlan.set(s.plan_id, [...(subsOfPlan.get(s.plan_id) ?? []), s])
+  // Attached add-ons and the entitlements in one round trip: every add-on grant of the feature
+  // is read, and those of add-ons not attached are dropped below.
+  const [addons, candidates] = await Promise.all([
+    em.fork().find(AddonAssociationSchema, {
+      ...scope, subscription_id: { $in: subs.map((s) => s.id) }, addon_status: 'active', start_date: { $lte: at },
+      $or: [{ end_date: null }, { end_date: { $gt: at } }],
+    }),
+    em.find(EntitlementSchema, {
+      ...scope, status: 'published', feature_id: { $in: featureIds },
+      $or: [{ entity_type: 'PLAN', entity_id: { $in: [...subsOfPlan.keys()] } }, { entity_type: 'ADDON' }],
+      $and: [{ $or: [{ start_date: null }, { start_date: { $lte: at } }] }, { $or: [{ end_date: null }, { end_date: { $gt: at } }] }],
+    }, { orderBy: ENTITLEMENT_ORDER }),
+  ])
   const subOfAddon = new Map<string, Subscription>()
   for (const a of addons) if (!subOfAddon.has(a.addon_id)) subOfAddon.set(a.addon_id, subs.find((s) => s.id === a.subscription_id)!)
-  const grantors = [
-    ...[...subsOfPlan.keys()].map((id) => ({ entity_type: 'PLAN' as const, entity_id: id })),
-    ...[...subOfAddon.keys()].map((id) => ({ entity_type: 'ADDON' as const, entity_id: id })),
-  ]
-  const entitlements = await em.find(EntitlementSchema, {
-    ...scope, status: 'published', feature_id: { $in: featureIds }, $or: grantors,
-    $and: [{ $or: [{ start_date: null }, { start_date: { $lte: at } }] }, { $or: [{ end_date: null }, { end_date: { $gt: at } }] }],
-  }, { orderBy: ENTITLEMENT_ORDER })
+  const entitlements = candidates.filter((e) => e.entity_type === 'PLAN' || subOfAddon.has(e.entity_id))
   const out: CustomerGrant[] = []
   for (const e of entitlements) {
     // A plan two subscriptions share grants once per subscription (limits add up, as billing does).

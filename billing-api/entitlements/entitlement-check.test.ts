@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { eventually, usePlatform } from '../../test/support/platform.js'
+import { billDueSubscriptions } from '../billing/bill-due.js'
 import { assertError, flatMonthly, newFeature, newPlan } from '../features/test-kit.js'
 import { toReportingUnit } from '../features/reporting-unit.js'
 import { allowance, combineGrants, type GrantValues } from './access.js'
@@ -80,7 +81,12 @@ test('POST /v1/entitlements/check: usage in the current reset period, limit, rem
   await created(t.api.post('/v1/entitlements', { entity_type: 'PLAN', entity_id: plan.id, feature_id: seats.id, static_value: '5' }))
   const acme = await created(t.api.post('/v1/customers', { external_id: 'acme', name: 'Acme' }))
   await created(t.api.post('/v1/customers', { external_id: 'nosub' }))
-  await created(t.api.post('/v1/subscriptions', { customer_id: acme.id, plan_id: plan.id, currency: 'USD', start_date: '2026-10-15T00:00:00Z' }))
+  const sub = await created(t.api.post('/v1/subscriptions', { customer_id: acme.id, plan_id: plan.id, currency: 'USD', start_date: '2026-10-15T00:00:00Z' }))
+  const boost = await created(t.api.post('/v1/addons', { name: 'Boost', lookup_key: 'boost', prices: [{ ...flatMonthly('5'), invoice_cadence: 'ADVANCE' }] }))
+  const addonEnt = await created(t.api.post('/v1/entitlements', { entity_type: 'ADDON', entity_id: boost.id, feature_id: tokens.id, usage_limit: 500, usage_reset_period: 'WEEKLY' }))
+  // An add-on granting the feature that this customer has not attached adds nothing.
+  const unused = await created(t.api.post('/v1/addons', { name: 'Unused', lookup_key: 'unused' }))
+  await created(t.api.post('/v1/entitlements', { entity_type: 'ADDON', entity_id: unused.id, feature_id: tokens.id, usage_limit: 100000, usage_reset_period: 'MONTHLY' }))
 
   clock.set(d('2026-11-20T12:00:00Z'))
   const ev = (id: string, ts: string, n: number, customer = 'acme') => ({ event_id: id, event_name: 'llm', external_customer_id: customer, timestamp: ts, properties: { tokens: n } })
@@ -102,6 +108,16 @@ test('POST /v1/entitlements/check: usage in the current reset period, limit, rem
     period_start: '2026-11-15T00:00:00.000Z', period_end: '2026-12-15T00:00:00.000Z', usage: '750', remaining: '250',
     reported_usage: { value: '0.75', unit: 'k tokens' }, entitlement_ids: [ent.id], checked_at: '2026-11-20T12:00:00.000Z',
   })
+  // The attached add-on's 500 adds to the plan's 1000; the plan's grant comes first, so its MONTHLY period stays.
+  clock.set(d('2026-11-20T12:00:00Z'))
+  await billDueSubscriptions(p.ctx, { tenantId: t.tenantId }) // into the Nov 15 - Dec 15 period
+  const version = (await t.api.get(`/v1/subscriptions/${sub.id}`)).body.version
+  const attached = await t.api.post(`/v1/subscriptions/${sub.id}/modify`, { change_type: 'addon_attach', addon_id: boost.id, version })
+  assert.equal(attached.status, 200, JSON.stringify(attached.body))
+  const withAddon = (await check({ external_customer_id: 'acme', feature_lookup_key: 'tokens' })).body
+  assert.deepEqual([withAddon.usage_limit, withAddon.usage, withAddon.remaining, withAddon.usage_reset_period, withAddon.entitlement_ids],
+    ['1500', '750', '750', 'MONTHLY', [ent.id, addonEnt.id]])
+  await t.api.put(`/v1/entitlements/${addonEnt.id}`, { is_enabled: false })
   // The reset period is honoured: daily, anchored at 00:00 like the subscription -> only e3.
   await t.api.put(`/v1/entitlements/${ent.id}`, { usage_reset_period: 'DAILY', usage_limit: 300 })
   const daily = (await check({ customer_id: acme.id, feature_id: tokens.id })).body
