@@ -4,7 +4,7 @@
 //   npm run usage:verify -- --tenant T [--environment E] [--from ISO] [--to ISO]
 import { parseArgs } from 'node:util'
 import { loadConfigOrExit } from '../platform/config.js'
-import { startPlatform } from './platform.js'
+import { startPlatform } from './composition-root.js'
 import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
 import { auditMeters } from '../aggregator/usage-audit.js'
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { registerCrudRoutes } from '../http/crud-routes.js'
-import { descriptionSchema, lookupKeySchema, nameSchema, nullable } from '../features/catalog-schemas.js'
+import { descriptionSchema, lookupKeySchema, nameSchema, nullable } from '../http/catalog-schemas.js'
 import { metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
 import { priceInputSchema } from '../plans/routes.js'
 import { serializeAddon } from './serialize.js'

@@ -9,8 +9,9 @@ import type { Subscription, SubscriptionLineItem } from '../subscriptions/subscr
 import { nextBoundary } from '../periods/periods.js'
 import { cadenceAnchor, periodContaining, priceCadence, sameCadence, subscriptionCadence } from '../periods/cadence.js'
 import { toPriceDefinition } from '../plans/price-definition.js'
+import type { BillingReason } from '../invoices/invoice-keys.js'
 
-export type BillingReason = 'SUBSCRIPTION_CREATE' | 'SUBSCRIPTION_CYCLE' | 'PRORATION' | 'SUBSCRIPTION_TRIAL_START' | 'AUTO_INVOICE_THRESHOLD'
+export type { BillingReason }
 
 export interface Charge {
   lineItem: SubscriptionLineItem

@@ -8,32 +8,11 @@ import { publishSystemEvent } from '../events/publish.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { invoiceParties } from '../subscriptions/hierarchy.js'
 import type { Subscription } from '../subscriptions/subscription.entity.js'
+import type { InvoiceLineRow, SubscriptionInvoiceRow } from '../subscriptions/invoicing.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
 import { invoiceEventPayload } from '../invoices/serialize.js'
 
-export interface SubscriptionInvoiceRow {
-  /** a pre-generated id, when the caller needs it before the row exists */
-  id?: string
-  subscription: Subscription
-  billingReason: string
-  periodStart: Date
-  periodEnd: Date
-  idempotencyKey: string
-  /** sum of the lines before discounts; a negative net (credits) stays as the total with nothing due */
-  subtotal: string
-  totalDiscount?: string
-  total: string
-  now: Date
-  description?: string | null
-  metadata?: Record<string, unknown>
-  /** a zero total is SKIPPED (spec) unless 'draft': a trial charged automatically waits for its card */
-  zeroAmount?: 'skip' | 'draft'
-  /** paid_at of a SKIPPED invoice (a manually collected trial counts as paid now) */
-  skippedPaidAt?: Date
-}
-
-export type InvoiceLineRow = Pick<InvoiceLineItem, 'price_id' | 'price_type' | 'meter_id' | 'display_name' | 'amount' | 'quantity' | 'period_start' | 'period_end'>
-  & Partial<Pick<InvoiceLineItem, 'subscription_line_item_id' | 'adjusted_entitlement_quantity' | 'line_item_discount' | 'invoice_level_discount' | 'commitment_info'>>
+export type { InvoiceLineRow, SubscriptionInvoiceRow }
 
 const scopeOf = (s: Subscription): Scope => ({ tenant_id: s.tenant_id, environment_id: s.environment_id })
 

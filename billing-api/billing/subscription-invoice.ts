@@ -9,7 +9,7 @@ import { MeterSchema } from '../meters/meter.entity.js'
 import { meterUsage } from '../meters/service.js'
 import { usageReader } from '../meters/usage-reader.js'
 import { PriceSchema } from '../plans/price.entity.js'
-import { minuteKey } from '../periods/periods.js'
+import { invoiceIdempotencyKey } from '../invoices/invoice-keys.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { applyThresholdCuts } from './usage-cuts.js'
 import { usageCustomersByWindow } from '../subscriptions/hierarchy.js'
@@ -36,10 +36,6 @@ export interface ComputedInvoice {
   total_discount: string
   /** subtotal - total_discount */
   total: string
-}
-
-export function invoiceIdempotencyKey(subscriptionId: string, reason: BillingReason, start: Date, end: Date): string {
-  return `${subscriptionId}:${reason}:${minuteKey(start)}:${minuteKey(end)}`
 }
 
 /**

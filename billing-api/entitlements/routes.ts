@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
-import { nullable, refIdSchema } from '../features/catalog-schemas.js'
+import { nullable, refIdSchema } from '../http/catalog-schemas.js'
 import { dateTime, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { ENTITLEMENT_ENTITY_TYPES, USAGE_RESET_PERIODS } from './entitlement.entity.js'
 import { serializeEntitlement } from './read.js'

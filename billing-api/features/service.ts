@@ -9,7 +9,7 @@ import type { Page } from '../http/schemas.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { FeatureSchema, type Feature, type FeatureType, type ReportingUnit } from './feature.entity.js'
 import { normalizeAlertSettings, normalizeReportingUnit, validateFeatureShape, type AlertSettingsInput } from './feature-rules.js'
-import { assertLookupKeyFree, firstFreeLookupKey, slugify } from './lookup-key.js'
+import { assertLookupKeyFree, firstFreeLookupKey, slugify } from '../db/lookup-key.js'
 import { assertChangeable, findInScope, requireReference } from '../db/scoped-records.js'
 import { serializeFeature } from './serialize.js'
 

@@ -10,7 +10,7 @@ import { assertError } from '../../test/support/assertions.js'
 import { usePlatform } from '../../test/support/platform.js'
 import { finalizeDueInvoices } from './finalize-due.js'
 import { createSubscriptionInvoice } from '../billing/subscription-invoice.js'
-import { billedInvoices, eventNames, sql } from './test-helpers.js'
+import { billedInvoices, eventNames, sql } from '../../test/support/invoices.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)

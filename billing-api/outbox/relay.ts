@@ -10,7 +10,7 @@ import { backgroundFailures } from '../../platform/metrics.js'
 import { createDeliveries } from '../webhooks/fan-out.js'
 import { enqueueIntegrationSyncs } from '../integrations/enqueue-from-events.js'
 import type { IntegrationQueue } from '../queues.js'
-import type { SystemEventMessage } from './publish.js'
+import type { SystemEventMessage } from '../events/publish.js'
 
 export interface RelayOptions {
   batchSize?: number
