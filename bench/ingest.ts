@@ -15,7 +15,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
-import { openOrm } from '../billing-api/db/orm.js'
+import { openOrm } from '../billing-api/database.js'
 import { createTenant } from '../billing-api/tenants/create-tenant.js'
 import { loadConfig, PROJECT_ROOT } from '../platform/config.js'
 

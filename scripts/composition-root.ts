@@ -14,7 +14,7 @@ import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggre
 import { registerBillingApi } from '../billing-api/app.js'
 import { createAuthenticator } from '../billing-api/auth/authenticate.js'
 import type { BillingContext } from '../billing-api/context.js'
-import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
+import { migratePostgres, openOrm } from '../billing-api/database.js'
 import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
 import { startOutboxRelay } from '../billing-api/outbox/relay.js'
 import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/queue.js'

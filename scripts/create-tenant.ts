@@ -1,7 +1,7 @@
 // Operator CLI: creates a tenant with its production and development environments, a
 // super_admin service account and a first API key (printed once).
 //   node --import tsx scripts/create-tenant.ts "Acme Inc." [development]
-import { openOrm } from '../billing-api/db/orm.js'
+import { openOrm } from '../billing-api/database.js'
 import { createTenant } from '../billing-api/tenants/create-tenant.js'
 import { loadConfig } from '../platform/config.js'
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../db/orm.js'
+import { openOrm } from '../database.js'
 import type { BillingContext } from '../context.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { assertError } from '../../test/support/assertions.js'
