@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util'
 import { loadConfigOrExit } from '../platform/config.js'
 import { startPlatform } from './composition-root.js'
-import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
+import { postgresMeterSource } from '../billing-api/meters/index.js'
 import { auditMeters } from '../aggregator/usage-audit.js'
 
 const { values: args } = parseArgs({

@@ -7,7 +7,6 @@ import { NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
 import { unavailableDependency } from '../../platform/unavailable.js'
 import { hashApiKey } from './api-key.js'
-import type { Scope } from '../db/scope.js'
 
 export const API_KEY_HEADER = 'x-api-key'
 export const ENVIRONMENT_HEADER = 'x-environment-id'

@@ -8,9 +8,8 @@ import type { Price } from '../plans/price.entity.js'
 import type { Subscription, SubscriptionLineItem } from '../subscriptions/subscription.entity.js'
 import { nextBoundary } from '../periods/periods.js'
 import { cadenceAnchor, periodContaining, priceCadence, sameCadence, subscriptionCadence } from '../periods/cadence.js'
-import { toPriceDefinition } from '../plans/price-definition.js'
-import type { BillingReason } from '../invoices/invoice-keys.js'
-
+import { toPriceDefinition } from '../plans/index.js'
+import type { BillingReason } from '../invoices/index.js'
 export type { BillingReason }
 
 export interface Charge {

@@ -20,7 +20,7 @@ import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { findInScope } from '../db/scoped-records.js'
 import { InvoiceSchema } from '../invoices/invoice.entity.js'
-import type { ChangeOptions } from '../invoices/lifecycle.js'
+import type { ChangeOptions } from '../invoices/index.js'
 import { recomputeInvoice } from './recompute.js'
 import type { ComputeJobData, ComputeStatus, InvoiceComputeQueue } from '../queues.js'
 

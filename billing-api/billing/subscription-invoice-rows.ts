@@ -4,14 +4,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { D, toMoneyString } from '../pricing/index.js'
-import { invoiceParties } from '../subscriptions/hierarchy.js'
+import { invoiceParties, type InvoiceLineRow, type SubscriptionInvoiceRow } from '../subscriptions/index.js'
 import type { Subscription } from '../subscriptions/subscription.entity.js'
-import type { InvoiceLineRow, SubscriptionInvoiceRow } from '../subscriptions/invoicing.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
-import { invoiceEventPayload } from '../invoices/serialize.js'
-
+import { invoiceEventPayload } from '../invoices/index.js'
 export type { InvoiceLineRow, SubscriptionInvoiceRow }
 
 const scopeOf = (s: Subscription): Scope => ({ tenant_id: s.tenant_id, environment_id: s.environment_id })

@@ -1,5 +1,5 @@
 // Billing's side of the subscription lifecycle's invoicing port (subscriptions/invoicing.ts).
-import type { SubscriptionInvoicing } from '../subscriptions/invoicing.js'
+import type { SubscriptionInvoicing } from '../subscriptions/index.js'
 import { createProrationInvoice } from './final-invoice.js'
 import { invoiceFirstPeriod } from './first-invoice.js'
 import { createSubscriptionInvoice } from './subscription-invoice.js'

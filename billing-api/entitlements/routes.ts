@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { nullable, refIdSchema } from '../http/catalog-schemas.js'
 import { dateTime, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'

@@ -8,7 +8,7 @@ import { InvalidOperationError, ValidationError } from '../../platform/errors.js
 import type { Scope } from '../db/scope.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { followParent } from './hierarchy.js'
 import { eventPayload, firstPeriod, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema } from './subscription.entity.js'

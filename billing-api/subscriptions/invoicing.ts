@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import type { BillingContext } from '../context.js'
 import type { Invoice, InvoiceLineItem } from '../invoices/invoice.entity.js'
-import type { BillingReason } from '../invoices/invoice-keys.js'
+import type { BillingReason } from '../invoices/index.js'
 import type { Price } from '../plans/price.entity.js'
 import type { Subscription } from './subscription.entity.js'
 

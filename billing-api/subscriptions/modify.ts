@@ -22,18 +22,16 @@ import { InvalidOperationError, NotFoundError, ValidationError, VersionConflictE
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { InvoiceLineItemSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
-import { invoiceIdempotencyKey } from '../invoices/invoice-keys.js'
-import { toPriceDefinition } from '../plans/price-definition.js'
+import { invoiceIdempotencyKey, findLiveInvoice } from '../invoices/index.js'
+import { toPriceDefinition } from '../plans/index.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
 import { calculateAmount, D, toMoneyString } from '../pricing/index.js'
 import { minuteKey } from '../periods/periods.js'
 import { prorateQuantityChange } from '../periods/proration.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
-import { findLiveInvoice } from '../invoices/live-invoice.js'
-
 export const PRORATION_BEHAVIORS = ['create_prorations', 'none'] as const
 
 export const CHANGE_TYPES = ['quantity_change', 'add_line_item', 'remove_line_item'] as const

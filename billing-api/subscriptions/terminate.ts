@@ -5,17 +5,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
-import { createManualInvoice, manualInvoiceKey } from '../invoices/manual-invoices.js'
+import { createManualInvoice, manualInvoiceKey, invoiceEventPayload, findLiveInvoice } from '../invoices/index.js'
 import { D, toMoneyString } from '../pricing/index.js'
-import { invoiceEventPayload } from '../invoices/serialize.js'
 import { nextBoundary } from '../periods/periods.js'
 import { billsOwnInvoices, liveInheritedChildren } from './hierarchy.js'
 import { eventPayload } from './service.js'
 import { SubscriptionLineItemSchema, type Subscription } from './subscription.entity.js'
-import { findLiveInvoice } from '../invoices/live-invoice.js'
-
 const scopeOf = (s: Subscription): Scope => ({ tenant_id: s.tenant_id, environment_id: s.environment_id })
 
 /** Moves the subscription to its next billing period. */
