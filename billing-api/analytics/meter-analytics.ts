@@ -8,11 +8,10 @@ import { ValidationError } from '../../platform/errors.js'
 import type { WindowSize } from '../../clickhouse/queries/meter-usage.js'
 import type { BillingContext } from '../context.js'
 import type { Scope } from '../db/scope.js'
-import { meterValue } from '../meters/meter-value.js'
 import { FeatureSchema, type Feature } from '../features/feature.entity.js'
-import { toReportingUnit, type ReportedUsage } from '../features/reporting-unit.js'
+import { toReportingUnit, type ReportedUsage } from '../features/index.js'
 import { MeterSchema, type Meter } from '../meters/meter.entity.js'
-import { usageReader } from '../meters/usage-reader.js'
+import { meterValue, usageReader } from '../meters/index.js'
 
 export interface MeterAnalyticsRequest {
   start_time: string

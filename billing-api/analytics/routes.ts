@@ -2,10 +2,10 @@
 // revenue dashboard. The spec names only /dashboard/revenue-dashboard; the other two paths are ours.
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { refIdSchema } from '../features/catalog-schemas.js'
-import { reportedUsageSchema } from '../features/reporting-unit.js'
+import { refIdSchema } from '../http/catalog-schemas.js'
+import { reportedUsageSchema } from '../features/index.js'
 import { dateTime, paginationQuery } from '../http/schemas.js'
 import { meterAnalytics, type MeterAnalyticsRequest } from './meter-analytics.js'
 import { REVENUE_WINDOWS, revenueDashboard, type RevenueDashboardRequest } from './revenue-dashboard.js'

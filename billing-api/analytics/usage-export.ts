@@ -9,11 +9,10 @@ import { ValidationError } from '../../platform/errors.js'
 import type { BillingContext } from '../context.js'
 import { CustomerSchema, type Customer } from '../customers/customer.entity.js'
 import type { Scope } from '../db/scope.js'
-import { toReportingUnit } from '../features/reporting-unit.js'
+import { toReportingUnit } from '../features/index.js'
 import { csvChunks, type CsvValue } from '../http/csv.js'
 import { MeterSchema, type Meter } from '../meters/meter.entity.js'
-import { meterValue } from '../meters/meter-value.js'
-import { usageReader } from '../meters/usage-reader.js'
+import { meterValue, usageReader } from '../meters/index.js'
 import { reportingFeatures } from './meter-analytics.js'
 
 export interface UsageExportRequest {

@@ -1,11 +1,11 @@
 // POST /v1/entitlements/check. The spec names no route for it; a POST like the usage queries,
 // read-only (client libraries retry read-only POSTs).
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { refIdSchema } from '../features/catalog-schemas.js'
+import { refIdSchema } from '../http/catalog-schemas.js'
 import { FEATURE_TYPES } from '../features/feature.entity.js'
-import { reportedUsageSchema } from '../features/reporting-unit.js'
+import { reportedUsageSchema } from '../features/index.js'
 import { checkEntitlement, type EntitlementCheckRequest } from './check.js'
 import { USAGE_RESET_PERIODS } from './entitlement.entity.js'
 
