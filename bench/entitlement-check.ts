@@ -6,7 +6,7 @@
 //   npm run bench:entitlement-check -- --customers 1000 --events 1000 --requests 2000
 import { parseArgs } from 'node:util'
 import { rmSync } from 'node:fs'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { loadConfigOrExit } from '../platform/config.js'
 import { startPlatform } from '../scripts/composition-root.js'
@@ -95,6 +95,7 @@ try {
     await call(key, 'POST', '/v1/entitlements/check', body)
     return performance.now() - t
   }
+  const load = loadavg()[0]
   for (let i = 0; i < 50; i++) await once() // warm-up
   const serial: number[] = []
   for (let i = 0; i < REQUESTS; i++) serial.push(await once())
@@ -108,11 +109,15 @@ try {
   const period = { start: new Date(Date.UTC(new Date(NOW).getUTCFullYear(), new Date(NOW).getUTCMonth(), START.getUTCDate())), end: new Date(NOW + DAY) }
   const chOnly: number[] = []
   const pgOnly: number[] = []
+  const floor: number[] = []
   for (let i = 0; i < Math.min(REQUESTS, 500); i++) {
     const ext = `cust-${next() % CUSTOMERS}`
     let t = performance.now()
     await queryMeterUsage(platform.ctx.ch, { tenantId: tenant.tenantId, environmentId: tenant.environments.production, meterId: meter.id, aggregation: 'SUM', externalCustomerId: ext, ...period })
     chOnly.push(performance.now() - t)
+    t = performance.now()
+    await platform.ctx.ch.query('SELECT 1', {})
+    floor.push(performance.now() - t)
     t = performance.now()
     const em = platform.ctx.orm.em.fork()
     const customer = await em.findOneOrFail(CustomerSchema, { tenant_id: tenant.tenantId, environment_id: tenant.environments.production, external_id: ext })
@@ -121,12 +126,13 @@ try {
   }
 
   const table: [string, string][] = [
-    ['machine', `${cpus().length} vCPU (${cpus()[0]?.model ?? '?'}), node ${process.version}`],
+    ['machine', `${cpus().length} vCPU (${cpus()[0]?.model ?? '?'}), node ${process.version}, load average ${load.toFixed(1)} at the start of the checks`],
     ['customers x events (last 30 days, via the write stage)', `${CUSTOMERS.toLocaleString('en-US')} x ${EVENTS.toLocaleString('en-US')} = ${seq.toLocaleString('en-US')} in ${loadSeconds} s`],
     ['setup through the API (customers, subscriptions)', `${setupSeconds} s`],
     [`${REQUESTS} checks, 1 in flight: p50 / p99 / max`, `${ms(pct(serial, 50))} / ${ms(pct(serial, 99))} / ${ms(Math.max(...serial))} ms`],
     [`${parallel.length} checks, 8 in flight: p50 / p99 / max`, `${ms(pct(parallel, 50))} / ${ms(pct(parallel, 99))} / ${ms(Math.max(...parallel))} ms (${Math.round(parallel.length / parallelSeconds)} checks/s)`],
     [`usage read alone (ClickHouse buckets): p50 / p99`, `${ms(pct(chOnly, 50))} / ${ms(pct(chOnly, 99))} ms`],
+    [`an empty statement (SELECT 1) on the engine: p50 / p99`, `${ms(pct(floor, 50))} / ${ms(pct(floor, 99))} ms`],
     [`customer and grants alone (Postgres): p50 / p99`, `${ms(pct(pgOnly, 50))} / ${ms(pct(pgOnly, 99))} ms`],
   ]
   const w = Math.max(...table.map((r) => r[0].length))
