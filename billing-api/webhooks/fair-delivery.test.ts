@@ -8,6 +8,7 @@ import http from 'node:http'
 import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import type { Producer } from 'kafkajs'
+import type { Counter, Histogram } from 'prom-client'
 import { relaySystemEvents } from '../events/relay.js'
 import { createKafka, createProducer } from '../../platform/kafka.js'
 import { webhookAttemptSeconds, webhookCircuitTransitions, webhookDeliveries, webhookDeliverySeconds } from '../../platform/metrics.js'
@@ -77,15 +78,21 @@ async function deliveries(api: ApiClient, endpointId: string): Promise<Delivery[
   return (await api.get(`/v1/webhooks/deliveries?endpoint_id=${endpointId}&limit=100`)).body.items as Delivery[]
 }
 
-const counter = async (c: typeof webhookDeliveries, labels: Record<string, string>) =>
-  (await c.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0
+async function counter<L extends string>(c: Counter<L>, labels: Record<L, string>): Promise<number> {
+  const keys = Object.keys(labels) as L[]
+  return (await c.get()).values.find((v) => keys.every((k) => v.labels[k] === labels[k]))?.value ?? 0
+}
+async function observations<L extends string>(h: Histogram<L>, labels: Partial<Record<L, string>> = {}): Promise<number> {
+  const keys = Object.keys(labels) as L[]
+  return (await h.get()).values.find((v) => v.metricName?.endsWith('_count') && keys.every((k) => v.labels[k] === labels[k]))?.value ?? 0
+}
 
 test('three consecutive failures open the circuit: the next attempt waits out the cool-down without counting, and a successful probe closes it', async () => {
   const before = {
     opened: await counter(webhookCircuitTransitions, { to: 'open' }), closed: await counter(webhookCircuitTransitions, { to: 'closed' }),
     retried: await counter(webhookDeliveries, { outcome: 'retried' }), success: await counter(webhookDeliveries, { outcome: 'success' }),
-    circuitOpen: await counter(webhookDeliveries, { outcome: 'circuit_open' }), latencies: (await webhookDeliverySeconds.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0,
-    failedAttempts: (await webhookAttemptSeconds.get()).values.find((v) => v.metricName?.endsWith('_count') && v.labels.outcome === 'failed')?.value ?? 0,
+    circuitOpen: await counter(webhookDeliveries, { outcome: 'circuit_open' }), latencies: await observations(webhookDeliverySeconds),
+    failedAttempts: await observations(webhookAttemptSeconds, { outcome: 'failed' }),
   }
   const t = await p.newTenant()
   receiver.down = true
@@ -113,8 +120,8 @@ test('three consecutive failures open the circuit: the next attempt waits out th
   assert.equal(await counter(webhookDeliveries, { outcome: 'retried' }), before.retried + 3)
   assert.equal(await counter(webhookDeliveries, { outcome: 'success' }), before.success + 1)
   assert.ok((await counter(webhookDeliveries, { outcome: 'circuit_open' })) > before.circuitOpen)
-  assert.equal((await webhookDeliverySeconds.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value, before.latencies + 1)
-  assert.equal((await webhookAttemptSeconds.get()).values.find((v) => v.metricName?.endsWith('_count') && v.labels.outcome === 'failed')?.value, before.failedAttempts + 3)
+  assert.equal(await observations(webhookDeliverySeconds), before.latencies + 1)
+  assert.equal(await observations(webhookAttemptSeconds, { outcome: 'failed' }), before.failedAttempts + 3)
 })
 
 test('an endpoint never has more than 2 attempts in flight; the parked deliveries are woken and each delivered once, on its first attempt', async () => {
