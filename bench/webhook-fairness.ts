@@ -11,8 +11,8 @@ import http from 'node:http'
 import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { loadConfigOrExit, type Config } from '../platform/config.js'
-import { startPlatform } from '../scripts/platform.js'
-import { createTenant } from '../billing-api/tenants/create-tenant.js'
+import { startPlatform } from '../scripts/composition-root.js'
+import { createTenant } from '../billing-api/tenants/index.js'
 import { newId } from '../platform/ids.js'
 
 const { values: args } = parseArgs({ options: { burst: { type: 'string' }, endpoints: { type: 'string' }, 'give-up-s': { type: 'string' } } })
