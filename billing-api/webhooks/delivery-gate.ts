@@ -4,7 +4,9 @@
 // no attempt until the cool-down ends, then one probe (half-open) whose outcome closes or
 // re-opens it. A delivery refused for want of a slot is parked and woken when a slot of its
 // endpoint or tenant is released; one refused by an open circuit waits for the cool-down.
-// Each script reads the time from Redis, so processes with skewed clocks agree.
+// Each script reads the time from Redis, so processes with skewed clocks agree. A manual retry
+// (POST /v1/webhooks/{id}/retry) to an endpoint whose circuit is open waits for the cool-down
+// like any other delivery, and may be the probe.
 import type { Redis } from 'ioredis'
 
 export interface GateTarget {
