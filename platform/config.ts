@@ -39,9 +39,23 @@ export interface Config {
   apiKeyCacheTtlMs: number
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
-  webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
+  webhooks: WebhookConfig
   /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
   integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+}
+
+export interface WebhookConfig {
+  timeoutMs: number
+  attempts: number
+  backoffMs: number
+  /** parallel deliveries of one scheduler process */
+  workerConcurrency: number
+  /** in-flight deliveries per endpoint and per tenant, across processes (billing-api/webhooks/delivery-gate.ts) */
+  endpointConcurrency: number
+  tenantConcurrency: number
+  /** consecutive failed attempts that open an endpoint's circuit (0: never), and how long it stays open */
+  circuitFailures: number
+  circuitCooldownMs: number
 }
 
 export interface SpoolConfig {
@@ -196,12 +210,25 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
       attempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 5, 1),
       backoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 1_000, 1),
+      workerConcurrency: int(env, 'WEBHOOK_WORKER_CONCURRENCY', 10, 2),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1),
+      tenantConcurrency: int(env, 'WEBHOOK_TENANT_CONCURRENCY', 4, 1),
+      circuitFailures: int(env, 'WEBHOOK_CIRCUIT_FAILURES', 5),
+      circuitCooldownMs: int(env, 'WEBHOOK_CIRCUIT_COOLDOWN_MS', 30_000, 100),
     },
     integrations: {
       encryptionKey: encryptionKey(env, 'INTEGRATIONS_ENCRYPTION_KEY'),
       stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']),
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
     },
+  }
+  const wh = config.webhooks
+  // A tenant must never be able to hold every worker slot of a process, or the others wait for it.
+  if (wh.tenantConcurrency >= wh.workerConcurrency) {
+    throw new ConfigError(`WEBHOOK_TENANT_CONCURRENCY (${wh.tenantConcurrency}) must be below WEBHOOK_WORKER_CONCURRENCY (${wh.workerConcurrency})`)
+  }
+  if (wh.endpointConcurrency > wh.tenantConcurrency) {
+    throw new ConfigError(`WEBHOOK_ENDPOINT_CONCURRENCY (${wh.endpointConcurrency}) must not exceed WEBHOOK_TENANT_CONCURRENCY (${wh.tenantConcurrency})`)
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)
