@@ -1,0 +1,32 @@
+// Polls a job until it has finished, printing a line when its state changes and a heartbeat
+// while it stays the same, so a long billing run shows it is alive.
+import type { AdminClient, JobView } from './client.js'
+import { progressLine } from './format.js'
+
+export interface WaitOptions {
+  intervalMs?: number
+  heartbeatMs?: number
+  timeoutMs?: number
+  print?: (line: string) => void
+}
+
+export async function waitForJob(client: AdminClient, first: JobView, opts: WaitOptions = {}): Promise<JobView> {
+  const { intervalMs = 250, heartbeatMs = 5000, timeoutMs = 30 * 60_000, print = (l: string) => console.log(l) } = opts
+  const t0 = Date.now()
+  let job = first
+  let lastKey = ''
+  let lastPrint = 0
+  for (;;) {
+    const key = `${job.state}/${job.attempts_made}`
+    const now = Date.now()
+    if (key !== lastKey || now - lastPrint >= heartbeatMs) {
+      print(progressLine(job, now - t0))
+      lastKey = key
+      lastPrint = now
+    }
+    if (job.state === 'completed' || job.state === 'failed') return job
+    if (now - t0 > timeoutMs) throw new Error(`job ${job.id} did not finish in ${timeoutMs / 1000} s (still ${job.state}); check it with npm run admin -- jobs show ${job.id}`)
+    await new Promise((r) => setTimeout(r, intervalMs))
+    job = await client.job(job.queue, job.id)
+  }
+}
