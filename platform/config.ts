@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { SETTINGS, type SettingName } from './settings.js'
+import { settingDefault, type SettingName } from './settings.js'
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
@@ -66,9 +66,9 @@ type Env = Record<string, string | undefined>
 
 /** The default platform/settings.ts lists for `name` (a setting read here without one is a bug). */
 function listed(name: SettingName): string {
-  const s: { default?: string } = SETTINGS[name]
-  if (s.default === undefined) throw new Error(`platform/settings.ts lists no default for ${name}`)
-  return s.default
+  const fallback = settingDefault(name)
+  if (fallback === undefined) throw new Error(`platform/settings.ts lists no default for ${name}`)
+  return fallback
 }
 
 function str(env: Env, name: SettingName, fallback = listed(name)): string {
