@@ -92,3 +92,18 @@ test("a listed default is config.ts's default: setting it explicitly changes not
   assert.equal(defaults.spool.maxBytes, 2 * 1024 ** 3)
   assert.equal(defaults.redisUrl, 'redis://127.0.0.1:63799')
 })
+
+test('PG_PORT and REDIS_PORT decide the default URLs; explicit URLs win; ADMIN_TOKEN is checked', () => {
+  const base = { KAFKA_BROKERS: '127.0.0.1:9092' }
+  const local = loadConfig({ ...base, PG_PORT: '54403', REDIS_PORT: '63803' })
+  assert.equal(local.databaseUrl, 'postgres://meterline:meterline@127.0.0.1:54403/meterline')
+  assert.equal(local.redisUrl, 'redis://127.0.0.1:63803')
+  const explicit = loadConfig({ ...base, PG_PORT: '54403', DATABASE_URL: 'postgres://u:p@db:5432/x', REDIS_URL: 'redis://r:6379' })
+  assert.deepEqual([explicit.databaseUrl, explicit.redisUrl], ['postgres://u:p@db:5432/x', 'redis://r:6379'])
+  assert.throws(() => loadConfig({ ...base, PG_PORT: 'five' }), /PG_PORT must be an integer >= 1/)
+
+  assert.equal(loadConfig(base).adminToken, undefined)
+  assert.equal(loadConfig({ ...base, ADMIN_TOKEN: 'a'.repeat(24) }).adminToken, 'a'.repeat(24))
+  assert.throws(() => loadConfig({ ...base, ADMIN_TOKEN: 'a'.repeat(23) }), /ADMIN_TOKEN must be at least 24 characters/)
+  assert.throws(() => loadConfig({ ...base, ADMIN_TOKEN: `${'a'.repeat(24)} b` }), /without spaces/)
+})
