@@ -15,7 +15,11 @@ if (!name) {
 }
 const keyEnvironment = keyEnvironmentArg === 'development' ? 'development' : 'production'
 const target = adminTarget()
-if ((await platformState(target)).running) {
+const running = await platformState(target).then((s) => s.running, (err: Error) => {
+  console.error(err.message)
+  process.exit(1)
+})
+if (running) {
   try {
     console.log(JSON.stringify(await new AdminClient(target).createTenant(name, keyEnvironment), null, 2))
   } catch (err) {

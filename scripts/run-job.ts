@@ -1,20 +1,32 @@
-// `npm run job:run -- <name> [tenant_id]`: runs one scheduled job now and prints how many items
-// it processed. With the platform running it goes through the admin API (a running platform
-// holds the embedded chDB directory); otherwise it runs the job in this process.
-import { loadConfig, ConfigError } from '../platform/config.js'
-import { AdminApiError, AdminClient } from './admin/client.js'
-import { runCommand } from './admin/commands.js'
-import { adminTarget, platformState } from './admin/target.js'
-import { startPlatform } from './platform.js'
+// `npm run job:run -- <name> [tenant_id]`: runs one scheduled job now, prints its progress and
+// how many items it processed. With the platform running it goes through the admin API (a
+// running platform holds the embedded chDB directory); otherwise it runs the job in this process.
+import type { Job } from 'bullmq'
+import { jobView } from '../billing-api/admin/job-view.js'
+import { loadConfig, ConfigError, type Config } from '../platform/config.js'
 import { JOBS } from '../scheduler/jobs.js'
+import { JOB_RUN_OPTIONS, SCHEDULER_QUEUE } from '../scheduler/scheduler.js'
+import { AdminApiError, AdminClient } from './admin/client.js'
+import { reportRun, runCommand } from './admin/commands.js'
+import { adminTarget, platformState, type PlatformState } from './admin/target.js'
+import { waitForJob } from './admin/wait-for-job.js'
+import { startPlatform } from './platform.js'
 
 const [name, tenantId] = process.argv.slice(2)
 if (!name || !JOBS[name]) {
   console.error(`usage: run-job.ts <${Object.keys(JOBS).join('|')}> [tenant_id]`)
   process.exit(2)
 }
+const data = tenantId ? { tenant_id: tenantId } : {}
 const target = adminTarget()
-const state = await platformState(target)
+let state: PlatformState
+try {
+  state = await platformState(target)
+} catch (err) {
+  console.error((err as Error).message)
+  process.exit(1)
+}
+
 if (state.running) {
   console.log(`the platform runs at ${target.url}: running ${name} through the admin API`)
   try {
@@ -26,7 +38,7 @@ if (state.running) {
   }
 } else {
   console.log(`${state.why}: running ${name} in this process`)
-  let config
+  let config: Config
   try {
     // The scheduler alone needs no broker.
     config = loadConfig(process.env, { kafkaBrokers: ['unused:9092'] })
@@ -37,9 +49,14 @@ if (state.running) {
   }
   const platform = await startPlatform(config, { services: ['scheduler'], schedule: false, relay: false, listen: false })
   try {
-    const t0 = Date.now()
-    const items = await platform.scheduler!.trigger(name, tenantId ? { tenant_id: tenantId } : {}, 10 * 60_000)
-    console.log(`${name}: ${items} item(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+    const queue = platform.scheduler!.queue
+    const read = async (id: string) => {
+      const jobState = await queue.getJobState(id)
+      return jobView(SCHEDULER_QUEUE, (await queue.getJob(id)) as Job, jobState)
+    }
+    const added = await queue.add(name, data, JOB_RUN_OPTIONS)
+    const done = await waitForJob((j) => read(j.id), await read(String(added.id)), { timeoutMs: 60 * 60_000 })
+    process.exitCode = reportRun(done, console.log)
   } finally {
     await platform.stop()
   }

@@ -93,6 +93,23 @@ test('npm run job:run goes through the admin API while the platform runs', async
   assert.match(res.out, /^invoice-finalization: 0 item\(s\)$/m)
 })
 
+test('npm run job:run with no platform running runs the job in its own process, with progress', async () => {
+  const t = await p.newTenant()
+  const dataDir = mkdtempSync(join(tmpdir(), 'meterline-cli-'))
+  try {
+    const res = await run('scripts/run-job.ts', ['subscription-trial-end', t.tenantId], {
+      METERLINE_API_URL: undefined, ADMIN_TOKEN: undefined, METERLINE_DATA_DIR: dataDir, PORT: '1', LOG_LEVEL: 'warn',
+      REDIS_PREFIX: `mltest-offline-${randomBytes(3).toString('hex')}`,
+    })
+    assert.equal(res.code, 0, res.err + res.out)
+    assert.match(res.out, /^nothing answers at http:\/\/127\.0\.0\.1:1: running subscription-trial-end in this process$/m)
+    assert.match(res.out, /^\[\s*\d+\.\ds\] subscription-trial-end #\d+ completed: 0 item\(s\)$/m)
+    assert.match(res.out, /^subscription-trial-end: 0 item\(s\)$/m)
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+})
+
 test('tenant create, through the API and offline straight to Postgres, returns a working API key', async () => {
   const viaApi = await admin('tenant', 'create', 'CLI Corp')
   assert.equal(viaApi.code, 0, viaApi.err)

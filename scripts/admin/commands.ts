@@ -1,8 +1,18 @@
 // What each CLI command does against the admin API; resolves with the process exit code.
 import type { Command } from './args.js'
-import type { AdminClient } from './client.js'
+import type { AdminClient, JobView } from './client.js'
 import { describeJob, formatJobs, formatStatus } from './format.js'
 import { waitForJob } from './wait-for-job.js'
+
+/** The last line of a followed job run; resolves with the exit code. */
+export function reportRun(done: JobView, print: (line: string) => void): number {
+  if (done.state === 'failed') {
+    print(`${done.name} failed: ${done.failed_reason ?? 'unknown reason'} (retry: npm run admin -- jobs retry ${done.id})`)
+    return 1
+  }
+  print(`${done.name}: ${JSON.stringify(done.return_value)} item(s)`)
+  return 0
+}
 
 export async function runCommand(cmd: Command, client: AdminClient, print: (line: string) => void = console.log): Promise<number> {
   switch (cmd.kind) {
@@ -15,13 +25,7 @@ export async function runCommand(cmd: Command, client: AdminClient, print: (line
         print(`queued ${queued.name} as scheduler job ${queued.id}; follow it with npm run admin -- jobs show ${queued.id}`)
         return 0
       }
-      const done = await waitForJob(client, queued, { print })
-      if (done.state === 'failed') {
-        print(`${done.name} failed: ${done.failed_reason ?? 'unknown reason'} (retry: npm run admin -- jobs retry ${done.id})`)
-        return 1
-      }
-      print(`${done.name}: ${JSON.stringify(done.return_value)} item(s)`)
-      return 0
+      return reportRun(await waitForJob((j) => client.job(j.queue, j.id), queued, { print }), print)
     }
     case 'jobs-status':
       print(formatStatus(cmd.queue ? [await client.queue(cmd.queue, cmd.failures)] : await client.queues(cmd.failures)))

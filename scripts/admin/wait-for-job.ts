@@ -1,6 +1,6 @@
 // Polls a job until it has finished, printing a line when its state changes and a heartbeat
 // while it stays the same, so a long billing run shows it is alive.
-import type { AdminClient, JobView } from './client.js'
+import type { JobView } from './client.js'
 import { progressLine } from './format.js'
 
 export interface WaitOptions {
@@ -10,7 +10,8 @@ export interface WaitOptions {
   print?: (line: string) => void
 }
 
-export async function waitForJob(client: AdminClient, first: JobView, opts: WaitOptions = {}): Promise<JobView> {
+/** `read` fetches the job again: over the admin API, or from the queue in-process (job:run offline). */
+export async function waitForJob(read: (job: JobView) => Promise<JobView>, first: JobView, opts: WaitOptions = {}): Promise<JobView> {
   const { intervalMs = 250, heartbeatMs = 5000, timeoutMs = 30 * 60_000, print = (l: string) => console.log(l) } = opts
   const t0 = Date.now()
   let job = first
@@ -27,6 +28,6 @@ export async function waitForJob(client: AdminClient, first: JobView, opts: Wait
     if (job.state === 'completed' || job.state === 'failed') return job
     if (now - t0 > timeoutMs) throw new Error(`job ${job.id} did not finish in ${timeoutMs / 1000} s (still ${job.state}); check it with npm run admin -- jobs show ${job.id}`)
     await new Promise((r) => setTimeout(r, intervalMs))
-    job = await client.job(job.queue, job.id)
+    job = await read(job)
   }
 }
