@@ -2,12 +2,11 @@
 // encapsulated plugin per domain.
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import type { BillingContext } from './context.js'
-import { adminRoutes } from './admin/routes.js'
-import { authRoutes } from './auth/routes.js'
-import { inboundWebhookRoutes } from './integrations/inbound-routes.js'
+import { adminRoutes } from './admin/index.js'
+import { authRoutes } from './auth/index.js'
+import { inboundWebhookRoutes } from './integrations/index.js'
 import { modules } from './modules.js'
-import { subscriptionV2Routes } from './subscriptions/routes.js'
-
+import { subscriptionV2Routes } from './subscriptions/index.js'
 export interface Authenticator {
   hook: onRequestHookHandler
   invalidate(): void

@@ -2,8 +2,8 @@
 // development environments, a super_admin service account and a first API key (printed once).
 // With the platform running it goes through the admin API; otherwise straight to Postgres
 // (DATABASE_URL, or the local stack's PG_PORT).
-import { openOrm } from '../billing-api/db/orm.js'
-import { createTenant } from '../billing-api/tenants/create-tenant.js'
+import { openOrm } from '../billing-api/database.js'
+import { createTenant } from '../billing-api/tenants/index.js'
 import { loadConfig } from '../platform/config.js'
 import { AdminApiError, AdminClient } from './admin/client.js'
 import { adminTarget, platformState } from './admin/target.js'

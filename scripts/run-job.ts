@@ -2,7 +2,7 @@
 // how many items it processed. With the platform running it goes through the admin API (a
 // running platform holds the embedded chDB directory); otherwise it runs the job in this process.
 import type { Job } from 'bullmq'
-import { jobView } from '../billing-api/admin/job-view.js'
+import { jobView } from '../billing-api/admin/index.js'
 import { loadConfig, ConfigError, type Config } from '../platform/config.js'
 import { JOBS } from '../scheduler/jobs.js'
 import { JOB_RUN_OPTIONS, SCHEDULER_QUEUE } from '../scheduler/scheduler.js'
@@ -10,7 +10,7 @@ import { AdminApiError, AdminClient } from './admin/client.js'
 import { reportRun, runCommand } from './admin/commands.js'
 import { adminTarget, platformState, type PlatformState } from './admin/target.js'
 import { waitForJob } from './admin/wait-for-job.js'
-import { startPlatform } from './platform.js'
+import { startPlatform } from './composition-root.js'
 
 const [name, tenantId] = process.argv.slice(2)
 if (!name || !JOBS[name]) {

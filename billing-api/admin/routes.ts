@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { ServiceUnavailableError } from '../../platform/errors.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import type { BillingContext } from '../context.js'
-import { createTenant } from '../tenants/create-tenant.js'
+import { createTenant } from '../tenants/index.js'
 import { adminAuthHook } from './authenticate.js'
 import { AdminQueues, QUEUE_NAMES } from './queues.js'
 import {

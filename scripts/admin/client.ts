@@ -1,6 +1,5 @@
 // The admin API over HTTP (billing-api/admin/routes.ts), typed for the CLI.
-import type { FailureView, JobView } from '../../billing-api/admin/job-view.js'
-import type { QueueStatus, ScheduledJob } from '../../billing-api/admin/queues.js'
+import type { FailureView, JobView, QueueStatus, ScheduledJob } from '../../billing-api/admin/index.js'
 import type { AdminTarget } from './target.js'
 
 export class AdminApiError extends Error {
