@@ -31,7 +31,7 @@ test('search filters, sorts and pages invoices; SKIPPED never appear', async () 
     assert.equal(res.status, 200, JSON.stringify(res.body))
     return res.body
   }
-  const ids = async (body: object) => ((await search(body)).items as any[]).map((i) => i.id)
+  const ids = async (body: object) => ((await search(body)).items as { id: string }[]).map((i) => i.id)
   const set = async (body: object) => (await ids(body)).sort()
   const all = [a1, a2, b1].sort()
 
