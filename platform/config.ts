@@ -42,6 +42,8 @@ export interface Config {
   webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
   /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
   integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /** billing-api/payments: delays of the dunning retries after the 1st, 2nd, ... failed payment attempt */
+  paymentRetryScheduleMs: number[]
 }
 
 export interface SpoolConfig {
@@ -97,6 +99,19 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`)
   }
   return v
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** A comma-separated list of durations such as `1d,3d,12h,30m`; an empty value is an empty list. */
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = (env[name] ?? fallback).trim()
+  if (raw === '') return []
+  return raw.split(',').map((part) => {
+    const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part.trim())
+    if (!m || Number(m[1]) === 0) throw new ConfigError(`${name} must be a comma-separated list of positive durations like 1d,3d,12h,30m,10s; got "${part.trim()}"`)
+    return Number(m[1]) * DURATION_UNITS_MS[m[2]]
+  })
 }
 
 function isoTime(env: Env, name: string, fallback: string): Date {
@@ -202,6 +217,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']),
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
     },
+    paymentRetryScheduleMs: durations(env, 'PAYMENT_RETRY_SCHEDULE', '1d,3d,5d'),
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)

@@ -19,6 +19,7 @@ import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/
 import { topUpInvoicing } from '../billing-api/invoices/top-up-invoices.js'
 import { createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/compute-job.js'
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/queue.js'
+import { createPaymentRetryQueue, startPaymentRetryWorker } from '../billing-api/payments/retry-queue.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
@@ -90,6 +91,9 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const integrations = createIntegrationQueue(queueRedis, config.redisPrefix)
       closers.push(() => integrations.close())
       ctx.integrations = integrations
+      const paymentRetries = createPaymentRetryQueue(queueRedis, config.redisPrefix)
+      closers.push(() => paymentRetries.close())
+      ctx.paymentRetries = paymentRetries
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
@@ -176,6 +180,8 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => computeWorker.stop())
       const integrationWorker = startIntegrationWorker(ctx, redis!, config.redisPrefix)
       closers.push(() => integrationWorker.stop())
+      const paymentRetryWorker = startPaymentRetryWorker(ctx, redis!, config.redisPrefix)
+      closers.push(() => paymentRetryWorker.stop())
     }
     // The scheduler process also relays the system-events outbox to Kafka.
     if (services.has('scheduler') && opts.relay !== false) {
