@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Queue } from 'bullmq'
+import Stripe from 'stripe'
 import type { Redis } from 'ioredis'
 import { ManualClock } from '../../platform/clock.js'
 import { createRedis } from '../../platform/redis.js'
@@ -47,10 +48,19 @@ async function finalizedInvoice(t?: Tenant): Promise<{ t: Tenant; id: string }> 
   return { t, id }
 }
 
-async function stripeTenant(): Promise<Tenant> {
+const WEBHOOK_SECRET = 'whsec_0123456789abcdef'
+
+async function stripeTenant() {
   const t = await p.newTenant()
-  await created(t.api.post('/v1/integrations/connections', { provider: 'stripe', name: 'Stripe', credentials: { api_key: 'sk_test_0123456789abcdef', webhook_secret: 'whsec_0123456789abcdef' } }))
+  await created(t.api.post('/v1/integrations/connections', { provider: 'stripe', name: 'Stripe', credentials: { api_key: 'sk_test_0123456789abcdef', webhook_secret: WEBHOOK_SECRET } }))
   return t
+}
+
+/** A signed Stripe event delivered to the tenant's inbound webhook. */
+function deliver(t: Awaited<ReturnType<typeof stripeTenant>>, id: string, type: string, object: Record<string, unknown>) {
+  const payload = JSON.stringify({ id, object: 'event', type, created: Math.floor(NOW.getTime() / 1000), data: { object } })
+  const signature = new Stripe('sk_test_signer').webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: Math.floor(clock.now().getTime() / 1000) })
+  return p.client().request('POST', `/webhooks/stripe/${t.tenantId}/${t.environments.production}`, payload, { 'stripe-signature': signature })
 }
 
 const fail = (t: Tenant, id: string, body: Record<string, unknown> = {}) => t.api.post(`/v1/invoices/${id}/payment_failures`, body)
@@ -173,4 +183,32 @@ test('payment link: a Stripe Checkout Session for what is left to pay, stored on
   const { t: plain, id: unlinked } = await finalizedInvoice()
   assertError(await plain.api.post(`/v1/invoices/${unlinked}/payment_link`, { success_url: 'https://example.com/paid' }), 400, 'invalid_operation', /no active stripe connection/)
   assertError(await plain.api.post(`/v1/invoices/${unlinked}/payment_link`, { success_url: 'not a url' }), 400, 'validation_error')
+})
+
+test('inbound: a paid checkout session records its payment once; invoice.payment_failed starts dunning once', async () => {
+  const t = await stripeTenant()
+  const { id } = await finalizedInvoice(t)
+  await t.api.post(`/v1/invoices/${id}/payments`, { amount: '5.00' })
+  const link = (await t.api.post(`/v1/invoices/${id}/payment_link`, { success_url: 'https://example.com/paid' })).body
+  const session = { id: link.provider_session_id, object: 'checkout.session', mode: 'payment', payment_status: 'paid', amount_total: 2000, metadata: { meterline_invoice_id: id } }
+  const first = await deliver(t, 'evt_cs_1', 'checkout.session.completed', session)
+  assert.equal(first.status, 200, JSON.stringify(first.body))
+  assert.equal(first.body.outcome, `invoice ${id}: payment of session ${link.provider_session_id} recorded`)
+  // Stripe may send the same completion under another event id: nothing more is recorded.
+  const again = await deliver(t, 'evt_cs_2', 'checkout.session.completed', session)
+  assert.match(again.body.outcome, /already recorded/)
+  const inv = (await t.api.get(`/v1/invoices/${id}`)).body
+  // 5.00 + 2000 cents = 25.00
+  assert.deepEqual([inv.amount_paid, inv.amount_remaining, inv.payment_status], ['25.00', '0.00', 'SUCCEEDED'])
+  assert.match((await deliver(t, 'evt_cs_3', 'checkout.session.completed', { ...session, id: 'cs_setup', mode: 'setup' })).body.outcome, /not a payment session/)
+
+  const { id: other } = await finalizedInvoice(t)
+  const failed = { id: 'in_not_linked', object: 'invoice', metadata: { meterline_invoice_id: other }, last_payment_error: { code: 'expired_card' } }
+  const f1 = await deliver(t, 'evt_pf_1', 'invoice.payment_failed', failed)
+  assert.equal(f1.body.outcome, `invoice ${other}: failure 1 recorded`)
+  const f2 = await deliver(t, 'evt_pf_2', 'invoice.payment_failed', failed)
+  assert.match(f2.body.outcome, /FAILED already/)
+  const rows = await sql(p, `SELECT attempt, failure_code, idempotency_key FROM invoice_payment_failures WHERE invoice_id = ?`, [other])
+  assert.deepEqual(rows, [{ attempt: 1, failure_code: 'expired_card', idempotency_key: 'stripe:evt_pf_1' }])
+  assert.equal((await t.api.get(`/v1/invoices/${other}`)).body.payment_status, 'FAILED')
 })
