@@ -58,7 +58,11 @@ export function encodeCursor(c: EventsCursor): string {
 export function decodeCursor(text: string): EventsCursor {
   try {
     const v: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
-    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string') return { timestampMs: v[0], eventId: v[1] }
+    if (Array.isArray(v) && v.length === 2) {
+      const pair = v as unknown[]
+      const [ts, id] = pair
+      if (typeof ts === 'number' && Number.isSafeInteger(ts) && typeof id === 'string') return { timestampMs: ts, eventId: id }
+    }
   } catch {
     // fall through
   }

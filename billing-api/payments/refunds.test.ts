@@ -1,15 +1,23 @@
 // Refunds through HTTP: amounts, payment status, credit notes, events, the refundable limit,
 // idempotent retries under concurrency, refusals and tenancy. Figures worked out by hand.
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
+import type { Producer } from 'kafkajs'
 import { ManualClock } from '../../platform/clock.js'
+import { createKafka, createProducer } from '../../platform/kafka.js'
 import { assertError } from '../../test/support/assertions.js'
+import { created } from '../../test/support/fixtures.js'
 import { usePlatform } from '../../test/support/platform.js'
+import { relaySystemEvents } from '../events/relay.js'
 import { billedInvoices, eventNames, sql, type Tenant } from '../invoices/test-helpers.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)
 const p = usePlatform({ services: ['billing-api'], clock })
+let producer: Producer | undefined
+after(async () => {
+  await producer?.disconnect()
+})
 
 /** A FINALIZED invoice of 25.00 in a fresh tenant, paid `paid` (none when omitted). */
 async function paidInvoice(...payments: string[]): Promise<{ t: Tenant; id: string; paymentIds: string[] }> {
@@ -130,4 +138,18 @@ test('refusals leave nothing behind: drafts, unpaid invoices, bad input, stale v
   assert.equal(n, 0)
   const [{ c }] = await sql(p, `SELECT count(*)::int AS c FROM invoices WHERE tenant_id IN (?, ?, ?) AND invoice_type = 'CREDIT'`, [t.tenantId, t2.tenantId, t3.tenantId])
   assert.equal(c, 0)
+})
+
+test('refund events reach a subscribed webhook endpoint through the outbox relay', async () => {
+  const { t, id } = await paidInvoice('25.00')
+  const ep = await created(t.api.post('/v1/webhooks/endpoints', { url: 'http://127.0.0.1:9/hooks', event_types: ['invoice.refunded', 'invoice.payment_failed'] }))
+  const res = await t.api.post(`/v1/invoices/${id}/refunds`, { amount: '7.50' })
+  assert.equal(res.status, 201)
+  producer = await createProducer(createKafka(p.config, 'refunds-test'))
+  await relaySystemEvents(p.ctx.orm, producer, p.config.systemEventsTopic, { tenantId: t.tenantId, onDeliveries: async () => undefined })
+  const rows = await sql(p, `SELECT event_name, payload FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at, id`, [ep.id])
+  assert.deepEqual(rows.map((r) => r.event_name), ['invoice.refunded'])
+  assert.equal(rows[0].payload.payload.refund.id, res.body.refund.id)
+  assert.equal(rows[0].payload.payload.refund.amount, '7.50')
+  assert.equal(rows[0].payload.payload.refunded_amount, '7.50')
 })
