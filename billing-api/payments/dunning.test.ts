@@ -212,3 +212,21 @@ test('inbound: a paid checkout session records its payment once; invoice.payment
   assert.deepEqual(rows, [{ attempt: 1, failure_code: 'expired_card', idempotency_key: 'stripe:evt_pf_1' }])
   assert.equal((await t.api.get(`/v1/invoices/${other}`)).body.payment_status, 'FAILED')
 })
+
+test('payment link for a trial-start invoice: a setup session that saves a card replaces the placeholder', async () => {
+  const t = await stripeTenant()
+  await created(t.api.post('/v1/customers', { external_id: 'trialist' }))
+  const plan = await created(t.api.post('/v1/plans', {
+    name: 'Pro', prices: [{ type: 'FIXED', billing_model: 'FLAT_FEE', amount: '20', currency: 'EUR', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE', trial_period_days: 14 }],
+  }))
+  const sub = await created(t.api.post('/v1/subscriptions', { external_customer_id: 'trialist', plan_id: plan.id, currency: 'EUR' }))
+  const [trial] = await sql(p, `SELECT id, metadata FROM invoices WHERE subscription_id = ?`, [sub.id])
+  assert.match(trial.metadata.checkout_url, /checkout\.meterline\.invalid/)
+  const res = await t.api.post(`/v1/invoices/${trial.id}/payment_link`, { success_url: 'https://example.com/card-saved' })
+  assert.equal(res.status, 201, JSON.stringify(res.body))
+  assert.deepEqual([res.body.mode, res.body.amount, res.body.currency], ['setup', '0', 'EUR'])
+  const session = stripe.calls('POST', '/v1/checkout/sessions').find((c) => c.body.metadata?.meterline_invoice_id === trial.id)
+  assert.deepEqual([session?.body.mode, session?.body.currency, session?.body.line_items], ['setup', 'eur', undefined])
+  const [stored] = await sql(p, `SELECT metadata FROM invoices WHERE id = ?`, [trial.id])
+  assert.equal(stored.metadata.checkout_url, res.body.url)
+})
