@@ -1,6 +1,6 @@
 // GET /invoices/{id}/lines/{line_id}/explain (explain-line.ts).
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { explainLine, type ExplainOptions } from './explain-line.js'
 

@@ -3,7 +3,7 @@
 // cursor of the raw-events page. No I/O.
 import { ValidationError } from '../../platform/errors.js'
 import { calculateAmount, D, toMoneyString, type CommitmentInfo } from '../pricing/index.js'
-import { toPriceDefinition } from '../plans/price-definition.js'
+import { toPriceDefinition } from '../plans/index.js'
 import type { Price } from '../plans/price.entity.js'
 import type { PricedLine } from './charges.js'
 

@@ -1,6 +1,6 @@
 import type { DomainModule } from '../module.js'
-import { invoiceComputeRoutes } from './compute-routes.js'
 import { explainRoutes } from './explain-routes.js'
+import { billingRoutes } from './routes.js'
 
 /** Billing a subscription period: no tables of its own (it writes invoices and reads usage). */
 export const billingModule: DomainModule = {
@@ -8,7 +8,7 @@ export const billingModule: DomainModule = {
   entities: [],
   migrations: [],
   routes: async (app, ctx) => {
-    await invoiceComputeRoutes(app, ctx)
+    await billingRoutes(app, ctx)
     await explainRoutes(app, ctx)
   },
 }

@@ -4,7 +4,7 @@
 //     `<provider>:<session id>:paid` (a redelivery records nothing). Sessions that saved a card
 //     only (mode setup) change nothing here.
 //   invoice.payment_failed: the linked invoice's failed attempt is recorded
-//     (payments/payment-failures.ts), which starts the dunning schedule. While the invoice is
+//     (payments/payment-failures.ts, through the context's paymentFailures port), which starts the dunning schedule. While the invoice is
 //     FAILED already, the schedule owns the attempts (its retries record their own failures), so
 //     the provider's report of the same attempt is not counted twice.
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -12,8 +12,7 @@ import { AlreadyExistsError, InvalidOperationError } from '../../platform/errors
 import type { BillingContext } from '../context.js'
 import type { Scope } from '../db/scope.js'
 import { InvoiceSchema } from '../invoices/invoice.entity.js'
-import { recordPayment } from '../invoices/payments.js'
-import { recordPaymentFailure } from '../payments/payment-failures.js'
+import { recordPayment } from '../invoices/index.js'
 import { field, idField, metadataId, type Payload } from './inbound-fields.js'
 import { findByProviderId } from './mappings.js'
 import { fromMinorUnits } from './minor-units.js'
@@ -58,9 +57,11 @@ export async function invoicePaymentFailed(ic: InboundContext): Promise<string> 
   const invoice = await ic.tx.findOne(InvoiceSchema, { id: invoiceId, ...ic.scope, status: { $ne: 'deleted' } })
   if (!invoice) return 'ignored: no such invoice'
   if (invoice.payment_status === 'FAILED') return `invoice ${invoiceId} is FAILED already; its retry schedule owns the attempts`
+  const reporting = ic.ctx.paymentFailures
+  if (!reporting) throw new Error('payment failure reporting is not wired in this process')
   const error = field(ic.event.object, 'last_payment_error') as Payload | undefined
   try {
-    const { failure } = await recordPaymentFailure(ic.ctx, ic.tx, ic.scope, invoiceId, {
+    const failure = await reporting.record(ic.ctx, ic.tx, ic.scope, invoiceId, {
       failure_code: (error && typeof field(error, 'code') === 'string' ? String(field(error, 'code')) : undefined) ?? 'payment_failed',
       reason: `${ic.provider} reported the payment failed`, idempotency_key: `${ic.provider}:${ic.event.id}`,
     }, `system:${ic.provider}`)

@@ -4,9 +4,9 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
-import { serializeCustomer } from '../customers/serialize.js'
+import { serializeCustomer } from '../customers/index.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
-import { serializeSubscription } from '../subscriptions/routes.js'
+import { serializeSubscription } from '../subscriptions/index.js'
 import type { Invoice } from './invoice.entity.js'
 
 export const EXPANSIONS = ['customer', 'subscription'] as const

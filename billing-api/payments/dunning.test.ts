@@ -12,7 +12,7 @@ import { assertError } from '../../test/support/assertions.js'
 import { created } from '../../test/support/fixtures.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
 import { StripeStandIn } from '../../test/support/stripe-stand-in.js'
-import { billedInvoices, eventNames, sql, type Tenant } from '../invoices/test-helpers.js'
+import { billedInvoices, eventNames, sql, type Tenant } from '../../test/support/invoices.js'
 import { PAYMENT_RETRY_QUEUE } from './retry-queue.js'
 import { runPaymentRetry } from './retry-step.js'
 

@@ -1,5 +1,5 @@
 import { sqlMigration, type DomainModule } from '../module.js'
-import { InvoiceRefundSchema, PaymentFailureSchema } from './entities.js'
+import { InvoiceRefundSchema, PaymentFailureSchema } from './payments.entity.js'
 import { paymentRoutes } from './routes.js'
 
 export const paymentsModule: DomainModule = {

@@ -10,14 +10,12 @@ import { InvalidOperationError, ServiceUnavailableError } from '../../platform/e
 import { assertVersion } from './version.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
-import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import type { BillingContext, PaymentFailureReporting } from '../context.js'
+import { publishSystemEvent } from '../events/index.js'
 import type { Invoice } from '../invoices/invoice.entity.js'
-import { lockInvoice, type ChangeOptions } from '../invoices/lifecycle.js'
-import { canTransition } from '../invoices/payment-status.js'
-import { invoiceEventPayload } from '../invoices/serialize.js'
+import { canTransition, invoiceEventPayload, lockInvoice, type ChangeOptions } from '../invoices/index.js'
 import { nextRetryAt } from './dunning-schedule.js'
-import { PaymentFailureSchema, type PaymentFailure } from './entities.js'
+import { PaymentFailureSchema, type PaymentFailure } from './payments.entity.js'
 import { serializeFailure } from './serialize.js'
 
 export interface PaymentFailureInput extends ChangeOptions {
@@ -75,4 +73,12 @@ export async function recordPaymentFailure(
     }
     return { failure, invoice, replayed: false }
   })
+}
+
+/** The context port through which inbound provider events record failures (context.ts). */
+export const paymentFailureReporting: PaymentFailureReporting = {
+  async record(ctx, tx, scope, invoiceId, input, actor) {
+    const { failure } = await recordPaymentFailure(ctx, tx, scope, invoiceId, input, actor)
+    return { attempt: failure.attempt }
+  },
 }

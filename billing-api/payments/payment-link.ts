@@ -9,12 +9,9 @@ import { DomainError, InvalidOperationError, ServiceUnavailableError } from '../
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { findInScope } from '../db/scoped-records.js'
-import { findOpenConnection } from '../integrations/connections.js'
-import { findMapping } from '../integrations/mappings.js'
-import { providerFor } from '../integrations/providers.js'
-import { syncEntity } from '../integrations/sync.js'
+import { findMapping, findOpenConnection, providerFor, syncEntity } from '../integrations/index.js'
 import { InvoiceSchema, type PaymentStatus } from '../invoices/invoice.entity.js'
-import { lockInvoice } from '../invoices/lifecycle.js'
+import { lockInvoice } from '../invoices/index.js'
 import { D } from '../pricing/index.js'
 
 export interface PaymentLinkInput {

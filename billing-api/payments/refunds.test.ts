@@ -8,8 +8,8 @@ import { createKafka, createProducer } from '../../platform/kafka.js'
 import { assertError } from '../../test/support/assertions.js'
 import { created } from '../../test/support/fixtures.js'
 import { usePlatform } from '../../test/support/platform.js'
-import { relaySystemEvents } from '../events/relay.js'
-import { billedInvoices, eventNames, sql, type Tenant } from '../invoices/test-helpers.js'
+import { relaySystemEvents } from '../outbox/relay.js'
+import { billedInvoices, eventNames, sql, type Tenant } from '../../test/support/invoices.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)

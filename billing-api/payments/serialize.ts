@@ -1,6 +1,6 @@
 // Wire forms of refunds and payment failures.
 import { iso, serializeBase } from '../db/common.js'
-import type { InvoiceRefund, PaymentFailure } from './entities.js'
+import type { InvoiceRefund, PaymentFailure } from './payments.entity.js'
 
 export function serializeRefund(r: InvoiceRefund) {
   return {
