@@ -17,10 +17,11 @@ test('the n-th failure retries after the n-th delay; past the schedule there is 
   assert.equal(retryJobId('inv_1', 2), 'dunning-inv_1-2')
 })
 
-test('PAYMENT_RETRY_SCHEDULE: default 1d,3d,5d; units ms/s/m/h/d; empty disables; bad values stop start-up', () => {
+test('PAYMENT_RETRY_SCHEDULE: default 1d,3d,5d; units ms/s/m/h/d; none disables; bad values stop start-up', () => {
   assert.deepEqual(loadConfig({}).paymentRetryScheduleMs, [DAY, 3 * DAY, 5 * DAY])
   assert.deepEqual(loadConfig({ PAYMENT_RETRY_SCHEDULE: '12h, 30m,10s,250ms' }).paymentRetryScheduleMs, [43_200_000, 1_800_000, 10_000, 250])
-  assert.deepEqual(loadConfig({ PAYMENT_RETRY_SCHEDULE: '' }).paymentRetryScheduleMs, [])
+  assert.deepEqual(loadConfig({ PAYMENT_RETRY_SCHEDULE: 'none' }).paymentRetryScheduleMs, [])
+  assert.deepEqual(loadConfig({ PAYMENT_RETRY_SCHEDULE: '' }).paymentRetryScheduleMs, [DAY, 3 * DAY, 5 * DAY])
   for (const bad of ['1w', '0d', '-1d', '1.5d', 'd', '1d,,2d']) {
     assert.throws(() => loadConfig({ PAYMENT_RETRY_SCHEDULE: bad }), /PAYMENT_RETRY_SCHEDULE/, bad)
   }
