@@ -3,3 +3,7 @@
 export { enqueueIntegrationSyncs } from './enqueue-from-events.js'
 export { inboundWebhookRoutes } from './inbound-routes.js'
 export { createIntegrationQueue, INTEGRATION_QUEUE, startIntegrationWorker } from './queue.js'
+export { findOpenConnection } from './connections.js'
+export { findMapping } from './mappings.js'
+export { providerFor } from './providers.js'
+export { syncEntity } from './sync.js'
