@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { explainLine, type ExplainOptions } from './explain-line.js'
+import { explainLine } from './explain-line.js'
+import { typed } from '../http/typed-routes.js'
 
 const params = {
   type: 'object',
@@ -33,9 +34,10 @@ const response = {
   },
 } as const
 
-export async function explainRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function explainRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.get('/invoices/:id/lines/:line_id/explain', { schema: { tags: ['invoices'], params, querystring, response } }, async (request) => {
-    const { id, line_id: lineId } = request.params as { id: string; line_id: string }
-    return explainLine(ctx, ctx.orm.em.fork(), scopeOf(request), id, lineId, request.query as ExplainOptions)
+    const { id, line_id: lineId } = request.params
+    return explainLine(ctx, ctx.orm.em.fork(), scopeOf(request), id, lineId, request.query)
   })
 }

@@ -8,10 +8,11 @@ import { InvoiceSchema } from '../invoices/invoice.entity.js'
 import { InvoicePaymentSchema } from '../invoices/payment.entity.js'
 import { getInvoice, serializeInvoice, serializePayment } from '../invoices/index.js'
 import { InvoiceRefundSchema, PaymentFailureSchema } from './payments.entity.js'
-import { recordPaymentFailure, type PaymentFailureInput } from './payment-failures.js'
-import { createPaymentLink, type PaymentLinkInput } from './payment-link.js'
-import { refundInvoice, type RefundInput } from './refunds.js'
+import { recordPaymentFailure } from './payment-failures.js'
+import { createPaymentLink } from './payment-link.js'
+import { refundInvoice } from './refunds.js'
 import { serializeFailure, serializeRefund } from './serialize.js'
+import { typed } from '../http/typed-routes.js'
 
 const versionProperty = { version: { type: 'integer', minimum: 1 } } as const
 const key = { type: 'string', minLength: 1, maxLength: 255 } as const
@@ -19,7 +20,8 @@ const shortText = { type: 'string', minLength: 1, maxLength: 1000 } as const
 /** Responses name their main fields; the rest of each record passes through as serialized. */
 const record = (required: string[]) => ({ type: 'object', additionalProperties: true, required, properties: Object.fromEntries(required.map((f) => [f, {}])) })
 
-export async function paymentRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function paymentRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post('/invoices/:id/refunds', {
     schema: {
       tags: ['invoices'], params: idParams,
@@ -30,9 +32,9 @@ export async function paymentRoutes(app: FastifyInstance, ctx: BillingContext): 
       response: { 200: record(['refund', 'invoice', 'credit_note', 'replayed']), 201: record(['refund', 'invoice', 'credit_note', 'replayed']) },
     },
   }, async (request, reply) => {
-    const { id } = request.params as { id: string }
+    const { id } = request.params
     const scope = scopeOf(request)
-    const result = await refundInvoice(ctx, ctx.orm.em.fork(), scope, id, request.body as RefundInput, request.auth.userId)
+    const result = await refundInvoice(ctx, ctx.orm.em.fork(), scope, id, request.body, request.auth.userId)
     const invoice = (await getInvoice(ctx.orm.em.fork(), scope, id)).invoice
     const note = result.credit_note ? await getInvoice(ctx.orm.em.fork(), scope, result.credit_note.id) : null
     void reply.code(result.replayed ? 200 : 201)
@@ -55,9 +57,9 @@ export async function paymentRoutes(app: FastifyInstance, ctx: BillingContext): 
       request.body ??= {}
     },
   }, async (request, reply) => {
-    const { id } = request.params as { id: string }
+    const { id } = request.params
     const scope = scopeOf(request)
-    const result = await recordPaymentFailure(ctx, ctx.orm.em.fork(), scope, id, request.body as PaymentFailureInput, request.auth.userId)
+    const result = await recordPaymentFailure(ctx, ctx.orm.em.fork(), scope, id, request.body, request.auth.userId)
     const invoice = (await getInvoice(ctx.orm.em.fork(), scope, id)).invoice
     void reply.code(result.replayed ? 200 : 201)
     return { failure: serializeFailure(result.failure), invoice: serializeInvoice(invoice), replayed: result.replayed }
@@ -73,8 +75,8 @@ export async function paymentRoutes(app: FastifyInstance, ctx: BillingContext): 
       response: { 201: record(['invoice_id', 'provider', 'provider_session_id', 'mode', 'amount', 'currency', 'url']) },
     },
   }, async (request, reply) => {
-    const { id } = request.params as { id: string }
-    const link = await createPaymentLink(ctx, scopeOf(request), id, request.body as PaymentLinkInput, request.auth.userId)
+    const { id } = request.params
+    const link = await createPaymentLink(ctx, scopeOf(request), id, request.body, request.auth.userId)
     void reply.code(201)
     return link
   })
@@ -83,7 +85,7 @@ export async function paymentRoutes(app: FastifyInstance, ctx: BillingContext): 
   app.get('/invoices/:id/payments', {
     schema: { tags: ['invoices'], params: idParams, response: { 200: record(['invoice_id', 'payments', 'refunds', 'failures']) } },
   }, async (request) => {
-    const { id } = request.params as { id: string }
+    const { id } = request.params
     const scope = scopeOf(request)
     const em = ctx.orm.em.fork()
     await findInScope(em, InvoiceSchema, scope, id, 'invoice')
