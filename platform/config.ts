@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseAllowList } from './outbound-address.js'
+import type { OutboundPolicy } from './outbound-url-guard.js'
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
@@ -42,6 +44,8 @@ export interface Config {
   webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
   /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
   integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /** SSRF guard for tenant-supplied URLs: OUTBOUND_URL_ALLOW exempts destinations (local development, tests) */
+  outbound: OutboundPolicy
 }
 
 export interface SpoolConfig {
@@ -123,6 +127,14 @@ function encryptionKey(env: Env, name: string): Buffer {
   return key
 }
 
+function allowList(env: Env, name: string): OutboundPolicy['allow'] {
+  try {
+    return parseAllowList(str(env, name, ''))
+  } catch (err) {
+    throw new ConfigError(`${name}: ${(err as Error).message}`)
+  }
+}
+
 /** Local mode: the broker launcher writes its (random) bootstrap address here. */
 function kafkaBrokers(env: Env, dataDir: string): string[] {
   let raw = env.KAFKA_BROKERS
@@ -202,6 +214,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']),
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
     },
+    outbound: { allow: allowList(env, 'OUTBOUND_URL_ALLOW') },
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)

@@ -170,7 +170,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (services.has('scheduler')) {
       scheduler = await startScheduler({ ctx, redis: redis!, prefix: config.redisPrefix, schedule: opts.schedule })
       closers.push(() => scheduler!.stop())
-      const webhookWorker = startWebhookWorker(orm, redis!, config.redisPrefix, clock, config.webhooks)
+      const webhookWorker = startWebhookWorker(orm, redis!, config.redisPrefix, clock, { ...config.webhooks, outbound: config.outbound })
       closers.push(() => webhookWorker.stop())
       const computeWorker = startInvoiceComputeWorker(ctx, redis!, config.redisPrefix)
       closers.push(() => computeWorker.stop())

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Config } from '../../platform/config.js'
 import { AlreadyExistsError, NotFoundError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
+import { validateOutboundUrl } from '../../platform/outbound-url-guard.js'
 import type { Scope } from '../db/scope.js'
 import { serializeBase } from '../db/common.js'
 import { obscureSecret } from '../http/obscure-secret.js'
@@ -25,6 +26,7 @@ const aad = (c: Pick<IntegrationConnection, 'tenant_id' | 'environment_id' | 'id
 export async function createConnection(config: Config, em: EntityManager, scope: Scope, input: ConnectionInput, userId: string | null): Promise<IntegrationConnection> {
   providerFor(config, input.provider)
   if (input.provider === 'generic_http' && !input.settings?.base_url) throw new ValidationError('settings.base_url is required for generic_http', 'settings.base_url')
+  if (input.settings?.base_url) await validateOutboundUrl(config.outbound, input.settings.base_url, 'settings.base_url')
   const existing = await em.findOne(IntegrationConnectionSchema, { ...scope, provider: input.provider, status: 'published' })
   if (existing) throw new AlreadyExistsError(`this environment already has a ${input.provider} connection (${existing.id}); delete it first`)
   const id = newId('intconn')

@@ -5,18 +5,17 @@ import type { Redis } from 'ioredis'
 import { quietQueueErrors, withinCommandTimeout } from '../../platform/redis.js'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
-import { attemptDelivery, markFailed } from './deliver.js'
+import { attemptDelivery, markFailed, type DeliverySettings } from './deliver.js'
 import type { WebhookQueue } from '../queues.js'
 
 export const WEBHOOK_QUEUE = 'webhook-delivery'
 
-export interface WebhookDeliverySettings {
+export interface WebhookDeliverySettings extends DeliverySettings {
   attempts: number
   backoffMs: number
-  timeoutMs: number
 }
 
-export function createWebhookQueue(redis: Redis, prefix: string, settings: WebhookDeliverySettings): WebhookQueue {
+export function createWebhookQueue(redis: Redis, prefix: string, settings: Pick<WebhookDeliverySettings, 'attempts' | 'backoffMs'>): WebhookQueue {
   const queue = new Queue(WEBHOOK_QUEUE, { connection: redis, prefix })
   quietQueueErrors(queue)
   return {
@@ -38,7 +37,7 @@ export function startWebhookWorker(orm: MikroORM, redis: Redis, prefix: string, 
   const connection = redis.duplicate()
   const worker = new Worker<{ delivery_id: string }>(
     WEBHOOK_QUEUE,
-    async (job) => attemptDelivery(orm, job.data.delivery_id, clock, settings.timeoutMs),
+    async (job) => attemptDelivery(orm, job.data.delivery_id, clock, settings),
     { connection, prefix, concurrency: 10 },
   )
   worker.on('failed', (job) => {

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { InvalidOperationError, NotFoundError, ServiceUnavailableError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
+import { validateOutboundUrl } from '../../platform/outbound-url-guard.js'
 import { scopeOf } from '../auth/authenticate.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
@@ -45,6 +46,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: BillingContext): 
     },
     async (request, reply) => {
       const body = request.body as { url: string; event_types?: string[]; description?: string; metadata?: Record<string, string> }
+      await validateOutboundUrl(ctx.config.outbound, body.url, 'url')
       const em = ctx.orm.em.fork()
       const endpoint = em.create(WebhookEndpointSchema, {
         id: newId('wh'), ...scopeOf(request), url: body.url, event_types: body.event_types ?? [], secret: newWebhookSecret(),
