@@ -42,8 +42,13 @@ export interface Config {
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
   webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
-  /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
-  integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /**
+   * billing-api/integrations: key for provider credentials and webhook signing secrets at rest
+   * (and the one it replaces, during a rotation), Stripe API base, default sync rate
+   */
+  integrations: { encryptionKey: Buffer; previousEncryptionKey?: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /** HMAC key of stored API key hashes, and the one it replaces during a rotation */
+  apiKeyHashing: { secret: Buffer; previous?: Buffer }
   /** SSRF guard for tenant-supplied URLs: OUTBOUND_URL_ALLOW exempts destinations (local development, tests) */
   outbound: OutboundPolicy
 }
@@ -112,15 +117,16 @@ function isoTime(env: Env, name: string, fallback: string): Date {
   return d
 }
 
-// Local stacks and tests only: production (NODE_ENV=production) must set its own key.
+// Local stacks and tests only: production (NODE_ENV=production) must set its own keys.
 const DEV_INTEGRATIONS_KEY = createHash('sha256').update('meterline-local-integrations-key').digest()
+const DEV_API_KEY_HASH_SECRET = createHash('sha256').update('meterline-local-api-key-hash-secret').digest()
 
-/** 32 bytes for AES-256-GCM, as 64 hex characters or base64. */
-function encryptionKey(env: Env, name: string): Buffer {
+/** 32 bytes for AES-256-GCM (or HMAC-SHA256), as 64 hex characters or base64. */
+function encryptionKey(env: Env, name: string, devKey: Buffer = DEV_INTEGRATIONS_KEY): Buffer {
   const raw = env[name]
   if (raw === undefined || raw === '') {
     if (env.NODE_ENV === 'production') throw new ConfigError(`${name} is required when NODE_ENV=production (32 bytes, hex or base64)`)
-    return DEV_INTEGRATIONS_KEY
+    return devKey
   }
   const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64')
   if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes as 64 hex characters or base64, got ${key.length} bytes`)
@@ -133,6 +139,14 @@ function allowList(env: Env, name: string): OutboundPolicy['allow'] {
   } catch (err) {
     throw new ConfigError(`${name}: ${(err as Error).message}`)
   }
+}
+
+/** A key being rotated out: optional, same format, and not the current key. */
+function previousKey(env: Env, name: string, current: Buffer): Buffer | undefined {
+  if (!env[name]) return undefined
+  const key = encryptionKey(env, name)
+  if (key.equals(current)) throw new ConfigError(`${name} is the same key as the current one`)
+  return key
 }
 
 /** Local mode: the broker launcher writes its (random) bootstrap address here. */
@@ -211,10 +225,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     integrations: {
       encryptionKey: encryptionKey(env, 'INTEGRATIONS_ENCRYPTION_KEY'),
+      previousEncryptionKey: previousKey(env, 'INTEGRATIONS_ENCRYPTION_KEY_PREVIOUS', encryptionKey(env, 'INTEGRATIONS_ENCRYPTION_KEY')),
       stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']),
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
     },
     outbound: { allow: allowList(env, 'OUTBOUND_URL_ALLOW') },
+    apiKeyHashing: {
+      secret: encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET),
+      previous: previousKey(env, 'API_KEY_HASH_SECRET_PREVIOUS', encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET)),
+    },
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)

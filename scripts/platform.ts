@@ -30,6 +30,7 @@ import { LagGate } from '../platform/lag-gate.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
 import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
+import { rotateSecrets } from './rotate-secrets.js'
 
 export type ServiceName = 'ingest' | 'aggregator' | 'billing-api' | 'scheduler'
 export const ALL_SERVICES: ServiceName[] = ['ingest', 'aggregator', 'billing-api', 'scheduler']
@@ -72,7 +73,8 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     closers.push(() => ch.close())
     const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres)
     closers.push(() => orm.close())
-    await Promise.all([opts.migrate === true && migratePostgres(orm), opts.migrate && migrateClickHouse(ch)])
+    // After the Postgres migrations, secrets from before encryption at rest are sealed (rotate-secrets.ts).
+    await Promise.all([opts.migrate === true && migratePostgres(orm).then(() => rotateSecrets(orm, config)), opts.migrate && migrateClickHouse(ch)])
     const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing }
     let redis: Redis | undefined
     if (services.has('billing-api') || services.has('scheduler')) {
@@ -93,7 +95,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
-    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs)
+    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing)
 
     if (services.has('billing-api')) {
       await app.register(swagger, {
@@ -170,7 +172,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (services.has('scheduler')) {
       scheduler = await startScheduler({ ctx, redis: redis!, prefix: config.redisPrefix, schedule: opts.schedule })
       closers.push(() => scheduler!.stop())
-      const webhookWorker = startWebhookWorker(orm, redis!, config.redisPrefix, clock, { ...config.webhooks, outbound: config.outbound })
+      const webhookWorker = startWebhookWorker(orm, redis!, config.redisPrefix, clock, { ...config.webhooks, outbound: config.outbound, keys: config.integrations })
       closers.push(() => webhookWorker.stop())
       const computeWorker = startInvoiceComputeWorker(ctx, redis!, config.redisPrefix)
       closers.push(() => computeWorker.stop())

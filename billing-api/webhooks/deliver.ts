@@ -6,6 +6,8 @@ import { UnrecoverableError } from 'bullmq'
 import { OutboundUrlRefused, outboundRequest, type OutboundPolicy } from '../../platform/outbound-url-guard.js'
 import { newId } from '../../platform/ids.js'
 import type { Clock } from '../../platform/clock.js'
+import type { SecretKeys } from '../integrations/crypto.js'
+import { openWebhookSecret } from './secret-at-rest.js'
 import { signatureHeaders } from './signature.js'
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.entity.js'
 
@@ -14,6 +16,8 @@ export class DeliveryFailed extends Error {}
 export interface DeliverySettings {
   timeoutMs: number
   outbound: OutboundPolicy
+  /** decrypts the endpoint's signing secret */
+  keys: SecretKeys
 }
 
 export async function attemptDelivery(orm: MikroORM, deliveryId: string, clock: Clock, settings: DeliverySettings): Promise<'delivered' | 'already_delivered'> {
@@ -23,7 +27,7 @@ export async function attemptDelivery(orm: MikroORM, deliveryId: string, clock: 
   const endpoint = await em.findOneOrFail(WebhookEndpointSchema, { id: delivery.endpoint_id, tenant_id: delivery.tenant_id })
   const body = JSON.stringify(delivery.payload)
   // The webhook-id is the event's id, the same on every retry, so receivers can deduplicate.
-  const headers = signatureHeaders(endpoint.secret, delivery.event_id, Math.floor(clock.now().getTime() / 1000), body)
+  const headers = signatureHeaders(openWebhookSecret(settings.keys, endpoint).value, delivery.event_id, Math.floor(clock.now().getTime() / 1000), body)
   const started = performance.now()
   let statusCode: number | null = null
   let error: string | null = null

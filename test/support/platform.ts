@@ -64,7 +64,7 @@ export async function startTestPlatform(opts: PlatformOptions & { clock?: Clock;
       rmSync(config.spool.dir, { recursive: true, force: true })
     },
     async newTenant(name = 'Test tenant') {
-      const created = await createTenant(platform.ctx.orm.em.fork(), { name })
+      const created = await createTenant(platform.ctx.orm.em.fork(), { name }, config.apiKeyHashing)
       return { ...created, api: client(created.apiKey) }
     },
   }
