@@ -47,6 +47,11 @@ export interface Config {
    * (and the one it replaces, during a rotation), Stripe API base, default sync rate
    */
   integrations: { encryptionKey: Buffer; previousEncryptionKey?: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /**
+   * Inbound request limits (billing API and ingest) per API key and per tenant, requests per
+   * window; 0 = no limit. A tenant's own limits (tenants.rate_limit_per_*) override these.
+   */
+  requestRateLimit: { windowSeconds: number; perKey: number; perTenant: number }
   /** HMAC key of stored API key hashes, and the one it replaces during a rotation */
   apiKeyHashing: { secret: Buffer; previous?: Buffer }
   /** SSRF guard for tenant-supplied URLs: OUTBOUND_URL_ALLOW exempts destinations (local development, tests) */
@@ -230,6 +235,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
     },
     outbound: { allow: allowList(env, 'OUTBOUND_URL_ALLOW') },
+    requestRateLimit: {
+      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1),
+      perKey: int(env, 'RATE_LIMIT_PER_KEY', 60_000),
+      perTenant: int(env, 'RATE_LIMIT_PER_TENANT', 120_000),
+    },
     apiKeyHashing: {
       secret: encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET),
       previous: previousKey(env, 'API_KEY_HASH_SECRET_PREVIOUS', encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET)),

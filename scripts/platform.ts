@@ -11,6 +11,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
 import { registerBillingApi } from '../billing-api/app.js'
 import { createAuthenticator } from '../billing-api/auth/authenticate.js'
+import { RequestRateLimiter } from '../billing-api/auth/request-rate-limit.js'
 import type { BillingContext } from '../billing-api/context.js'
 import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
 import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
@@ -95,7 +96,15 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
-    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing)
+    // Request rate limits (billing API and ingest): their own fail-fast connection, so a Redis
+    // outage lets requests through quickly instead of holding them.
+    let limiter: RequestRateLimiter | undefined
+    if (services.has('billing-api') || services.has('ingest')) {
+      const limiterRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
+      closers.push(() => limiterRedis.quit().catch(() => limiterRedis.disconnect()))
+      limiter = new RequestRateLimiter(limiterRedis, config.redisPrefix, config.requestRateLimit)
+    }
+    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter)
 
     if (services.has('billing-api')) {
       await app.register(swagger, {

@@ -7,6 +7,7 @@ import { NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
 import { unavailableDependency } from '../../platform/unavailable.js'
 import { candidateHashes, type ApiKeyHashing, type StoredHash } from './api-key.js'
+import type { RequestRateLimiter, TenantRateLimits } from './request-rate-limit.js'
 import type { Scope } from '../db/scope.js'
 
 export const API_KEY_HEADER = 'x-api-key'
@@ -18,6 +19,8 @@ export interface AuthContext {
   userId: string
   apiKeyId: string
   roles: string[]
+  /** the tenant's own request limits (request-rate-limit.ts) */
+  rateLimits: TenantRateLimits
 }
 
 
@@ -35,6 +38,8 @@ interface KeyRow {
   user_id: string
   roles: string[]
   expires_at: Date | null
+  rate_limit_per_key: number | null
+  rate_limit_per_tenant: number | null
 }
 
 export function scopeOf(request: FastifyRequest): Scope {
@@ -63,8 +68,9 @@ async function staleOnOutage<T>(stale: T | null | undefined, query: () => Promis
  * Returns the onRequest hook. Lookups are cached for `ttlMs` (a revoked key stops working
  * within that time); ingest calls this for every batch, so the cache matters. A key found
  * under an older hash (legacy SHA-256, or the previous HMAC secret) is re-hashed in place.
+ * With a limiter, an authenticated request over its key's or tenant's rate limit is a 429.
  */
-export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number, keyHashing: ApiKeyHashing) {
+export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number, keyHashing: ApiKeyHashing, limiter?: RequestRateLimiter) {
   const keys = new Map<string, { row: KeyRow | null; until: number }>()
   const envs = new Map<string, { ok: boolean; until: number }>()
   const conn = orm.em.getConnection()
@@ -84,7 +90,7 @@ export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number, 
     const hit = keys.get(hash)
     if (hit && hit.until > now) return hit.row
     const rows = (await staleOnOutage(hit?.row, () => conn.execute(
-      `SELECT k.id, k.key_hash, k.tenant_id, k.environment_id, k.user_id, u.roles, k.expires_at
+      `SELECT k.id, k.key_hash, k.tenant_id, k.environment_id, k.user_id, u.roles, k.expires_at, t.rate_limit_per_key, t.rate_limit_per_tenant
          FROM api_keys k JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
          JOIN tenants t ON t.id = k.tenant_id
         WHERE k.key_hash IN (?) AND k.status = 'published' AND u.status = 'published' AND t.status = 'published'`,
@@ -135,7 +141,9 @@ export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number, 
       userId: row.user_id,
       apiKeyId: row.id,
       roles: row.roles ?? [],
+      rateLimits: { perKey: row.rate_limit_per_key, perTenant: row.rate_limit_per_tenant },
     }
+    await limiter?.admit(request.auth)
   }
 
   return { hook, invalidate: () => { keys.clear(); envs.clear() } }
