@@ -160,3 +160,22 @@ export const backgroundFailures = new client.Counter({
   labelNames: ['operation'],
   registers: [registry],
 })
+
+export const requestsRateLimited = new client.Counter({
+  name: 'meterline_requests_rate_limited_total',
+  help: 'Requests answered 429 by the per-key or per-tenant request rate limit',
+  labelNames: ['limit'],
+  registers: [registry],
+})
+
+export const rateLimitUnchecked = new client.Counter({
+  name: 'meterline_rate_limit_unchecked_total',
+  help: 'Requests let through without a rate-limit check because Redis did not answer',
+  registers: [registry],
+})
+
+export const outboundUrlRefused = new client.Counter({
+  name: 'meterline_outbound_url_refused_total',
+  help: 'Calls to tenant-supplied URLs refused by the SSRF guard at call time',
+  registers: [registry],
+})

@@ -8,6 +8,7 @@ import http from 'node:http'
 import https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { ValidationError } from './errors.js'
+import { outboundUrlRefused } from './metrics.js'
 import { hostAllowed, isMetadataHost, normalizeHost, parseIp, refusalFor, type AllowEntry } from './outbound-address.js'
 
 export interface OutboundPolicy {
@@ -20,6 +21,12 @@ export class OutboundUrlRefused extends Error {
     super(`outbound URL refused: ${reason}`)
     this.name = 'OutboundUrlRefused'
   }
+}
+
+/** A call-time refusal: counted, since it means a stored URL now points somewhere forbidden. */
+function refusedAtCallTime(err: unknown): never {
+  if (err instanceof OutboundUrlRefused) outboundUrlRefused.inc()
+  throw err
 }
 
 interface Target {
@@ -124,6 +131,14 @@ export interface OutboundResponse {
  * it is (never followed), so a redirect cannot lead to a refused address.
  */
 export async function outboundRequest(policy: OutboundPolicy, raw: string | URL, req: OutboundRequest): Promise<OutboundResponse> {
+  try {
+    return await send(policy, raw, req)
+  } catch (err) {
+    refusedAtCallTime(err)
+  }
+}
+
+function send(policy: OutboundPolicy, raw: string | URL, req: OutboundRequest): Promise<OutboundResponse> {
   const t = staticCheck(policy, raw)
   const maxBytes = req.maxResponseBytes ?? 1024 * 1024
   const client = t.url.protocol === 'https:' ? https : http

@@ -3,7 +3,9 @@
 // tenants unaffected; a tenant's own limits override the defaults.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { effectiveLimits } from './request-rate-limit.js'
+import { createQueueRedis } from '../../platform/redis.js'
+import { rateLimitUnchecked } from '../../platform/metrics.js'
+import { effectiveLimits, RequestRateLimiter } from './request-rate-limit.js'
 import { sqlOn, testConfig, usePlatform, type ApiClient } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError } from '../../test/support/assertions.js'
@@ -61,4 +63,16 @@ test('a tenant\'s own limits override the defaults (0 = unlimited) and apply to 
   assert.deepEqual(await statuses(tight.api, tightPath, 3), [200, 200, 429])
   assertError(await tight.api.get(tightPath), 429, 'too_many_requests', /2 requests per 60 s for this API key/)
   assert.deepEqual(new Set(await statuses(free.api, `/v1/tenants/${free.tenantId}`, 12)), new Set([200]), 'no limit: 12 requests pass')
+})
+
+test('Redis unreachable: the request passes unchecked (ingest keeps accepting) and is counted', async () => {
+  const down = createQueueRedis('redis://127.0.0.1:1', 200) // nothing listens on port 1
+  try {
+    const limiter = new RequestRateLimiter(down, 'unused', { windowSeconds: 60, perKey: 1, perTenant: 1 })
+    const before = (await rateLimitUnchecked.get()).values[0]?.value ?? 0
+    for (let i = 0; i < 3; i++) await limiter.admit({ apiKeyId: 'key_x', tenantId: 'tenant_x' })
+    assert.equal((await rateLimitUnchecked.get()).values[0]?.value, before + 3)
+  } finally {
+    down.disconnect()
+  }
 })

@@ -6,8 +6,8 @@
 // request passes (ingest must keep accepting while Redis is away), and it is counted in
 // meterline_rate_limit_unchecked_total.
 import type { Redis } from 'ioredis'
-import { Counter } from 'prom-client'
 import { TooManyRequestsError } from '../../platform/errors.js'
+import { rateLimitUnchecked, requestsRateLimited } from '../../platform/metrics.js'
 
 export interface RequestRateLimitSettings {
   windowSeconds: number
@@ -47,11 +47,6 @@ if over(KEYS[1], tonumber(ARGV[2])) then return {1, redis.call('PTTL', KEYS[1])}
 if over(KEYS[2], tonumber(ARGV[3])) then return {2, redis.call('PTTL', KEYS[2])} end
 return {0, 0}`
 
-const unchecked = new Counter({
-  name: 'meterline_rate_limit_unchecked_total',
-  help: 'Requests let through without a rate-limit check because Redis did not answer',
-})
-
 export class RequestRateLimiter {
   constructor(
     private readonly redis: Redis,
@@ -71,7 +66,7 @@ export class RequestRateLimiter {
         String(windowMs), String(perKey), String(perTenant),
       )) as [number, number]
     } catch {
-      unchecked.inc()
+      rateLimitUnchecked.inc()
       return
     }
     const [which, msLeft] = result
@@ -79,6 +74,7 @@ export class RequestRateLimiter {
     // PTTL is -1 only if the expiry was lost; then the whole window is the honest answer.
     const retryAfter = Math.max(1, Math.ceil((msLeft > 0 ? msLeft : windowMs) / 1000))
     const [limit, whose] = which === 1 ? [perKey, 'this API key'] : [perTenant, 'this tenant']
+    requestsRateLimited.inc({ limit: which === 1 ? 'key' : 'tenant' })
     throw new TooManyRequestsError(`rate limit exceeded: ${limit} requests per ${this.defaults.windowSeconds} s for ${whose}; retry after ${retryAfter} s`, retryAfter)
   }
 }
