@@ -12,10 +12,9 @@
 // scripts/migrate.ts runs it after the Postgres migrations, so an upgrade leaves no plaintext.
 import { pathToFileURL } from 'node:url'
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
-import { keyedFromDigest, LEGACY_SCHEME, schemeOf } from '../billing-api/auth/api-key.js'
-import { connectionAad } from '../billing-api/integrations/connections.js'
-import { decryptJsonRotating, encryptJson } from '../billing-api/integrations/crypto.js'
-import { openWebhookSecret, sealWebhookSecret } from '../billing-api/webhooks/secret-at-rest.js'
+import { keyedFromDigest, LEGACY_SCHEME, schemeOf } from '../billing-api/auth/index.js'
+import { connectionAad, decryptJsonRotating, encryptJson } from '../billing-api/integrations/index.js'
+import { openWebhookSecret, sealWebhookSecret } from '../billing-api/webhooks/index.js'
 import type { Config } from '../platform/config.js'
 
 export interface RotationReport {
@@ -123,7 +122,7 @@ export function describeRotation(r: RotationReport): string {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { loadConfig } = await import('../platform/config.js')
-  const { openOrm } = await import('../billing-api/db/orm.js')
+  const { openOrm } = await import('../billing-api/database.js')
   const config = loadConfig(process.env, { kafkaBrokers: ['unused:9092'] })
   const orm = await openOrm(config.databaseUrl, 2)
   try {

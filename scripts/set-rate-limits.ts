@@ -3,7 +3,7 @@
 //   node --import tsx scripts/set-rate-limits.ts <tenant_id> [--per-key N|default] [--per-tenant N|default]
 // N = 0 means no limit; `default` returns to the configured value. Running processes see the
 // change within API_KEY_CACHE_TTL_MS.
-import { openOrm } from '../billing-api/db/orm.js'
+import { openOrm } from '../billing-api/database.js'
 import { loadConfig } from '../platform/config.js'
 
 function value(flag: string): number | null | undefined {

@@ -7,28 +7,14 @@ import { NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
 import { unavailableDependency } from '../../platform/unavailable.js'
 import { candidateHashes, type ApiKeyHashing, type StoredHash } from './api-key.js'
-import type { RequestRateLimiter, TenantRateLimits } from './request-rate-limit.js'
-import type { Scope } from '../db/scope.js'
+import type { RequestRateLimiter } from './request-rate-limit.js'
 
 export const API_KEY_HEADER = 'x-api-key'
 export const ENVIRONMENT_HEADER = 'x-environment-id'
 
-export interface AuthContext {
-  tenantId: string
-  environmentId: string
-  userId: string
-  apiKeyId: string
-  roles: string[]
-  /** the tenant's own request limits (request-rate-limit.ts) */
-  rateLimits: TenantRateLimits
-}
-
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    auth: AuthContext
-  }
-}
+import type { AuthContext } from '../http/request-auth.js'
+export type { AuthContext }
+export { requireRole, scopeOf } from '../http/request-auth.js'
 
 interface KeyRow {
   id: string
@@ -40,14 +26,6 @@ interface KeyRow {
   expires_at: Date | null
   rate_limit_per_key: number | null
   rate_limit_per_tenant: number | null
-}
-
-export function scopeOf(request: FastifyRequest): Scope {
-  return { tenant_id: request.auth.tenantId, environment_id: request.auth.environmentId }
-}
-
-export function requireRole(request: FastifyRequest, role: string): void {
-  if (!request.auth.roles.includes(role)) throw new PermissionDeniedError(`this operation requires the ${role} role`)
 }
 
 /**

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Producer } from 'kafkajs'
-import { relaySystemEvents } from '../events/relay.js'
+import { relaySystemEvents } from '../outbox/relay.js'
 import { createKafka, createProducer } from '../../platform/kafka.js'
 import { parseAllowList } from '../../platform/outbound-address.js'
-import { eventually, sqlOn, startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { eventually, sqlOn, startTestPlatform, testConfig, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError } from '../../test/support/assertions.js'
 
@@ -43,7 +43,7 @@ before(async () => {
   receiverPort = await listen(receiver)
   p = await startTestPlatform({
     services: ['billing-api', 'scheduler'],
-    config: { webhooks: { timeoutMs: 2000, attempts: 4, backoffMs: 50 }, outbound: { allow: parseAllowList(`127.0.0.1:${receiverPort}`) } },
+    config: { webhooks: { ...testConfig().webhooks, timeoutMs: 2000, attempts: 4, backoffMs: 50 }, outbound: { allow: parseAllowList(`127.0.0.1:${receiverPort}`) } },
   })
   producer = await createProducer(createKafka(p.config, 'ssrf-test'))
 })
