@@ -99,6 +99,20 @@ test('a generic_http integration whose base_url is private is a 400', async () =
   assert.equal((await t.api.get('/v1/integrations/connections')).body.pagination.total, 0)
 })
 
+test('a generic_http sync whose stored base_url now resolves to loopback is refused with a 400; nothing is sent or linked', async () => {
+  const t = await p.newTenant()
+  const conn = await created(t.api.post('/v1/integrations/connections', {
+    provider: 'generic_http', name: 'ERP', credentials: { api_key: 'k', webhook_secret: 's' }, settings: { base_url: `http://127.0.0.1:${receiverPort}/erp/` },
+  }))
+  await sqlOn(p)(`UPDATE integration_connections SET settings = jsonb_set(settings, '{base_url}', to_jsonb(?::text)) WHERE id = ?`, [`http://localhost:${bystanderPort}/erp/`, conn.id])
+  const customer = await created(t.api.post('/v1/customers', { external_id: 'acme' }))
+  const res = await t.api.post('/v1/integrations/sync', { entity_type: 'customer', entity_id: customer.id, provider: 'generic_http', method: 'push' })
+  assertError(res, 400, 'validation_error', /^settings\.base_url: outbound URL refused: localhost resolves to 127\.0\.0\.1 \(loopback address\)$/)
+  assert.deepEqual(bystanderHits, [])
+  assert.equal(receiverHits.filter((h) => h.startsWith('/erp/')).length, 0)
+  assert.deepEqual(await sqlOn(p)(`SELECT id FROM entity_integration_mappings WHERE tenant_id = ?`, [t.tenantId]), [])
+})
+
 test('at delivery time, a URL that now resolves to loopback is refused: FAILED at once, the reason recorded, nothing sent', async () => {
   const t = await p.newTenant()
   const ep = await created(t.api.post('/v1/webhooks/endpoints', { url: `http://127.0.0.1:${receiverPort}/fine` }))

@@ -4,18 +4,23 @@
 // `x-signature: sha256=<hex HMAC-SHA256 of the raw body under webhook_secret>`.
 // It has no pull: a pull sync answers the unsupported error. Calls go through the SSRF guard.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { outboundRequest, type OutboundPolicy } from '../../../platform/outbound-url-guard.js'
+import { ValidationError } from '../../../platform/errors.js'
+import { OutboundUrlRefused, outboundRequest, type OutboundPolicy } from '../../../platform/outbound-url-guard.js'
 import { WebhookSignatureError, type IntegrationProvider, type OpenConnection } from '../provider.js'
 
 async function send(outbound: OutboundPolicy, conn: OpenConnection, method: string, path: string, body: unknown): Promise<string> {
   const base = conn.settings.base_url
   if (!base) throw new Error('generic_http connection has no settings.base_url')
-  // Under the SSRF guard; a redirect is not followed (it is not ok).
+  // Under the SSRF guard; a redirect is not followed (it is not ok). A refused base_url is the
+  // connection's fault, not the provider's: a validation error (no retry), not a 503.
   const res = await outboundRequest(outbound, new URL(path, base.endsWith('/') ? base : `${base}/`), {
     method,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${conn.credentials.api_key}` },
     body: JSON.stringify(body),
     timeoutMs: 20_000,
+  }).catch((err: unknown) => {
+    if (err instanceof OutboundUrlRefused) throw new ValidationError(`settings.base_url: ${err.message}`, 'settings.base_url')
+    throw err
   })
   if (res.status < 200 || res.status >= 300) throw new Error(`generic_http ${method} ${path} answered ${res.status}`)
   if (res.truncated) throw new Error(`generic_http ${method} ${path} answered with a body over 1 MiB`)
