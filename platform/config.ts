@@ -48,6 +48,8 @@ export interface Config {
    * (and the one it replaces, during a rotation), Stripe API base, default sync rate
    */
   integrations: { encryptionKey: Buffer; previousEncryptionKey?: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /** billing-api/payments: delays of the dunning retries after the 1st, 2nd, ... failed payment attempt */
+  paymentRetryScheduleMs: number[]
   /** bearer token of the operators' API (billing-api/admin); undefined: that API is off */
   adminToken?: string
   /**
@@ -134,6 +136,19 @@ function url(env: Env, name: SettingName, fallback: string, protocols: string[])
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`)
   }
   return v
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** A comma-separated list of durations such as `1d,3d,12h,30m`; `none` is an empty list. */
+function durations(env: Env, name: SettingName): number[] {
+  const raw = str(env, name).trim()
+  if (raw === 'none') return []
+  return raw.split(',').map((part) => {
+    const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part.trim())
+    if (!m || Number(m[1]) === 0) throw new ConfigError(`${name} must be a comma-separated list of positive durations like 1d,3d,12h,30m,10s, or none; got "${part.trim()}"`)
+    return Number(m[1]) * DURATION_UNITS_MS[m[2]]
+  })
 }
 
 function isoTime(env: Env, name: SettingName): Date {
@@ -274,6 +289,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       stripeApiBase: url(env, 'STRIPE_API_BASE', listed('STRIPE_API_BASE'), ['http:', 'https:']),
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 1),
     },
+    paymentRetryScheduleMs: durations(env, 'PAYMENT_RETRY_SCHEDULE'),
     adminToken: adminToken(env),
     outbound: { allow: allowList(env, 'OUTBOUND_URL_ALLOW') },
     requestRateLimit: {

@@ -129,6 +129,10 @@ export const SETTINGS = {
     meaning: 'where the Stripe adapter sends requests (tests point it at a local stand-in)',
   },
   INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND: { default: '10', readBy: 'services', meaning: 'per-tenant rate of background provider syncs (`integration_events`)' },
+  PAYMENT_RETRY_SCHEDULE: {
+    default: '1d,3d,5d', readBy: 'services',
+    meaning: 'dunning: the delay of the retry after the 1st, 2nd, ... failed payment attempt of an invoice (units `ms`, `s`, `m`, `h`, `d`); none after the last; `none`: no retries',
+  },
   ADMIN_TOKEN: {
     readBy: 'services', shown: 'unset: admin API off (`npm run up` generates one)',
     meaning: 'bearer token of the operator API `/v1/admin` (at least 24 characters); the CLI `npm run admin` sends it too',

@@ -21,6 +21,7 @@ import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/
 import { topUpInvoicing } from '../billing-api/invoices/index.js'
 import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/index.js'
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/index.js'
+import { createPaymentRetryQueue, paymentFailureReporting, startPaymentRetryWorker } from '../billing-api/payments/index.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
@@ -77,7 +78,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     closers.push(() => orm.close())
     // After the Postgres migrations, secrets from before encryption at rest are sealed (rotate-secrets.ts).
     await Promise.all([opts.migrate === true && migratePostgres(orm).then(() => rotateSecrets(orm, config)), opts.migrate && migrateClickHouse(ch)])
-    const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing, subscriptionInvoicing }
+    const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing, subscriptionInvoicing, paymentFailures: paymentFailureReporting }
     let redis: Redis | undefined
     if (services.has('billing-api') || services.has('scheduler')) {
       redis = createRedis(config.redisUrl)
@@ -94,6 +95,9 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const integrations = createIntegrationQueue(queueRedis, config.redisPrefix)
       closers.push(() => integrations.close())
       ctx.integrations = integrations
+      const paymentRetries = createPaymentRetryQueue(queueRedis, config.redisPrefix)
+      closers.push(() => paymentRetries.close())
+      ctx.paymentRetries = paymentRetries
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
@@ -188,6 +192,8 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => computeWorker.stop())
       const integrationWorker = startIntegrationWorker(ctx, redis!, config.redisPrefix)
       closers.push(() => integrationWorker.stop())
+      const paymentRetryWorker = startPaymentRetryWorker(ctx, redis!, config.redisPrefix)
+      closers.push(() => paymentRetryWorker.stop())
     }
     // The scheduler process also relays the system-events outbox to Kafka.
     if (services.has('scheduler') && opts.relay !== false) {

@@ -6,6 +6,7 @@ import { InvoiceSchema } from './invoice.entity.js'
 import { finalizeInvoice, voidInvoice, type ChangeOptions } from './lifecycle.js'
 import { recordPayment, type PaymentInput } from './payments.js'
 import { invoiceSearchBody, searchInvoices, type InvoiceSearch } from './search.js'
+import { expandInvoices, parseExpand } from './search-expand.js'
 import { serializeInvoice, serializePayment } from './serialize.js'
 import { getInvoice, type InvoiceDetail } from './service.js'
 
@@ -38,8 +39,11 @@ export async function invoiceRoutes(app: FastifyInstance, ctx: BillingContext): 
 
   app.post('/invoices/search', { schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request) => {
     const body = request.body as InvoiceSearch
-    const { items, total, lines } = await searchInvoices(ctx.orm.em.fork(), scopeOf(request), body)
-    return listResponse(items.map((i) => serializeInvoice(i, lines ? (lines.get(i.id) ?? []) : undefined)), total, body)
+    const expansions = parseExpand(body.expand)
+    const em = ctx.orm.em.fork()
+    const { items, total, lines } = await searchInvoices(em, scopeOf(request), body)
+    const expanded = await expandInvoices(em, scopeOf(request), items, expansions)
+    return listResponse(items.map((i) => ({ ...serializeInvoice(i, lines ? (lines.get(i.id) ?? []) : undefined), ...expanded.get(i.id) })), total, body)
   })
 
   // State changes. Each answers the invoice after the change (its new version included).
