@@ -97,7 +97,7 @@ export async function adminRoutes(instance: FastifyInstance, ctx: BillingContext
     },
   }, async (request, reply) => {
     const body = request.body
-    const t = await createTenant(ctx.orm.em.fork(), { name: body.name, keyEnvironment: body.key_environment })
+    const t = await createTenant(ctx.orm.em.fork(), { name: body.name, keyEnvironment: body.key_environment }, ctx.config.apiKeyHashing)
     return reply.code(201).send({ tenant_id: t.tenantId, environments: t.environments, user_id: t.userId, api_key: t.apiKey })
   })
 }
