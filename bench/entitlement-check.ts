@@ -47,7 +47,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const ms = (x: number) => x.toFixed(1)
 
 try {
-  const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-entitlements-${NOW}` })
+  const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-entitlements-${NOW}` }, config.apiKeyHashing)
   const key = tenant.apiKey
   const meter = await call(key, 'POST', '/v1/meters', { name: 'Tokens', event_name: 'llm', aggregation: { type: 'SUM', field: 'tokens' } })
   const feature = await call(key, 'POST', '/v1/features', { name: 'Tokens', lookup_key: 'tokens', type: 'metered', meter_id: meter.id })

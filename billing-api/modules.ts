@@ -21,6 +21,7 @@ import { creditGrantsModule } from './credit-grants/module.js'
 import { walletsModule } from './wallets/module.js'
 import { webhooksModule } from './webhooks/module.js'
 import { integrationsModule } from './integrations/module.js'
+import { paymentsModule } from './payments/module.js'
 import { usageAlertsModule } from './usage-alerts/module.js'
 import { analyticsModule } from './analytics/module.js'
 
@@ -45,6 +46,7 @@ export const modules: DomainModule[] = [
   walletsModule,
   webhooksModule,
   integrationsModule,
+  paymentsModule,
   usageAlertsModule,
   analyticsModule,
 ]
