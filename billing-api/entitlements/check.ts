@@ -90,7 +90,11 @@ async function featureUsageInPeriod(
 
 export async function checkEntitlement(ctx: BillingContext, em: EntityManager, scope: Scope, req: EntitlementCheckRequest): Promise<EntitlementCheck> {
   const at = ctx.clock.now()
-  const [customer, feature] = await Promise.all([findCustomer(em.fork(), scope, req), findFeature(em.fork(), scope, req)])
+  // Both lookups at once; when both fail, the customer's error is the one reported.
+  const [c, f] = await Promise.allSettled([findCustomer(em.fork(), scope, req), findFeature(em.fork(), scope, req)])
+  if (c.status === 'rejected') throw c.reason
+  if (f.status === 'rejected') throw f.reason
+  const [customer, feature] = [c.value, f.value]
   // The meter is looked up beside the grants: one round trip less before the usage read.
   const [grants, meter] = await Promise.all([
     customerGrants(em, scope, customer.id, [feature.id], at),
