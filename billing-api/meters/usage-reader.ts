@@ -2,10 +2,12 @@
 // ClickHouse; a billing run swaps in one answered from its batch's prefetch
 // (invoices/usage-prefetch.ts), falling back to ClickHouse for what the prefetch does not hold.
 import { queryMeterUsage, type UsageQuery, type UsageRow } from '../../clickhouse/queries/meter-usage.js'
+import { queryWeightedUsage } from '../../clickhouse/queries/weighted-usage.js'
 import type { ClickHouse } from '../../clickhouse/client.js'
 
 export type UsageReader = (q: UsageQuery) => Promise<UsageRow[]>
 
-export const clickhouseUsage = (ch: ClickHouse): UsageReader => (q) => queryMeterUsage(ch, q)
+export const clickhouseUsage = (ch: ClickHouse): UsageReader => (q) =>
+  q.aggregation === 'WEIGHTED_SUM' ? queryWeightedUsage(ch, q) : queryMeterUsage(ch, q)
 
 export const usageReader = (ctx: { ch: ClickHouse; usage?: UsageReader }): UsageReader => ctx.usage ?? clickhouseUsage(ctx.ch)

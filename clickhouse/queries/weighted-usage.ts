@@ -1,0 +1,102 @@
+// WEIGHTED_SUM reads: a customer's value holds from its event until that customer's next event
+// (ordered by timestamp, then event_id), and the usage over [start, end) is the integral of that
+// step function divided by the range's length: a time-weighted average (e.g. GB stored over a
+// month). Before a customer's first event its value is 0.
+//
+// The points come from the bucket-and-edge split of meter-usage.ts: the `points` of whole-minute
+// buckets and the per-event rows of the partial edge minutes. The value holding at `start` is
+// carried in from before it: the largest `latest` of the buckets before start's minute, and the
+// events of start's own minute before start. ClickHouse integrates in Decimal256 (value x ms, exact);
+// the caller divides by the length (weightedValue). Several customers add their averages up.
+// A segment is attributed to the event that set its value, so per-source and per-declared-group
+// reads split the integral exactly (the groups add up to the total).
+import { Decimal } from 'decimal.js'
+import { chDateTime, type ClickHouse } from '../client.js'
+import { rangeConditions, type UsageQuery, type UsageRow } from './meter-usage.js'
+
+export interface WeightedRow {
+  /** the integral of value over time, in value x milliseconds (exact decimal string) */
+  integral: string
+  /** events in [start, end) (the carried-in one is not counted) */
+  event_count: string
+  source?: string
+  group?: string
+}
+
+const MINUTE_MS = 60_000
+
+export function buildWeightedUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; params: Record<string, unknown> } {
+  if (q.windowSize) throw new Error('WEIGHTED_SUM usage has no windows')
+  if ((q.groupBy ?? []).length > 1 || (q.groupBy ?? []).some((g) => g !== q.declaredGroupBy)) throw new Error('WEIGHTED_SUM usage groups by the declared group_by only')
+  const params: Record<string, unknown> = { tenant: q.tenantId, env: q.environmentId, meter: q.meterId }
+  const scope = ['tenant_id = {tenant:String}', 'environment_id = {env:String}', 'meter_id = {meter:String}']
+  if (q.externalCustomerId !== undefined) {
+    params.customer = q.externalCustomerId
+    scope.push('external_customer_id = {customer:String}')
+  }
+  if (q.externalCustomerIds !== undefined) {
+    params.customers = q.externalCustomerIds
+    scope.push('has({customers:Array(String)}, external_customer_id)')
+  }
+  const s = q.start.getTime()
+  const e = q.end.getTime()
+  params.s = chDateTime(s)
+  params.e = chDateTime(e)
+  const startMinute = Math.floor(s / MINUTE_MS) * MINUTE_MS
+  params.sm = chDateTime(startMinute).slice(0, 19)
+  params.smt = chDateTime(startMinute)
+  const where = (...extra: string[]) => [...scope, ...extra].join(' AND ')
+  const cols = 'external_customer_id AS cust, toString(source) AS src, if(empty(group_values), \'\', group_values[1]) AS g'
+
+  const range = rangeConditions(q.start, q.end, params)
+  const inRange: string[] = []
+  if (range.buckets) {
+    inRange.push(`SELECT ${cols}, p.1 AS ts, p.2 AS id, p.3 AS v FROM ${ch.table('meter_buckets')} ARRAY JOIN points AS p WHERE ${where(range.buckets)}`)
+  }
+  if (range.edges) {
+    inRange.push(`SELECT ${cols}, timestamp AS ts, event_id AS id, value AS v FROM ${ch.table('meter_events')} WHERE ${where(range.edges)}`)
+  }
+  // The value holding at start, per customer: the latest point before it.
+  const before = `SELECT cust, src, g, ts, id, v FROM (
+      SELECT ${cols}, latest.1 AS ts, latest.2 AS id, latest.3 AS v FROM ${ch.table('meter_buckets')}
+       WHERE ${where("bucket_start < {sm:DateTime('UTC')}")} AND latest.1 > toDateTime64(0, 3, 'UTC')
+      UNION ALL
+      SELECT ${cols}, timestamp AS ts, event_id AS id, value AS v FROM ${ch.table('meter_events')}
+       WHERE ${where("timestamp >= {smt:DateTime64(3, 'UTC')}", "timestamp < {s:DateTime64(3, 'UTC')}")}
+    ) ORDER BY ts DESC, id DESC LIMIT 1 BY cust`
+  // DISTINCT: a replayed event may sit in two unmerged rows.
+  const points = `SELECT DISTINCT cust, src, g, ts, id, v, 1 AS counted FROM (${inRange.join(' UNION ALL ')})
+    UNION ALL SELECT cust, src, g, ts, id, v, 0 AS counted FROM (${before})`
+  const segments = `SELECT cust, src, g, v, counted,
+      greatest(ts, {s:DateTime64(3, 'UTC')}) AS seg_start,
+      leadInFrame(greatest(ts, {s:DateTime64(3, 'UTC')}), 1, {e:DateTime64(3, 'UTC')})
+        OVER (PARTITION BY cust ORDER BY ts, id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS seg_end
+    FROM (${points})`
+  const dims = [...(q.bySource ? ['src'] : []), ...((q.groupBy ?? []).length ? ['g'] : [])]
+  const select = [
+    ...(q.bySource ? ['src AS source'] : []),
+    ...((q.groupBy ?? []).length ? ['g AS group'] : []),
+    'toString(sum(toDecimal256(v, 12) * toDecimal256(toUnixTimestamp64Milli(seg_end) - toUnixTimestamp64Milli(seg_start), 0))) AS integral',
+    'toString(sum(counted)) AS event_count',
+  ]
+  const tail = dims.length ? ` GROUP BY ${dims.join(', ')} ORDER BY ${dims.join(', ')}` : ''
+  return { sql: `SELECT ${select.join(', ')} FROM (${segments})${tail}`, params }
+}
+
+/** The time-weighted average of an integral over `lengthMs`, half-up to the 12 decimals of stored values. */
+export function weightedValue(integral: string, lengthMs: number): string {
+  return new Decimal(integral).div(lengthMs).toDecimalPlaces(12, Decimal.ROUND_HALF_UP).toFixed()
+}
+
+/** The rows of the usage read (meter-usage.ts's UsageRow): value is the time-weighted average. */
+export async function queryWeightedUsage(ch: ClickHouse, q: UsageQuery): Promise<UsageRow[]> {
+  const { sql, params } = buildWeightedUsageSql(ch, q)
+  const length = q.end.getTime() - q.start.getTime()
+  const groupBy = q.groupBy ?? []
+  return (await ch.query<WeightedRow>(sql, params)).map((r) => ({
+    value: weightedValue(r.integral, length),
+    event_count: r.event_count,
+    groups: groupBy.length ? { [groupBy[0]]: r.group ?? '' } : {},
+    ...(q.bySource ? { source: r.source ?? '' } : {}),
+  }))
+}
