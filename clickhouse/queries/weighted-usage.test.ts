@@ -9,6 +9,7 @@ import { migrateClickHouse } from '../migrate.js'
 import { ActiveMeters } from '../../aggregator/active-meters.js'
 import { MeterCache } from '../../aggregator/meter-cache.js'
 import { WriteStage } from '../../aggregator/write-stage.js'
+import { auditMeter } from '../../aggregator/usage-audit.js'
 import type { MeterDefinition } from '../../schemas/meters.js'
 import type { UsageEvent } from '../../schemas/events.js'
 import { testConfig } from '../../test/support/platform.js'
@@ -139,5 +140,7 @@ test('random events and millisecond boundaries: the bucket read equals the integ
     assert.equal(Number(c1.event_count), inRange, what)
     const [both] = await queryWeightedUsage(ch, base)
     assert.equal(both.value, weightedValue(integral('c1', s, e).plus(integral('c2', s, e)).toFixed(), e - s), what)
+    const audit = await auditMeter(ch, meter, new Date(s), new Date(e))
+    assert.ok(audit.same && audit.raw.value === both.value, `${what}: audit ${JSON.stringify(audit.raw)} vs ${JSON.stringify(audit.buckets)}`)
   }
 })
