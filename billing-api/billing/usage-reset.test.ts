@@ -28,6 +28,7 @@ test('NEVER bills cumulative usage, BILLING_PERIOD the period; rounding prices t
   const periodic = await meter('Periodic', { reset_usage: 'BILLING_PERIOD' })
   const cumulative = await meter('Cumulative', { reset_usage: 'NEVER' })
   const rounded = await meter('Rounded', { rounding: { mode: 'UP', precision: 0 } })
+  const weighted = await created(t.api.post('/v1/meters', { name: 'Weighted', event_name: 'gb', aggregation: { type: 'WEIGHTED_SUM', field: 'gb' } }))
   const usd = { currency: 'USD', billing_period: 'MONTHLY', invoice_cadence: 'ARREAR', type: 'USAGE', billing_model: 'FLAT_FEE', amount: '0.1' }
   const plan = await created(t.api.post('/v1/plans', {
     name: 'Storage',
@@ -35,6 +36,7 @@ test('NEVER bills cumulative usage, BILLING_PERIOD the period; rounding prices t
       { ...usd, meter_id: periodic.id, display_name: 'Periodic' },
       { ...usd, meter_id: cumulative.id, display_name: 'Cumulative' },
       { ...usd, meter_id: rounded.id, display_name: 'Rounded' },
+      { ...usd, meter_id: weighted.id, display_name: 'Weighted' },
     ],
   }))
   await created(t.api.post('/v1/customers', { external_id: 'acme' }))
@@ -51,9 +53,10 @@ test('NEVER bills cumulative usage, BILLING_PERIOD the period; rounding prices t
   await eventually(async () => ((await usage(t.api, rounded.id, {})).event_count === 1 ? true : undefined), 'October in ClickHouse')
   clock.set(new Date('2026-11-01T00:00:00Z'))
   await billDueSubscriptions(p.ctx, { tenantId: t.tenantId })
-  // October: 100.2 GB for all three; rounded UP to 101. x 0.10 -> 10.02, 10.02, 10.10
+  // October: 100.2 GB for all three; rounded UP to 101. x 0.10 -> 10.02, 10.02, 10.10.
+  // Time-weighted: 100.2 GB held 22 of October's 31 days: 2204.4 / 31 = 71.109677419355 -> 7.11
   assert.deepEqual(await invoiceLines('2026-10-01T00:00:00Z'), {
-    Periodic: ['100.2', '10.02'], Cumulative: ['100.2', '10.02'], Rounded: ['101', '10.10'],
+    Periodic: ['100.2', '10.02'], Cumulative: ['100.2', '10.02'], Rounded: ['101', '10.10'], Weighted: ['71.109677419355', '7.11'],
   })
 
   clock.set(new Date('2026-11-20T00:00:00Z'))
@@ -62,9 +65,10 @@ test('NEVER bills cumulative usage, BILLING_PERIOD the period; rounding prices t
   clock.set(new Date('2026-12-01T00:00:00Z'))
   await billDueSubscriptions(p.ctx, { tenantId: t.tenantId })
   // November: periodic 50.5 (5.05); cumulative since Oct 1: 100.2 + 50.5 = 150.7 (15.07);
-  // rounded 50.5 -> 51 (5.10).
+  // rounded 50.5 -> 51 (5.10); time-weighted: 100.2 carried in for 9 days, then 50.5 for 21:
+  // (901.8 + 1060.5) / 30 = 65.41 (6.54).
   assert.deepEqual(await invoiceLines('2026-11-01T00:00:00Z'), {
-    Periodic: ['50.5', '5.05'], Cumulative: ['150.7', '15.07'], Rounded: ['51', '5.10'],
+    Periodic: ['50.5', '5.05'], Cumulative: ['150.7', '15.07'], Rounded: ['51', '5.10'], Weighted: ['65.41', '6.54'],
   })
 })
 
