@@ -27,7 +27,7 @@ const exact: ExpressionArithmetic<Decimal> = {
   div: (a, b) => a.div(b), neg: (a) => a.negated(), isZero: (a) => a.isZero(),
 }
 const evaluate = (src: string, props: Record<string, string | undefined>) => {
-  const r = evaluateExpression(parseExpression(src), (name) => {
+  const r = evaluateExpression<Decimal>(parseExpression(src), (name) => {
     const v = props[name]
     if (v === undefined) return { skip: 'missing_field' }
     return /^-?\d+(\.\d+)?$/.test(v) ? { value: new D(v) } : { skip: 'non_numeric' }
