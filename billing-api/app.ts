@@ -2,11 +2,10 @@
 // encapsulated plugin per domain.
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import type { BillingContext } from './context.js'
-import { authRoutes } from './auth/routes.js'
-import { inboundWebhookRoutes } from './integrations/inbound-routes.js'
+import { authRoutes } from './auth/index.js'
+import { inboundWebhookRoutes } from './integrations/index.js'
 import { modules } from './modules.js'
-import { subscriptionV2Routes } from './subscriptions/routes.js'
-
+import { subscriptionV2Routes } from './subscriptions/index.js'
 export interface Authenticator {
   hook: onRequestHookHandler
   invalidate(): void

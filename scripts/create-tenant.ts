@@ -1,8 +1,8 @@
 // Operator CLI: creates a tenant with its production and development environments, a
 // super_admin service account and a first API key (printed once).
 //   node --import tsx scripts/create-tenant.ts "Acme Inc." [development]
-import { openOrm } from '../billing-api/db/orm.js'
-import { createTenant } from '../billing-api/tenants/create-tenant.js'
+import { openOrm } from '../billing-api/database.js'
+import { createTenant } from '../billing-api/tenants/index.js'
 import { loadConfig } from '../platform/config.js'
 
 const [name, keyEnvironment] = process.argv.slice(2)

@@ -2,7 +2,7 @@
 // and prints how many items it processed. A running scheduler (or this process) executes it.
 //   node --import tsx scripts/run-job.ts subscription-billing [tenant_id]
 import { loadConfigOrExit } from '../platform/config.js'
-import { startPlatform } from './platform.js'
+import { startPlatform } from './composition-root.js'
 import { JOBS } from '../scheduler/jobs.js'
 
 const [name, tenantId] = process.argv.slice(2)

@@ -1,6 +1,6 @@
 // Invoice downloads: the PDF (cached per invoice version) and CSV exports.
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { idParams } from '../http/schemas.js'
 import { invoiceLinesCsv, invoiceSearchCsv, type CsvDownload } from './csv-export.js'

@@ -1,6 +1,6 @@
 // POST /invoices (manual ONE_OFF or CREDIT invoice) and PUT /invoices/{id} (user-facing fields).
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { dateTime, idParams, metadataSchema, nonNegativeDecimalString } from '../http/schemas.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { RECORD_STATUSES } from '../http/metadata-filter.js'
 import { idParams, listResponse, paginationQuery } from '../http/schemas.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { idParams, listResponse, paginationQuery, type Page } from '../http/schemas.js'
 import { createPlanBody, searchPlansBody, updatePlanBody } from './schemas.js'

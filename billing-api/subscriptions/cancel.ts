@@ -10,7 +10,7 @@
 import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, type CancellationType } from './subscription.entity.js'
 import { terminateSubscription } from './terminate.js'

@@ -1,11 +1,11 @@
 // Routes of line item search and subscription modification; registered with the subscription
 // routes by module.ts.
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso } from '../db/common.js'
 import { dateTime, idParams, listResponse, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
-import { serializeInvoice } from '../invoices/serialize.js'
+import { serializeInvoice } from '../invoices/index.js'
 import { LINE_ITEM_SORT_FIELDS, LINE_ITEM_STATUSES, searchLineItems, type SubscriptionLineItemFilter } from './line-items-search.js'
 import { applyModification, CHANGE_TYPES, previewModification, PRORATION_BEHAVIORS, type ModificationInput, type ModificationPlan } from './modify.js'
 import { serializeLineItem, serializeSubscription } from './routes.js'

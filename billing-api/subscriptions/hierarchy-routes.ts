@@ -1,6 +1,6 @@
 // Routes of subscription hierarchies: the inherited subscriptions of a PARENT (hierarchy-inherited.ts).
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { idParams } from '../http/schemas.js'
 import { changeInheritedSubscriptions, listInheritedSubscriptions, type InheritedChangeInput, type InheritedChildren } from './hierarchy-inherited.js'

@@ -7,15 +7,13 @@ import { newId } from '../../platform/ids.js'
 import type { BillingContext } from '../context.js'
 import type { Scope } from '../db/scope.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
-import { publishSystemEvent } from '../events/publish.js'
-import { getPlan } from '../plans/service.js'
+import { publishSystemEvent } from '../events/index.js'
+import { getPlan } from '../plans/index.js'
 import { PlanSchema } from '../plans/plan.entity.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
 import { type BillingPeriod } from '../periods/periods.js'
 import { D } from '../pricing/index.js'
 import { calendarAnchor, nextBoundary } from '../periods/periods.js'
-import { createTrialInvoice } from '../billing/trial-invoice.js'
-import { invoiceFirstPeriod } from '../billing/first-invoice.js'
 import { applyOverrideCommitments, checkSubscriptionCommitment, type OverrideLineItemInput } from './commitments.js'
 import {
   checkInvoicingCustomer, checkMayHoldOwnSubscription, inheritCustomers, lockCustomers, requestedType, resolveCustomers, type HierarchyCreateInput,
@@ -200,9 +198,9 @@ export async function createSubscription(ctx: BillingContext, em: EntityManager,
     )
     await applyOverrideCommitments(tx, scope, lineItems, chosen, input.override_line_items)
     // A trial on a finalized (non-draft) subscription gets its zero-amount invoice in the same commit.
-    if (subscriptionStatus === 'TRIALING') await createTrialInvoice(tx, clock, sub)
+    if (subscriptionStatus === 'TRIALING') await ctx.subscriptionInvoicing.createTrialInvoice(tx, clock, sub)
     publishSystemEvent(tx, scope, { event_name: 'subscription.created', entity_type: 'subscription', entity_id: sub.id, payload: eventPayload(sub) })
-    await invoiceFirstPeriod(ctx, tx, sub, chosen)
+    await ctx.subscriptionInvoicing.invoiceFirstPeriod(ctx, tx, sub, chosen)
     // children created with their parent start with it (a backdated start too: credit grant catch-up applies to them)
     if (type === 'PARENT') await inheritCustomers(tx, userId, start, sub, children)
     return { subscription: sub, lineItems }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { NotFoundError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import { requireRole } from '../auth/authenticate.js'
+import { requireRole } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso } from '../db/common.js'
 import { idParams, metadataSchema } from '../http/schemas.js'
