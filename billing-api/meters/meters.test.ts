@@ -110,8 +110,14 @@ test('WEIGHTED_SUM through the pipeline: GB stored over November with a gap', as
     return r.event_count === 2 ? r : undefined
   }, 'weighted usage')
   assert.equal(u.value, '14.6')
-  const windows = await t.api.post(`/v1/meters/${meter.id}/usage`, { ...nov, window_size: 'DAY' })
-  assert.deepEqual([windows.status, windows.body.code], [400, 'validation_error'])
+  // Per day: Nov 6 holds 8, Nov 7 20 (its event counted there), Nov 30 5; 30 days in all.
+  const days = await usage(t.api, meter.id, { ...nov, window_size: 'DAY' })
+  const day = (d: string) => days.items.find((i: any) => i.window_start === `2026-11-${d}T00:00:00.000Z`)
+  assert.equal(days.items.length, 30)
+  assert.deepEqual([day('06').value, day('07').value, day('07').event_count, day('30').value], ['8', '20', 1, '5'])
+  // Only the declared group_by (none here) can split a time-weighted meter.
+  const grouped = await t.api.post(`/v1/meters/${meter.id}/usage`, { ...nov, group_by: ['disk'] })
+  assert.deepEqual([grouped.status, grouped.body.code], [400, 'validation_error'])
 })
 
 test("another tenant's key can neither read nor change a meter", async () => {

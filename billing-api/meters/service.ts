@@ -76,9 +76,8 @@ export interface UsageResult {
 const avgOrValue = (agg: string, value: string, count: string): string =>
   agg === 'AVG' ? (count === '0' ? '0' : D(value).div(count).toString()) : value
 
-/** A time-weighted average has no windows here, and splits by the declared group_by only. */
+/** A time-weighted average splits by the declared group_by only (segments carry no other property). */
 function checkWeightedRequest(meter: Meter, req: UsageRequest): void {
-  if (req.window_size) throw new ValidationError('window_size is not supported for WEIGHTED_SUM meters; query each window as its own range', 'window_size')
   const groupBy = req.group_by ?? []
   if (groupBy.length > 1 || groupBy.some((g) => g !== meter.aggregation.group_by)) {
     throw new ValidationError(`group_by of a WEIGHTED_SUM meter may only be its declared group_by (${meter.aggregation.group_by ?? 'none'})`, 'group_by')

@@ -84,6 +84,19 @@ test('a month with gaps: the value holds until the next event, carried in from b
   // 40 x 1 339 170 000 + 250 x 30 000 = 53 574 300 000 / 1 339 200 000 = 40.004704301075268..
   const [mid] = await queryWeightedUsage(ch, { ...base, externalCustomerId: 'acme', start: new Date('2026-11-10T00:00:30Z'), end: new Date('2026-11-25T12:00:30Z') })
   assert.deepEqual([mid.value, mid.event_count], ['40.004704301075', '1'])
+  // Windows: each day its own average. Nov 9: 100; Nov 10: 40 (b1 held 0 ms); Nov 25: 12 h of 40
+  // and 12 h of 250 = 145. Every November day has a value (carried in), so 30 rows.
+  const days = await queryWeightedUsage(ch, { ...base, ...nov, externalCustomerId: 'acme', windowSize: 'DAY' })
+  assert.equal(days.length, 30)
+  const day = (d: string) => days.find((r) => r.window_start === `2026-11-${d} 00:00:00`)
+  assert.deepEqual([day('09')?.value, day('09')?.event_count], ['100', '0'])
+  assert.deepEqual([day('10')?.value, day('10')?.event_count], ['40', '2'])
+  assert.deepEqual([day('25')?.value, day('25')?.event_count], ['145', '1'])
+  assert.deepEqual([day('30')?.value, day('01')?.value], ['250', '100'])
+  // A window cut by the range is averaged over its part: [Nov 25 06:00, Nov 25 13:30) by DAY is one
+  // 7.5 h window: 6 h of 40 + 1.5 h of 250 = 615 / 7.5 = 82.
+  const [cut] = await queryWeightedUsage(ch, { ...base, externalCustomerId: 'acme', windowSize: 'DAY', start: new Date('2026-11-25T06:00:00Z'), end: new Date('2026-11-25T13:30:00Z') })
+  assert.deepEqual([cut.window_start, cut.value, cut.event_count], ['2026-11-25 00:00:00', '82', '1'])
   // Before any event: 0, no events.
   const [none] = await queryWeightedUsage(ch, { ...base, externalCustomerId: 'beta', start: new Date('2026-11-01T00:00:00Z'), end: new Date('2026-11-02T00:00:00Z') })
   assert.deepEqual([none.value, none.event_count], ['0', '0'])
@@ -140,6 +153,13 @@ test('random events and millisecond boundaries: the bucket read equals the integ
     assert.equal(Number(c1.event_count), inRange, what)
     const [both] = await queryWeightedUsage(ch, base)
     assert.equal(both.value, weightedValue(integral('c1', s, e).plus(integral('c2', s, e)).toFixed(), e - s), what)
+    for (const row of await queryWeightedUsage(ch, { ...base, externalCustomerId: 'c1', windowSize: 'HOUR' })) {
+      const w = Date.parse(row.window_start!.replace(' ', 'T') + 'Z')
+      const [ws, we] = [Math.max(w, s), Math.min(w + 3_600_000, e)]
+      assert.equal(row.value, weightedValue(integral('c1', ws, we).toFixed(), we - ws), `${what} hour ${row.window_start}`)
+      const inHour = events.filter((x) => x.external_customer_id === 'c1' && x.timestamp >= ws && x.timestamp < we).length
+      assert.equal(Number(row.event_count), inHour, `${what} hour ${row.window_start} count`)
+    }
     const audit = await auditMeter(ch, meter, new Date(s), new Date(e))
     assert.ok(audit.same && audit.raw.value === both.value, `${what}: audit ${JSON.stringify(audit.raw)} vs ${JSON.stringify(audit.buckets)}`)
   }

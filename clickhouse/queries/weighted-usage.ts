@@ -9,10 +9,11 @@
 // events of start's own minute before start. ClickHouse integrates in Decimal256 (value x ms, exact);
 // the caller divides by the length (weightedValue). Several customers add their averages up.
 // A segment is attributed to the event that set its value, so per-source and per-declared-group
-// reads split the integral exactly (the groups add up to the total).
+// reads split the integral exactly (the groups add up to the total). With windows, each window
+// is the average over its own part of [start, end).
 import { Decimal } from 'decimal.js'
 import { chDateTime, type ClickHouse } from '../client.js'
-import { rangeConditions, type UsageQuery, type UsageRow } from './meter-usage.js'
+import { rangeConditions, type UsageQuery, type UsageRow, type WindowSize } from './meter-usage.js'
 
 export interface WeightedRow {
   /** the integral of value over time, in value x milliseconds (exact decimal string) */
@@ -21,12 +22,14 @@ export interface WeightedRow {
   event_count: string
   source?: string
   group?: string
+  /** with windows: the window's start ('YYYY-MM-DD hh:mm:ss', UTC) and its part of [start, end) */
+  window_start?: string
+  length_ms?: string
 }
 
 const MINUTE_MS = 60_000
 
 export function buildWeightedUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; params: Record<string, unknown> } {
-  if (q.windowSize) throw new Error('WEIGHTED_SUM usage has no windows')
   if ((q.groupBy ?? []).length > 1 || (q.groupBy ?? []).some((g) => g !== q.declaredGroupBy)) throw new Error('WEIGHTED_SUM usage groups by the declared group_by only')
   const params: Record<string, unknown> = { tenant: q.tenantId, env: q.environmentId, meter: q.meterId }
   const scope = ['tenant_id = {tenant:String}', 'environment_id = {env:String}', 'meter_id = {meter:String}']
@@ -72,16 +75,36 @@ export function buildWeightedUsageSql(ch: ClickHouse, q: UsageQuery): { sql: str
       leadInFrame(greatest(ts, {s:DateTime64(3, 'UTC')}), 1, {e:DateTime64(3, 'UTC')})
         OVER (PARTITION BY cust ORDER BY ts, id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS seg_end
     FROM (${points})`
-  const dims = [...(q.bySource ? ['src'] : []), ...((q.groupBy ?? []).length ? ['g'] : [])]
+  const groups = (q.groupBy ?? []).length > 0
+  const dims = [...(q.windowSize ? ['window_start', 'length_ms'] : []), ...(q.bySource ? ['src'] : []), ...(groups ? ['g'] : [])]
   const select = [
+    ...(q.windowSize ? ['window_start', 'length_ms'] : []),
     ...(q.bySource ? ['src AS source'] : []),
-    ...((q.groupBy ?? []).length ? ['g AS group'] : []),
-    'toString(sum(toDecimal256(v, 12) * toDecimal256(toUnixTimestamp64Milli(seg_end) - toUnixTimestamp64Milli(seg_start), 0))) AS integral',
+    ...(groups ? ['g AS group'] : []),
+    'toString(sum(toDecimal256(v, 12) * toDecimal256(part_end - part_start, 0))) AS integral',
     'toString(sum(counted)) AS event_count',
   ]
   const tail = dims.length ? ` GROUP BY ${dims.join(', ')} ORDER BY ${dims.join(', ')}` : ''
-  return { sql: `SELECT ${select.join(', ')} FROM (${segments})${tail}`, params }
+  const ms = `SELECT cust, src, g, v, counted AS in_range, toUnixTimestamp64Milli(seg_start) AS ss, toUnixTimestamp64Milli(seg_end) AS se FROM (${segments})`
+  if (!q.windowSize) {
+    return { sql: `SELECT ${select.join(', ')} FROM (SELECT *, in_range AS counted, ss AS part_start, se AS part_end FROM (${ms}))${tail}`, params }
+  }
+  // Each segment is cut at the window boundaries (UTC, aligned to the epoch like
+  // toStartOfInterval); an event counts in the window holding it, a zero-length segment too.
+  params.step = WINDOW_MS[q.windowSize]
+  params.sms = s
+  params.ems = e
+  const windows = `SELECT src, g, v,
+      arrayJoin(range(intDiv(ss, {step:Int64}) * {step:Int64}, greatest(se, ss + 1), {step:Int64})) AS w,
+      if(w = intDiv(ss, {step:Int64}) * {step:Int64}, in_range, 0) AS counted,
+      greatest(ss, w) AS part_start, least(se, w + {step:Int64}) AS part_end,
+      toString(toDateTime(intDiv(w, 1000), 'UTC')) AS window_start,
+      toString(least({ems:Int64}, w + {step:Int64}) - greatest({sms:Int64}, w)) AS length_ms
+    FROM (${ms})`
+  return { sql: `SELECT ${select.join(', ')} FROM (${windows})${tail}`, params }
 }
+
+const WINDOW_MS: Record<WindowSize, number> = { MINUTE: 60_000, HOUR: 3_600_000, DAY: 86_400_000 }
 
 /** The time-weighted average of an integral over `lengthMs`, half-up to the 12 decimals of stored values. */
 export function weightedValue(integral: string, lengthMs: number): string {
@@ -94,7 +117,8 @@ export async function queryWeightedUsage(ch: ClickHouse, q: UsageQuery): Promise
   const length = q.end.getTime() - q.start.getTime()
   const groupBy = q.groupBy ?? []
   return (await ch.query<WeightedRow>(sql, params)).map((r) => ({
-    value: weightedValue(r.integral, length),
+    ...(q.windowSize ? { window_start: r.window_start } : {}),
+    value: weightedValue(r.integral, r.length_ms ? Number(r.length_ms) : length),
     event_count: r.event_count,
     groups: groupBy.length ? { [groupBy[0]]: r.group ?? '' } : {},
     ...(q.bySource ? { source: r.source ?? '' } : {}),
