@@ -21,6 +21,9 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
     ['post', '/v1/subscriptions'], ['post', '/v1/invoices/internal/preview'],
   ]
   for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
+  const meterUpdate = doc.paths['/v1/meters/{id}'].put
+  assert.deepEqual(meterUpdate.requestBody.content['application/json'].schema.properties.bucket_size.enum, ['HOUR', 'MINUTE'])
+  assert.ok(meterUpdate.responses['200'].content['application/json'].schema.properties.rounding)
   const customerBody = doc.paths['/v1/customers'].post.requestBody.content['application/json'].schema
   assert.equal(customerBody.properties.address_line1.maxLength, 255)
   assert.deepEqual(customerBody.required, ['external_id'])

@@ -37,6 +37,10 @@ test('an expression meter counts input_tokens + 3 * output_tokens exactly throug
   }))
   assert.deepEqual(meter.aggregation, { type: 'SUM', field: null, expression: 'input_tokens + 3 * output_tokens', multiplier: null, group_by: null })
   assert.deepEqual([meter.rounding, meter.bucket_size], [null, 'HOUR'])
+  assert.deepEqual(Object.keys(meter).sort(), [
+    'aggregation', 'bucket_size', 'created_at', 'created_by', 'environment_id', 'event_name', 'filters', 'id', 'metadata', 'name',
+    'reset_usage', 'rounding', 'status', 'tenant_id', 'updated_at', 'updated_by',
+  ])
   const rounded = await created(t.api.post('/v1/meters', {
     name: 'Rounded up', event_name: 'llm', aggregation: { type: 'SUM', expression: 'input_tokens / 1000' }, rounding: { mode: 'UP', precision: 1 },
   }))

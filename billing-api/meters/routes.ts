@@ -67,6 +67,28 @@ const meterProperties = {
   metadata: metadataSchema,
 } as const
 
+const nullableString = { type: ['string', 'null'] } as const
+/** The wire form of a meter (serializeMeter). */
+const meterResponse = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' }, tenant_id: { type: 'string' }, environment_id: { type: 'string' }, status: { type: 'string' },
+    metadata: { type: 'object', additionalProperties: { type: 'string' } },
+    created_at: { type: 'string' }, updated_at: { type: 'string' }, created_by: nullableString, updated_by: nullableString,
+    name: { type: 'string' }, event_name: { type: 'string' },
+    aggregation: {
+      type: 'object',
+      properties: {
+        type: { type: 'string' }, field: nullableString, expression: nullableString, multiplier: nullableString, group_by: nullableString,
+      },
+    },
+    filters: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, values: { type: 'array', items: { type: 'string' } } } } },
+    reset_usage: { type: 'string' },
+    rounding: { anyOf: [{ type: 'object', properties: { mode: { type: 'string' }, precision: { type: 'integer' } } }, { type: 'null' }] },
+    bucket_size: { type: 'string' },
+  },
+} as const
+
 const meterBody = { type: 'object', required: ['name', 'event_name', 'aggregation'], additionalProperties: false, properties: meterProperties } as const
 const updateMeterBody = { type: 'object', additionalProperties: false, minProperties: 1, properties: meterProperties } as const
 
@@ -84,7 +106,7 @@ const usageBody = {
 } as const
 
 export async function meterRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
-  app.post('/meters', { schema: { tags: ['meters'], body: meterBody } }, async (request, reply) => {
+  app.post('/meters', { schema: { tags: ['meters'], body: meterBody, response: { 201: meterResponse } } }, async (request, reply) => {
     const meter = await createMeter(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateMeterInput)
     return reply.code(201).send(serializeMeter(meter))
   })
@@ -97,11 +119,11 @@ export async function meterRoutes(app: FastifyInstance, ctx: BillingContext): Pr
     return listResponse(items.map(serializeMeter), total, q)
   })
 
-  app.get('/meters/:id', { schema: { tags: ['meters'], params: idParams } }, async (request) => {
+  app.get('/meters/:id', { schema: { tags: ['meters'], params: idParams, response: { 200: meterResponse } } }, async (request) => {
     return serializeMeter(await getMeter(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
   })
 
-  app.put('/meters/:id', { schema: { tags: ['meters'], params: idParams, body: updateMeterBody } }, async (request) => {
+  app.put('/meters/:id', { schema: { tags: ['meters'], params: idParams, body: updateMeterBody, response: { 200: meterResponse } } }, async (request) => {
     const meter = await updateMeter(ctx.orm.em.fork(), ctx.ch, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as UpdateMeterInput)
     return serializeMeter(meter)
   })
