@@ -3,6 +3,6 @@
 export { invoiceUsageOverThreshold } from './auto-invoice-threshold.js'
 export { billDueSubscriptions } from './bill-due.js'
 export { cancelDueSubscriptions } from './cancel-due.js'
-export { createInvoiceComputeQueue, startInvoiceComputeWorker } from './compute-job.js'
+export { createInvoiceComputeQueue, INVOICE_COMPUTE_QUEUE, startInvoiceComputeWorker } from './compute-job.js'
 export { subscriptionInvoicing } from './subscription-invoicing.js'
 export { endDueTrials } from './trial-end-due.js'

@@ -6,11 +6,12 @@ import { ServiceUnavailableError, ValidationError } from '../../platform/errors.
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { dateTime, idParams } from '../http/schemas.js'
-import { type ChangeOptions, serializeInvoice, getInvoice } from '../invoices/index.js'
+import { serializeInvoice, getInvoice } from '../invoices/index.js'
 import { getSubscription } from '../subscriptions/index.js'
 import { enqueueInvoiceCompute } from './compute-job.js'
 import { recomputeInvoice } from './recompute.js'
 import { computeSubscriptionInvoice, type ComputedInvoice } from './subscription-invoice.js'
+import { typed } from '../http/typed-routes.js'
 
 const changeBody = { type: 'object', additionalProperties: false, properties: { version: { type: 'integer', minimum: 1 } } } as const
 
@@ -40,7 +41,8 @@ function serializePreview(c: ComputedInvoice) {
   }
 }
 
-export async function billingRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function billingRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post(
     '/invoices/internal/preview',
     {
@@ -55,7 +57,7 @@ export async function billingRoutes(app: FastifyInstance, ctx: BillingContext): 
       },
     },
     async (request) => {
-      const body = request.body as { subscription_id: string; period_start?: string; period_end?: string }
+      const body = request.body
       const em = ctx.orm.em.fork()
       const { subscription } = await getSubscription(em, scopeOf(request), body.subscription_id)
       const start = body.period_start ? new Date(body.period_start) : subscription.current_period_start
@@ -76,17 +78,17 @@ export async function billingRoutes(app: FastifyInstance, ctx: BillingContext): 
       request.body ??= {}
     },
   }, async (request, reply) => {
-    const { id } = request.params as { id: string }
-    const { sync } = request.query as { sync: boolean }
+    const { id } = request.params
+    const { sync } = request.query
     const scope = scopeOf(request)
-    if (!sync) return reply.code(202).send(await enqueueInvoiceCompute(ctx, ctx.orm.em.fork(), scope, id, request.body as ChangeOptions))
-    await recomputeInvoice(ctx, ctx.orm.em.fork(), scope, id, request.body as ChangeOptions)
+    if (!sync) return reply.code(202).send(await enqueueInvoiceCompute(ctx, ctx.orm.em.fork(), scope, id, request.body))
+    await recomputeInvoice(ctx, ctx.orm.em.fork(), scope, id, request.body)
     const d = await getInvoice(ctx.orm.em.fork(), scope, id)
     return serializeInvoice(d.invoice, d.lines, d)
   })
 
   app.get('/invoices/compute-jobs/:workflow_id', { schema: { tags: ['invoices'], params: workflowParams } }, async (request) => {
     if (!ctx.invoiceCompute) throw new ServiceUnavailableError('the invoice compute queue is not configured in this process')
-    return ctx.invoiceCompute.status(scopeOf(request), (request.params as { workflow_id: string }).workflow_id)
+    return ctx.invoiceCompute.status(scopeOf(request), request.params.workflow_id)
   })
 }

@@ -2,4 +2,4 @@
 // Records (*.entity.ts) are imported directly; everything else goes through here.
 export { enqueueIntegrationSyncs } from './enqueue-from-events.js'
 export { inboundWebhookRoutes } from './inbound-routes.js'
-export { createIntegrationQueue, startIntegrationWorker } from './queue.js'
+export { createIntegrationQueue, INTEGRATION_QUEUE, startIntegrationWorker } from './queue.js'
