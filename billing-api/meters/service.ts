@@ -7,7 +7,7 @@ import type { WindowSize } from '../../clickhouse/queries/meter-usage.js'
 import type { UsageReader } from './usage-reader.js'
 import type { Scope } from '../db/scope.js'
 import { MeterSchema, type BucketSize, type Meter, type MeterAggregation, type MeterFilter, type MeterRounding } from './meter.entity.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, publishedBy } from '../db/scoped-records.js'
 import { checkAggregation, checkRounding } from './meter-rules.js'
 import { roundQuantity } from './rounding.js'
 
@@ -37,10 +37,7 @@ export async function createMeter(em: EntityManager, scope: Scope, userId: strin
     reset_usage: input.reset_usage ?? 'BILLING_PERIOD',
     rounding,
     bucket_size: input.bucket_size ?? 'HOUR',
-    status: 'published',
-    metadata: input.metadata ?? {},
-    created_by: userId,
-    updated_by: userId,
+    ...publishedBy(userId, input.metadata),
   })
   await em.flush()
   return meter
