@@ -14,7 +14,7 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
   assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'x-api-key' })
   const expected: [string, string][] = [
     ['post', '/v1/events'], ['post', '/v1/events/raw/bulk'], ['get', '/v1/tenants/{id}'], ['put', '/v1/users/{id}'],
-    ['delete', '/v1/users/{id}'], ['get', '/v1/secrets/api/keys'], ['post', '/v1/meters'], ['post', '/v1/meters/{id}/usage'],
+    ['delete', '/v1/users/{id}'], ['get', '/v1/secrets/api/keys'], ['post', '/v1/meters'], ['put', '/v1/meters/{id}'], ['post', '/v1/meters/{id}/usage'],
     ['post', '/v1/customers'], ['post', '/v1/customers/search'], ['post', '/v1/plans/search'], ['post', '/v1/prices'],
     ['post', '/v1/features'], ['post', '/v1/entitlements'], ['post', '/v1/addons'], ['post', '/v1/groups'],
     ['post', '/v1/coupons'], ['post', '/v1/taxes/rates'], ['post', '/v1/pricing-units'], ['post', '/v1/creditgrants'],
@@ -23,6 +23,9 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
     ['get', '/v1/invoices/{id}/payments'], ['get', '/v1/invoices/{id}/lines/{line_id}/explain'],
   ]
   for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
+  const meterUpdate = doc.paths['/v1/meters/{id}'].put
+  assert.deepEqual(meterUpdate.requestBody.content['application/json'].schema.properties.bucket_size.enum, ['HOUR', 'MINUTE'])
+  assert.ok(meterUpdate.responses['200'].content['application/json'].schema.properties.rounding)
   const customerBody = doc.paths['/v1/customers'].post.requestBody.content['application/json'].schema
   assert.equal(customerBody.properties.address_line1.maxLength, 255)
   assert.deepEqual(customerBody.required, ['external_id'])
