@@ -29,3 +29,12 @@ test('bad values stop start-up with a message naming the variable', () => {
   assert.throws(() => loadConfig({ ...env, REDIS_COMMAND_TIMEOUT_MS: '10' }), /REDIS_COMMAND_TIMEOUT_MS must be an integer >= 100/)
   assert.throws(() => loadConfig({ METERLINE_DATA_DIR: '/nonexistent-dir' }), /KAFKA_BROKERS is not set/)
 })
+
+test('PRICING_PARSER: rule-based by default; openai needs its API key', () => {
+  assert.deepEqual(loadConfig(env).pricingParser, { kind: 'deterministic' })
+  assert.deepEqual(loadConfig({ ...env, PRICING_PARSER: 'openai', PRICING_LLM_API_KEY: 'sk-1' }).pricingParser, {
+    kind: 'openai', llm: { url: 'https://api.openai.com/v1', apiKey: 'sk-1', model: 'gpt-4o-mini', timeoutMs: 15000 },
+  })
+  assert.throws(() => loadConfig({ ...env, PRICING_PARSER: 'openai' }), /PRICING_LLM_API_KEY is required with PRICING_PARSER=openai/)
+  assert.throws(() => loadConfig({ ...env, PRICING_PARSER: 'gpt' }), /PRICING_PARSER must be one of deterministic, openai/)
+})

@@ -42,7 +42,13 @@ export interface Config {
   webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
   /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
   integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /** billing-api/ai-pricing: the rule-based reader, or an OpenAI-compatible endpoint with it as the fallback */
+  pricingParser: PricingParserConfig
 }
+
+export type PricingParserConfig =
+  | { kind: 'deterministic' }
+  | { kind: 'openai'; llm: { url: string; apiKey: string; model: string; timeoutMs: number } }
 
 export interface SpoolConfig {
   enabled: boolean
@@ -124,6 +130,22 @@ function encryptionKey(env: Env, name: string): Buffer {
 }
 
 /** Local mode: the broker launcher writes its (random) bootstrap address here. */
+function pricingParser(env: Env): PricingParserConfig {
+  const kind = oneOf(env, 'PRICING_PARSER', 'deterministic', ['deterministic', 'openai'] as const)
+  if (kind === 'deterministic') return { kind }
+  const apiKey = str(env, 'PRICING_LLM_API_KEY', '')
+  if (!apiKey) throw new ConfigError('PRICING_LLM_API_KEY is required with PRICING_PARSER=openai')
+  return {
+    kind,
+    llm: {
+      url: url(env, 'PRICING_LLM_URL', 'https://api.openai.com/v1', ['http:', 'https:']),
+      apiKey,
+      model: str(env, 'PRICING_LLM_MODEL', 'gpt-4o-mini'),
+      timeoutMs: int(env, 'PRICING_LLM_TIMEOUT_MS', 15_000, 100),
+    },
+  }
+}
+
 function kafkaBrokers(env: Env, dataDir: string): string[] {
   let raw = env.KAFKA_BROKERS
   if (!raw) {
@@ -202,6 +224,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']),
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
     },
+    pricingParser: pricingParser(env),
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)
