@@ -22,6 +22,7 @@ import { walletsModule } from './wallets/module.js'
 import { webhooksModule } from './webhooks/module.js'
 import { integrationsModule } from './integrations/module.js'
 import { aiPricingModule } from './ai-pricing/module.js'
+import { environmentCloneModule } from './environment-clone/module.js'
 
 export const modules: DomainModule[] = [
   tenantsModule,
@@ -45,4 +46,5 @@ export const modules: DomainModule[] = [
   webhooksModule,
   integrationsModule,
   aiPricingModule,
+  environmentCloneModule,
 ]

@@ -18,6 +18,7 @@ import { startOutboxRelay } from '../billing-api/events/relay.js'
 import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/queue.js'
 import { topUpInvoicing } from '../billing-api/invoices/top-up-invoices.js'
 import { createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/compute-job.js'
+import { createEnvironmentCloneQueue, startEnvironmentCloneWorker } from '../billing-api/environment-clone/queue.js'
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/queue.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
@@ -90,6 +91,9 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const integrations = createIntegrationQueue(queueRedis, config.redisPrefix)
       closers.push(() => integrations.close())
       ctx.integrations = integrations
+      const environmentClone = createEnvironmentCloneQueue(queueRedis, config.redisPrefix)
+      closers.push(() => environmentClone.close())
+      ctx.environmentClone = environmentClone
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
@@ -176,6 +180,8 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => computeWorker.stop())
       const integrationWorker = startIntegrationWorker(ctx, redis!, config.redisPrefix)
       closers.push(() => integrationWorker.stop())
+      const cloneWorker = startEnvironmentCloneWorker(orm, redis!, config.redisPrefix)
+      closers.push(() => cloneWorker.stop())
     }
     // The scheduler process also relays the system-events outbox to Kafka.
     if (services.has('scheduler') && opts.relay !== false) {
