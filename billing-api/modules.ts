@@ -23,6 +23,7 @@ import { webhooksModule } from './webhooks/module.js'
 import { integrationsModule } from './integrations/module.js'
 import { aiPricingModule } from './ai-pricing/module.js'
 import { environmentCloneModule } from './environment-clone/module.js'
+import { subscriptionPhasesModule } from './subscription-phases/module.js'
 
 export const modules: DomainModule[] = [
   tenantsModule,
@@ -47,4 +48,5 @@ export const modules: DomainModule[] = [
   integrationsModule,
   aiPricingModule,
   environmentCloneModule,
+  subscriptionPhasesModule,
 ]

@@ -9,6 +9,7 @@ import { endDueTrials } from '../billing-api/billing/trial-end-due.js'
 import { finalizeDueInvoices } from '../billing-api/invoices/finalize-due.js'
 import { expireWalletCredits } from '../billing-api/wallets/expire-credits.js'
 import { retryStaleWebhooks } from '../billing-api/webhooks/retry-stale.js'
+import { startDuePhases } from '../billing-api/subscription-phases/phase-switch.js'
 
 export interface JobData {
   tenant_id?: string
@@ -31,6 +32,11 @@ export const JOBS: Record<string, JobDefinition> = {
   'subscription-trial-end': {
     everyMs: () => 60_000,
     run: async (ctx, data) => (await endDueTrials(ctx, { tenantId: data.tenant_id })).ended,
+  },
+  // Subscription phases whose start is reached take over (billing-api/subscription-phases/phase-switch.ts).
+  'subscription-phase-start': {
+    everyMs: () => 60_000,
+    run: async (ctx, data) => (await startDuePhases(ctx, { tenantId: data.tenant_id })).started,
   },
   'subscription-scheduled-cancellation': {
     everyMs: () => 60_000,

@@ -23,6 +23,7 @@ export function serializeLineItem(li: SubscriptionLineItem) {
     meter_id: li.meter_id, currency: li.currency, display_name: li.display_name, quantity: li.quantity,
     start_date: iso(li.start_date), end_date: iso(li.end_date), ...serializeLineCommitment(li),
     addon_association_id: li.addon_association_id ?? null,
+    subscription_phase_id: li.subscription_phase_id ?? null,
   }
 }
 

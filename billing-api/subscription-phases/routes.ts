@@ -1,0 +1,63 @@
+// Subscription phases: POST /subscriptions/{id}/phases schedules one, GET lists the schedule,
+// DELETE /subscriptions/{id}/phases/{phase_id} removes a phase that has not started.
+import type { FastifyInstance } from 'fastify'
+import { scopeOf } from '../auth/authenticate.js'
+import type { BillingContext } from '../context.js'
+import { iso, serializeBase } from '../db/common.js'
+import { dateTime, idParams, metadataSchema, nonNegativeDecimalString } from '../http/schemas.js'
+import type { SubscriptionPhase } from './phase.entity.js'
+import { addPhase, deletePhase, listPhases, type PhaseInput } from './phase-service.js'
+
+const refId = { type: 'string', minLength: 1, maxLength: 100 } as const
+
+const createBody = {
+  type: 'object',
+  required: ['start_date', 'line_items'],
+  additionalProperties: false,
+  properties: {
+    start_date: dateTime,
+    line_items: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 20,
+      items: { type: 'object', required: ['price_id'], additionalProperties: false, properties: { price_id: refId, quantity: nonNegativeDecimalString } },
+    },
+    coupon_ids: { type: 'array', maxItems: 10, uniqueItems: true, items: refId },
+    metadata: metadataSchema,
+  },
+} as const
+
+const phaseParams = { type: 'object', required: ['id', 'phase_id'], properties: { id: refId, phase_id: refId } } as const
+
+export function serializePhase(p: SubscriptionPhase) {
+  return {
+    ...serializeBase(p),
+    subscription_id: p.subscription_id,
+    start_date: iso(p.start_date),
+    end_date: iso(p.end_date),
+    line_items: p.line_items,
+    coupon_ids: p.coupon_ids,
+    applied_at: iso(p.applied_at),
+  }
+}
+
+const tags = ['subscriptions']
+
+export async function subscriptionPhaseRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  app.post('/subscriptions/:id/phases', { schema: { tags, params: idParams, body: createBody } }, async (request, reply) => {
+    const { id } = request.params as { id: string }
+    const phase = await addPhase(ctx.orm.em.fork(), ctx.clock, scopeOf(request), request.auth.userId, id, request.body as PhaseInput)
+    return reply.code(201).send(serializePhase(phase))
+  })
+
+  app.get('/subscriptions/:id/phases', { schema: { tags, params: idParams } }, async (request) => {
+    const phases = await listPhases(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id)
+    return { items: phases.map(serializePhase), pagination: { limit: phases.length, offset: 0, total: phases.length } }
+  })
+
+  app.delete('/subscriptions/:id/phases/:phase_id', { schema: { tags, params: phaseParams } }, async (request, reply) => {
+    const { id, phase_id } = request.params as { id: string; phase_id: string }
+    await deletePhase(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, phase_id)
+    return reply.code(204).send()
+  })
+}
