@@ -38,3 +38,9 @@ test('PRICING_PARSER: rule-based by default; openai needs its API key', () => {
   assert.throws(() => loadConfig({ ...env, PRICING_PARSER: 'openai' }), /PRICING_LLM_API_KEY is required with PRICING_PARSER=openai/)
   assert.throws(() => loadConfig({ ...env, PRICING_PARSER: 'gpt' }), /PRICING_PARSER must be one of deterministic, openai/)
 })
+
+test('AUTH_JWT_SECRET: unset refuses bearer tokens; a short one stops start-up', () => {
+  assert.equal(loadConfig(env).authJwtSecret, null)
+  assert.deepEqual(loadConfig({ ...env, AUTH_JWT_SECRET: 'x'.repeat(32) }).authJwtSecret, Buffer.from('x'.repeat(32)))
+  assert.throws(() => loadConfig({ ...env, AUTH_JWT_SECRET: 'short' }), /AUTH_JWT_SECRET must be at least 32 bytes/)
+})

@@ -44,6 +44,8 @@ export interface Config {
   integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
   /** billing-api/ai-pricing: the rule-based reader, or an OpenAI-compatible endpoint with it as the fallback */
   pricingParser: PricingParserConfig
+  /** HS256 secret of the JWTs whose environment_id claim selects the environment; null: bearer tokens are refused */
+  authJwtSecret: Buffer | null
 }
 
 export type PricingParserConfig =
@@ -146,6 +148,13 @@ function pricingParser(env: Env): PricingParserConfig {
   }
 }
 
+function jwtSecret(env: Env): Buffer | null {
+  const v = str(env, 'AUTH_JWT_SECRET', '')
+  if (!v) return null
+  if (Buffer.byteLength(v) < 32) throw new ConfigError('AUTH_JWT_SECRET must be at least 32 bytes')
+  return Buffer.from(v)
+}
+
 function kafkaBrokers(env: Env, dataDir: string): string[] {
   let raw = env.KAFKA_BROKERS
   if (!raw) {
@@ -225,6 +234,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
     },
     pricingParser: pricingParser(env),
+    authJwtSecret: jwtSecret(env),
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)

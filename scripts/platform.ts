@@ -97,7 +97,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
-    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs)
+    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.authJwtSecret)
 
     if (services.has('billing-api')) {
       await app.register(swagger, {

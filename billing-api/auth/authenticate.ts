@@ -1,12 +1,14 @@
 // API-key authentication and tenancy scoping for every /v1 route (spec: Authentication).
-// The tenant comes from the key; the environment from the X-Environment-ID header when
-// present (it must belong to the key's tenant), else the key's own environment.
+// The tenant comes from the key; the environment from a JWT's environment_id claim
+// (environment-claim.ts), else the X-Environment-ID header, when present (it must belong to the
+// key's tenant), else the key's own environment.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
 import { unavailableDependency } from '../../platform/unavailable.js'
 import { hashApiKey } from './api-key.js'
+import { environmentFromJwt } from './environment-claim.js'
 import type { Scope } from '../db/scope.js'
 
 export const API_KEY_HEADER = 'x-api-key'
@@ -62,7 +64,7 @@ async function staleOnOutage<T>(stale: T | null | undefined, query: () => Promis
  * Returns the onRequest hook. Lookups are cached for `ttlMs` (a revoked key stops working
  * within that time); ingest calls this for every batch, so the cache matters.
  */
-export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number) {
+export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number, jwtSecret: Buffer | null = null) {
   const keys = new Map<string, { row: KeyRow | null; until: number }>()
   const envs = new Map<string, { ok: boolean; until: number }>()
   const conn = orm.em.getConnection()
@@ -108,10 +110,12 @@ export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number) 
       throw new PermissionDeniedError('invalid or expired API key', 401)
     }
     const envHeader = request.headers[ENVIRONMENT_HEADER]
+    const requested = environmentFromJwt(request.headers.authorization, jwtSecret, row.tenant_id, clock.now())
+      ?? (typeof envHeader === 'string' && envHeader !== '' ? envHeader : undefined)
     let environmentId = row.environment_id
-    if (typeof envHeader === 'string' && envHeader !== '' && envHeader !== row.environment_id) {
-      if (!(await environmentBelongs(row.tenant_id, envHeader))) throw new NotFoundError('environment', envHeader)
-      environmentId = envHeader
+    if (requested !== undefined && requested !== row.environment_id) {
+      if (!(await environmentBelongs(row.tenant_id, requested))) throw new NotFoundError('environment', requested)
+      environmentId = requested
     }
     request.auth = {
       tenantId: row.tenant_id,
