@@ -6,6 +6,7 @@ import { authRoutes } from './auth/routes.js'
 import { inboundWebhookRoutes } from './integrations/inbound-routes.js'
 import { modules } from './modules.js'
 import { subscriptionV2Routes } from './subscriptions/routes.js'
+import { signupRoutes } from './tenants/signup-routes.js'
 
 export interface Authenticator {
   hook: onRequestHookHandler
@@ -24,6 +25,8 @@ export async function registerBillingApi(app: FastifyInstance, ctx: BillingConte
     },
     { prefix: '/v1' },
   )
+  // Signup needs no API key (off unless SIGNUP_ENABLED).
+  await app.register(async (s) => signupRoutes(s, ctx), { prefix: '/v1' })
   // Version 2 reads (spec: the v2 subscription response), same auth.
   await app.register(
     async (v2) => {

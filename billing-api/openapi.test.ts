@@ -18,9 +18,11 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
     ['post', '/v1/customers'], ['post', '/v1/customers/search'], ['post', '/v1/plans/search'], ['post', '/v1/prices'],
     ['post', '/v1/features'], ['post', '/v1/entitlements'], ['post', '/v1/addons'], ['post', '/v1/groups'],
     ['post', '/v1/coupons'], ['post', '/v1/taxes/rates'], ['post', '/v1/pricing-units'], ['post', '/v1/creditgrants'],
-    ['post', '/v1/subscriptions'], ['post', '/v1/invoices/internal/preview'], ['post', '/v1/ai/pricing/parse'], ['post', '/v1/environments/clone'], ['get', '/v1/environments/clone-jobs/{job_id}'], ['post', '/v1/subscriptions/{id}/phases'],
+    ['post', '/v1/subscriptions'], ['post', '/v1/invoices/internal/preview'], ['post', '/v1/ai/pricing/parse'], ['post', '/v1/environments/clone'], ['get', '/v1/environments/clone-jobs/{job_id}'], ['post', '/v1/subscriptions/{id}/phases'], ['post', '/v1/signup'],
   ]
   for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
+  // signup is the one /v1 route without an API key
+  assert.deepEqual(doc.paths['/v1/signup'].post.security, [])
   const customerBody = doc.paths['/v1/customers'].post.requestBody.content['application/json'].schema
   assert.equal(customerBody.properties.address_line1.maxLength, 255)
   assert.deepEqual(customerBody.required, ['external_id'])

@@ -46,6 +46,8 @@ export interface Config {
   pricingParser: PricingParserConfig
   /** HS256 secret of the JWTs whose environment_id claim selects the environment; null: bearer tokens are refused */
   authJwtSecret: Buffer | null
+  /** POST /v1/signup creates tenants without an API key */
+  signupEnabled: boolean
 }
 
 export type PricingParserConfig =
@@ -235,6 +237,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     pricingParser: pricingParser(env),
     authJwtSecret: jwtSecret(env),
+    signupEnabled: bool(env, 'SIGNUP_ENABLED', false),
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)
