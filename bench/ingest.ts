@@ -15,8 +15,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
-import { openOrm } from '../billing-api/db/orm.js'
-import { createTenant } from '../billing-api/tenants/create-tenant.js'
+import { openOrm } from '../billing-api/database.js'
+import { createTenant } from '../billing-api/tenants/index.js'
 import { loadConfig, PROJECT_ROOT } from '../platform/config.js'
 
 const EVENTS = Number(process.env.EVENTS ?? 500_000)

@@ -3,7 +3,7 @@ import type { ClickHouse } from '../clickhouse/client.js'
 import type { Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
 import type { EnvironmentCloneQueue, IntegrationQueue, InvoiceComputeQueue, WebhookQueue } from './queues.js'
-import type { UsageReader } from './meters/usage-reader.js'
+import type { UsageQuery, UsageRow } from '../clickhouse/queries/meter-usage.js'
 import type { Scope } from './db/scope.js'
 
 /** What billing-api use cases need from the outside world, passed explicitly. */
@@ -45,3 +45,6 @@ export interface TopUpInvoiceInput {
   description: string
   metadata: Record<string, string>
 }
+
+/** How billing reads usage: one function from a usage query to its rows (meters/usage-reader.ts). */
+export type UsageReader = (q: UsageQuery) => Promise<UsageRow[]>

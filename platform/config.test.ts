@@ -30,6 +30,15 @@ test('bad values stop start-up with a message naming the variable', () => {
   assert.throws(() => loadConfig({ METERLINE_DATA_DIR: '/nonexistent-dir' }), /KAFKA_BROKERS is not set/)
 })
 
+test('webhook fairness settings: defaults, and a tenant cap that could take every worker slot is refused', () => {
+  const c = loadConfig(env).webhooks
+  assert.deepEqual(c, { timeoutMs: 10_000, attempts: 5, backoffMs: 1000, workerConcurrency: 10, endpointConcurrency: 2, tenantConcurrency: 4, circuitFailures: 5, circuitCooldownMs: 30_000 })
+  assert.throws(() => loadConfig({ ...env, WEBHOOK_TENANT_CONCURRENCY: '10' }), /WEBHOOK_TENANT_CONCURRENCY \(10\) must be below WEBHOOK_WORKER_CONCURRENCY \(10\)/)
+  assert.throws(() => loadConfig({ ...env, WEBHOOK_ENDPOINT_CONCURRENCY: '5' }), /WEBHOOK_ENDPOINT_CONCURRENCY \(5\) must not exceed WEBHOOK_TENANT_CONCURRENCY \(4\)/)
+  assert.throws(() => loadConfig({ ...env, WEBHOOK_ENDPOINT_CONCURRENCY: '0' }), /WEBHOOK_ENDPOINT_CONCURRENCY must be an integer >= 1/)
+  assert.equal(loadConfig({ ...env, WEBHOOK_CIRCUIT_FAILURES: '0' }).webhooks.circuitFailures, 0, '0: the circuit never opens')
+})
+
 test('PRICING_PARSER: rule-based by default; openai needs its API key', () => {
   assert.deepEqual(loadConfig(env).pricingParser, { kind: 'deterministic' })
   assert.deepEqual(loadConfig({ ...env, PRICING_PARSER: 'openai', PRICING_LLM_API_KEY: 'sk-1' }).pricingParser, {

@@ -2,7 +2,7 @@
 //   node --import tsx scripts/all-in-one.ts [--demo]
 import { loadConfigOrExit } from '../platform/config.js'
 import { ensureDemoTenant } from './demo-tenant.js'
-import { ALL_SERVICES, runServices } from './platform.js'
+import { ALL_SERVICES, runServices } from './composition-root.js'
 
 const config = loadConfigOrExit()
 const platform = await runServices(ALL_SERVICES, { migrate: true })

@@ -3,10 +3,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { MikroORM } from '@mikro-orm/postgresql'
-import { hashApiKey } from '../billing-api/auth/api-key.js'
+import { hashApiKey } from '../billing-api/auth/index.js'
 import { ApiKeySchema } from '../billing-api/auth/api-key.entity.js'
-import { createTenant, type CreatedTenant } from '../billing-api/tenants/create-tenant.js'
-
+import { createTenant, type CreatedTenant } from '../billing-api/tenants/index.js'
 export async function ensureDemoTenant(orm: MikroORM, dataDir: string): Promise<CreatedTenant> {
   const file = join(dataDir, 'demo.json')
   if (existsSync(file)) {

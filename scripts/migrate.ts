@@ -1,6 +1,6 @@
 // Runs the Postgres (MikroORM) migrations and the ClickHouse DDL, then exits.
 //   node --import tsx scripts/migrate.ts [--postgres-only]
-import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
+import { migratePostgres, openOrm } from '../billing-api/database.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { loadConfig } from '../platform/config.js'

@@ -9,25 +9,13 @@ import type { Clock } from '../../platform/clock.js'
 import { unavailableDependency } from '../../platform/unavailable.js'
 import { hashApiKey } from './api-key.js'
 import { environmentFromJwt } from './environment-claim.js'
-import type { Scope } from '../db/scope.js'
 
 export const API_KEY_HEADER = 'x-api-key'
 export const ENVIRONMENT_HEADER = 'x-environment-id'
 
-export interface AuthContext {
-  tenantId: string
-  environmentId: string
-  userId: string
-  apiKeyId: string
-  roles: string[]
-}
-
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    auth: AuthContext
-  }
-}
+import type { AuthContext } from '../http/request-auth.js'
+export type { AuthContext }
+export { requireRole, scopeOf } from '../http/request-auth.js'
 
 interface KeyRow {
   id: string
@@ -36,14 +24,6 @@ interface KeyRow {
   user_id: string
   roles: string[]
   expires_at: Date | null
-}
-
-export function scopeOf(request: FastifyRequest): Scope {
-  return { tenant_id: request.auth.tenantId, environment_id: request.auth.environmentId }
-}
-
-export function requireRole(request: FastifyRequest, role: string): void {
-  if (!request.auth.roles.includes(role)) throw new PermissionDeniedError(`this operation requires the ${role} role`)
 }
 
 /**

@@ -4,36 +4,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { D, toMoneyString } from '../pricing/index.js'
-import { invoiceParties } from '../subscriptions/hierarchy.js'
+import { invoiceParties, type InvoiceLineRow, type SubscriptionInvoiceRow } from '../subscriptions/index.js'
 import type { Subscription } from '../subscriptions/subscription.entity.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
-import { invoiceEventPayload } from '../invoices/serialize.js'
-
-export interface SubscriptionInvoiceRow {
-  /** a pre-generated id, when the caller needs it before the row exists */
-  id?: string
-  subscription: Subscription
-  billingReason: string
-  periodStart: Date
-  periodEnd: Date
-  idempotencyKey: string
-  /** sum of the lines before discounts; a negative net (credits) stays as the total with nothing due */
-  subtotal: string
-  totalDiscount?: string
-  total: string
-  now: Date
-  description?: string | null
-  metadata?: Record<string, unknown>
-  /** a zero total is SKIPPED (spec) unless 'draft': a trial charged automatically waits for its card */
-  zeroAmount?: 'skip' | 'draft'
-  /** paid_at of a SKIPPED invoice (a manually collected trial counts as paid now) */
-  skippedPaidAt?: Date
-}
-
-export type InvoiceLineRow = Pick<InvoiceLineItem, 'price_id' | 'price_type' | 'meter_id' | 'display_name' | 'amount' | 'quantity' | 'period_start' | 'period_end'>
-  & Partial<Pick<InvoiceLineItem, 'subscription_line_item_id' | 'adjusted_entitlement_quantity' | 'line_item_discount' | 'invoice_level_discount' | 'commitment_info'>>
+import { invoiceEventPayload } from '../invoices/index.js'
+export type { InvoiceLineRow, SubscriptionInvoiceRow }
 
 const scopeOf = (s: Subscription): Scope => ({ tenant_id: s.tenant_id, environment_id: s.environment_id })
 

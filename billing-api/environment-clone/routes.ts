@@ -3,7 +3,7 @@
 // operation but not its path.
 import type { FastifyInstance } from 'fastify'
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../platform/errors.js'
-import { requireRole } from '../auth/authenticate.js'
+import { requireRole } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { EnvironmentSchema } from '../tenants/tenant.entity.js'
 

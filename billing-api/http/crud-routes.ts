@@ -3,7 +3,7 @@
 // create answers 201 and archive 204. Resources with other routes register those beside it.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from './request-auth.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { idParams, listResponse, type Page } from './schemas.js'

@@ -15,7 +15,7 @@ import { InvalidOperationError, ValidationError } from '../../platform/errors.js
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { activateIncompleteSubscription } from '../subscriptions/activate-incomplete.js'
+import { activateIncompleteSubscription } from '../subscriptions/index.js'
 import type { MappedEntityType } from '../queues.js'
 import { field, idField, metadataId,} from './inbound-fields.js'
 import { markInvoicePaid } from './mark-paid.js'

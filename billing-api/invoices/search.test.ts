@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { assertError } from '../../test/support/assertions.js'
 import { usePlatform } from '../../test/support/platform.js'
-import { billedInvoices, sql } from './test-helpers.js'
+import { billedInvoices, sql } from '../../test/support/invoices.js'
 
 const clock = new ManualClock(new Date('2026-09-15T10:00:00Z'))
 const p = usePlatform({ services: ['billing-api', 'scheduler'], clock })

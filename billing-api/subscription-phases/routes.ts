@@ -1,7 +1,7 @@
 // Subscription phases: POST /subscriptions/{id}/phases schedules one, GET lists the schedule,
 // DELETE /subscriptions/{id}/phases/{phase_id} removes a phase that has not started.
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
 import { dateTime, idParams, metadataSchema, nonNegativeDecimalString } from '../http/schemas.js'

@@ -2,7 +2,7 @@
 // Used by the operator CLI (scripts/create-tenant.ts), the demo set-up and tests.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
-import { generateApiKey } from '../auth/api-key.js'
+import { generateApiKey } from '../auth/index.js'
 import { ApiKeySchema } from '../auth/api-key.entity.js'
 import { UserSchema } from '../auth/user.entity.js'
 import { EnvironmentSchema, TenantSchema, type TenantBillingDetails } from './tenant.entity.js'

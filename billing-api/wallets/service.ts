@@ -8,7 +8,7 @@ import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import type { Metadata } from '../db/common.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import type { Page } from '../http/schemas.js'
 import { D } from '../pricing/index.js'
 import { serializeWallet } from './serialize.js'
@@ -29,6 +29,7 @@ export interface WalletInput {
 
 export const MODIFICATION_TYPES = ['prepaid_to_postpaid'] as const
 export type ModificationType = (typeof MODIFICATION_TYPES)[number]
+const isModificationType = (v: string): v is ModificationType => (MODIFICATION_TYPES as readonly string[]).includes(v)
 
 export async function createWallet(em: EntityManager, clock: Clock, scope: Scope, userId: string, input: WalletInput): Promise<WalletView> {
   const rate = input.conversion_rate ?? '1'
@@ -76,9 +77,9 @@ export async function pageWallets(em: EntityManager, clock: Clock, scope: Scope,
 
 /** prepaid_to_postpaid: the only modification (spec); answers the wallet before and after. */
 export async function modifyWallet(
-  em: EntityManager, clock: Clock, scope: Scope, userId: string, id: string, modification: ModificationType,
+  em: EntityManager, clock: Clock, scope: Scope, userId: string, id: string, modification: string,
 ): Promise<{ original: WalletView; updated: WalletView }> {
-  if (!MODIFICATION_TYPES.includes(modification)) throw new ValidationError(`modification_type ${modification} is not supported`, 'modification_type')
+  if (!isModificationType(modification)) throw new ValidationError(`modification_type ${modification} is not supported`, 'modification_type')
   return em.transactional(async (tx) => {
     const wallet = await lockWallet(tx, scope, id)
     if (wallet.wallet_type !== 'PREPAID') throw new InvalidOperationError(`wallet ${id} is ${wallet.wallet_type}, not PREPAID`)

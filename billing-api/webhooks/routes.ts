@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { InvalidOperationError, NotFoundError, ServiceUnavailableError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
 import { idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'

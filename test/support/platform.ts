@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Clock } from '../../platform/clock.js'
 import { loadConfig, type Config } from '../../platform/config.js'
-import { startPlatform, type Platform, type PlatformOptions } from '../../scripts/platform.js'
+import { startPlatform, type Platform, type PlatformOptions } from '../../scripts/composition-root.js'
 import { createTenant, type CreatedTenant } from '../../billing-api/tenants/create-tenant.js'
 
 export interface TestPlatform extends Platform {

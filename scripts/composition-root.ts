@@ -1,6 +1,8 @@
-// Composes the four services into one process. Locally (chDB) all four must share one
-// process, because the embedded ClickHouse binds its data directory to one process; in
-// split deployments each service's main.ts starts only itself against real servers.
+// The composition root: the one place where the services are wired together (configuration,
+// connections, queues, the context's ports such as the subscription lifecycle's invoicing).
+// Locally (chDB) all four services share one process (scripts/all-in-one.ts), because the
+// embedded ClickHouse binds its data directory to one process; in split deployments
+// scripts/run-service.ts starts one service against real servers.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import swagger from '@fastify/swagger'
@@ -10,16 +12,16 @@ import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
 import { registerBillingApi } from '../billing-api/app.js'
-import { createAuthenticator } from '../billing-api/auth/authenticate.js'
+import { createAuthenticator } from '../billing-api/auth/index.js'
 import type { BillingContext } from '../billing-api/context.js'
-import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
-import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
-import { startOutboxRelay } from '../billing-api/events/relay.js'
-import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/queue.js'
-import { topUpInvoicing } from '../billing-api/invoices/top-up-invoices.js'
-import { createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/compute-job.js'
-import { createEnvironmentCloneQueue, startEnvironmentCloneWorker } from '../billing-api/environment-clone/queue.js'
-import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/queue.js'
+import { migratePostgres, openOrm } from '../billing-api/database.js'
+import { postgresMeterSource } from '../billing-api/meters/index.js'
+import { startOutboxRelay } from '../billing-api/outbox/relay.js'
+import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/index.js'
+import { topUpInvoicing } from '../billing-api/invoices/index.js'
+import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/index.js'
+import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/index.js'
+import { createEnvironmentCloneQueue, startEnvironmentCloneWorker } from '../billing-api/environment-clone/index.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
@@ -74,7 +76,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres)
     closers.push(() => orm.close())
     await Promise.all([opts.migrate === true && migratePostgres(orm), opts.migrate && migrateClickHouse(ch)])
-    const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing }
+    const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing, subscriptionInvoicing }
     let redis: Redis | undefined
     if (services.has('billing-api') || services.has('scheduler')) {
       redis = createRedis(config.redisUrl)
@@ -103,7 +105,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       await app.register(swagger, {
         openapi: {
           info: { title: 'Meterline API', version: '1.0.0' },
-          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' }, adminToken: { type: 'http', scheme: 'bearer' } } },
           security: [{ apiKey: [] }],
         },
       })

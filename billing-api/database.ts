@@ -2,10 +2,12 @@
 // come from the domain modules (billing-api/modules.ts).
 import { MikroORM, defineConfig } from '@mikro-orm/postgresql'
 import { Migrator } from '@mikro-orm/migrations'
-import { modules } from '../modules.js'
-import { foundationMigrations } from './migrations.js'
+import { modules } from './modules.js'
+import { sqlMigration } from './module.js'
 
 export const entities = modules.flatMap((m) => m.entities)
+/** The foundation schema first; then each domain's own migrations, in module order. */
+const foundationMigrations = [sqlMigration('0001_foundation', new URL('./db/migrations/0001_foundation.sql', import.meta.url))]
 export const migrations = [...foundationMigrations, ...modules.flatMap((m) => m.migrations)]
 
 export type Orm = MikroORM

@@ -1,9 +1,9 @@
 // Builders shared by the invoice integration tests: invoices are made the way the app makes
 // them (plan with a FIXED ARREAR price, customer, subscription, the billing use case).
 import assert from 'node:assert/strict'
-import { created } from '../../test/support/fixtures.js'
-import type { ApiClient, TestPlatform } from '../../test/support/platform.js'
-import { billDueSubscriptions } from '../billing/bill-due.js'
+import { created } from './fixtures.js'
+import type { ApiClient, TestPlatform } from './platform.js'
+import { billDueSubscriptions } from '../../billing-api/billing/bill-due.js'
 
 export interface Tenant {
   tenantId: string

@@ -7,11 +7,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Producer } from 'kafkajs'
 import { backgroundFailures } from '../../platform/metrics.js'
-import { createDeliveries } from '../webhooks/fan-out.js'
-import { enqueueIntegrationSyncs } from '../integrations/enqueue-from-events.js'
+import { createDeliveries } from '../webhooks/index.js'
+import { enqueueIntegrationSyncs } from '../integrations/index.js'
 import type { IntegrationQueue } from '../queues.js'
-import type { SystemEventMessage } from './publish.js'
-
+import type { SystemEventMessage } from '../events/index.js'
 export interface RelayOptions {
   batchSize?: number
   /** only this tenant's events (tests, operators); the running relay drains every tenant */

@@ -3,8 +3,8 @@
 import type { EntitySchema, FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError } from '../../platform/errors.js'
-import type { Scope } from '../db/scope.js'
-import type { BaseRecord } from '../db/common.js'
+import type { Scope } from './scope.js'
+import type { BaseRecord } from './common.js'
 
 /** Leaves room for a "_NNN" suffix within the 255 characters of catalog-schemas' lookupKeySchema. */
 const MAX_SLUG = 240

@@ -1,0 +1,5 @@
+// The auth domain's public surface: what other domains and the composition root use.
+// Records (*.entity.ts) are imported directly; everything else goes through here.
+export { generateApiKey, hashApiKey } from './api-key.js'
+export { createAuthenticator, requireRole, scopeOf } from './authenticate.js'
+export { authRoutes } from './routes.js'
