@@ -30,7 +30,7 @@ export type Piece =
   | { kind: 'limit'; text: string; qty: Decimal; unit: Unit; period: BillingPeriod | null }
   | { kind: 'feature'; text: string; name: string }
   | { kind: 'trial'; text: string; days: number }
-  | { kind: 'context'; text: string; period: BillingPeriod | null; volume: boolean }
+  | { kind: 'context'; text: string; period: BillingPeriod | null }
   | { kind: 'unknown'; text: string; words: string[] }
 
 const PERIOD_NOUNS: Record<string, BillingPeriod> = {
@@ -77,9 +77,7 @@ function unitAt(r: Reader, i: number): Unit | null {
     ws.push(w)
     r.used.add(j)
   }
-  if (ws[ws.length - 1] === 'of') {
-    ws.pop()
-  }
+  if (ws[ws.length - 1] === 'of') ws.pop()
   return ws.length ? unitOf(ws) : null
 }
 
@@ -216,7 +214,7 @@ function single<T>(values: T[]): T | null {
 /** `featureMode`: the previous piece listed features, so a bare name is one more. */
 export function readPiece(text: string, featureMode: boolean): Piece {
   const r: Reader = { its: items(text), used: new Set() }
-  if (!r.its.length) return { kind: 'context', text, period: null, volume: false }
+  if (!r.its.length) return { kind: 'context', text, period: null }
   const unknown = (): Piece => ({ kind: 'unknown', text, words: unused(r) })
 
   const days = trialDays(r)
@@ -242,8 +240,11 @@ export function readPiece(text: string, featureMode: boolean): Piece {
     periods.push(...standalonePeriods(r))
     const tier = tierMark(r)
     // "Calls 1-1000: $0.01 per call": the unit named again as a label
-    if (unit) r.its.forEach((it, i) => it.kind === 'word' && !r.used.has(i) && sameUnit(unitOf([it.w]), unit) && r.used.add(i))
-    if (isWord(r.its[moneyAt[0] + 1], 'free') || r.its.some((it) => isWord(it, 'free'))) return unknown()
+    r.its.forEach((it, i) => {
+      if (unit && it.kind === 'word' && !r.used.has(i) && sameUnit(unitOf([it.w]), unit)) r.used.add(i)
+    })
+    // money and "free" in one piece ("$0 free"?) is not something to guess at
+    if (r.its.some((it) => isWord(it, 'free'))) return unknown()
     if (unused(r).length) return unknown()
     if ((unit && !isLicense(unit)) || tier) return { kind: 'usage', text, money, unit, per, period: single(periods), tier }
     return { kind: 'fixed', text, money, period: single(periods), unit }
@@ -260,7 +261,6 @@ export function readPiece(text: string, featureMode: boolean): Piece {
   if (freeAt >= 0 && (free.length || bound)) {
     r.used.add(freeAt)
     let qty = bound
-    let unit: Unit | null = null
     if (!qty) {
       qty = qtyAt(r, free[0])!
       r.used.add(free[0])
@@ -269,8 +269,8 @@ export function readPiece(text: string, featureMode: boolean): Piece {
     const qIndex = r.its.findIndex((it) => it.kind === 'qty' && it.value.eq(qty!))
     let j = qIndex + 1
     while (isWord(r.its[j], 'free', 'included')) r.used.add(j++)
-    unit = unitAt(r, j)
-    if (!unit) unit = unitAfterFreeWord(r, freeAt)
+    // "1000 API calls free" or "includes 10,000 API calls"
+    const unit = unitAt(r, j) ?? unitAt(r, freeAt + 1)
     if (unused(r).length) return unknown()
     return { kind: 'free', text, qty, unit, period: single(periods), tier }
   }
@@ -293,9 +293,5 @@ export function readPiece(text: string, featureMode: boolean): Piece {
     }
   }
   if (unused(r).length) return unknown()
-  return { kind: 'context', text, period: single(periods), volume: ws.includes('volume') }
-}
-
-function unitAfterFreeWord(r: Reader, freeAt: number): Unit | null {
-  return unitAt(r, freeAt + 1)
+  return { kind: 'context', text, period: single(periods) }
 }
