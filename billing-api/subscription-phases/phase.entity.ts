@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
-import { baseColumns, json, text, timestamp, type BaseRecord } from '../db/common.js'
+import { baseColumns, iso, json, serializeBase, text, timestamp, type BaseRecord } from '../db/common.js'
 
 export interface PhaseLineItem {
   price_id: string
@@ -29,3 +29,16 @@ export const SubscriptionPhaseSchema = new EntitySchema<SubscriptionPhase>({
     applied_at: timestamp(true),
   },
 })
+
+/** The wire form, here beside the record because the subscription read shows phases too. */
+export function serializePhase(p: SubscriptionPhase) {
+  return {
+    ...serializeBase(p),
+    subscription_id: p.subscription_id,
+    start_date: iso(p.start_date),
+    end_date: iso(p.end_date),
+    line_items: p.line_items,
+    coupon_ids: p.coupon_ids,
+    applied_at: iso(p.applied_at),
+  }
+}

@@ -44,6 +44,10 @@ test('phases take over at their starts with prorations; the next cycle bills the
     [p2.id, '2026-09-21T00:00:00.000Z', null, null],
   ])
   assert.deepEqual(p2.line_items, [{ price_id: team.id, quantity: '1' }])
+  // the subscription read carries the schedule (spec: Subscription.phases), v1 and v2
+  for (const path of [`/v1/subscriptions/${sub.id}`, `/v2/subscriptions/${sub.id}`]) {
+    assert.deepEqual((await t.api.get(path)).body.phases.map((x: any) => [x.id, x.end_date]), [[p1.id, '2026-09-21T00:00:00.000Z'], [p2.id, null]], path)
+  }
 
   // not yet due
   assert.deepEqual(await startDuePhases(p.ctx, { tenantId: t.tenantId }), { started: 0, invoices: 0 })

@@ -3,9 +3,8 @@
 import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { iso, serializeBase } from '../db/common.js'
 import { dateTime, idParams, metadataSchema, nonNegativeDecimalString } from '../http/schemas.js'
-import type { SubscriptionPhase } from './phase.entity.js'
+import { serializePhase } from './phase.entity.js'
 import { addPhase, deletePhase, listPhases, type PhaseInput } from './phase-service.js'
 
 const refId = { type: 'string', minLength: 1, maxLength: 100 } as const
@@ -28,18 +27,6 @@ const createBody = {
 } as const
 
 const phaseParams = { type: 'object', required: ['id', 'phase_id'], properties: { id: refId, phase_id: refId } } as const
-
-export function serializePhase(p: SubscriptionPhase) {
-  return {
-    ...serializeBase(p),
-    subscription_id: p.subscription_id,
-    start_date: iso(p.start_date),
-    end_date: iso(p.end_date),
-    line_items: p.line_items,
-    coupon_ids: p.coupon_ids,
-    applied_at: iso(p.applied_at),
-  }
-}
 
 const tags = ['subscriptions']
 
