@@ -118,6 +118,16 @@ const cases: Case[] = [
     prices: [fixed('USD', '20', 'MONTHLY', 'Monthly fee'), usage('USD', 'message', 'Messages', slab([100, '0'], [null, '0.01']))],
   },
   {
+    text: '$99 per month billed annually',
+    prices: [fixed('USD', '1188', 'ANNUAL', 'Annual fee')],
+    warnings: ['"$99 per month billed annually": 99 a month billed once a year is 1188 a year'],
+  },
+  { text: '$15 per additional user per month', prices: [fixed('USD', '15', 'MONTHLY', 'User')] },
+  {
+    text: 'first 1000 calls free, $0.01 per additional call',
+    prices: [usage('USD', 'call', 'Calls', slab([1000, '0'], [null, '0.01']))],
+  },
+  {
     text: 'Calls 1-1000: $0.01 per call, 1001-5000: $0.008 per call, 5000+: $0.006 per call',
     prices: [usage('USD', 'call', 'Calls', slab([1000, '0.01'], [5000, '0.008'], [null, '0.006']))],
   },
@@ -165,7 +175,9 @@ const refusals: [string, RegExp][] = [
   ['$0.01 per call up to 10k', /what is charged above 10000 calls is not stated/],
   ['$5 per month and €3 per call', /mixes EUR and USD/],
   ['$49', /how often is \$49 charged/],
-  ['$0.001 per call after 1000', /what is charged up to 1000 is not stated/],
+  ['$0.001 per call after 1000', /what is charged up to 1000 is not stated \(e\.g\. "first 1000 free"\)/],
+  ['$0.0004 per request after the first 1M requests', /what is charged up to 1000000 is not stated/],
+  ['$5 per week billed monthly', /could not understand/],
   ['first 1000 free', /of what\?/],
   ['$0.01 per call, $0.02 per call', /calls already have a price/],
   ['first 1000 calls free, then $0.01 per call, $0.005 per call up to 5000', /comes after the open-ended price/],

@@ -98,6 +98,7 @@ export function parsePricingDescription(description: string): ParsedPricing {
     if (p.kind !== 'fixed') continue
     const period = p.period ?? contextPeriod
     if (!period) throw fail(`${quote(p.text)}: how often is ${p.money.text} charged? Say per month, per year or one-time`)
+    if (p.note) warnings.push(p.note)
     const name = p.unit ? capitalize(p.unit.singular) : period === 'ONETIME' ? 'One-time fee' : `${capitalize(period.toLowerCase().replace('_', '-'))} fee`
     prices.push({
       type: 'FIXED', billing_model: 'FLAT_FEE', currency, amount: p.money.amount.toString(),
@@ -232,7 +233,7 @@ function usageGroups(pieces: Piece[]): { groups: Group[]; allowances: Allowance[
       const from = mark.open.from
       if (from && !from.eq(prevEnd)) {
         throw fail(prevEnd.isZero()
-          ? `${quote(p.text)}: what is charged up to ${from.toString()} is not stated`
+          ? `${quote(p.text)}: what is charged up to ${from.toString()} is not stated (e.g. "first ${from.toString()} free")`
           : `${quote(p.text)}: starts at ${from.toString()} but the tier before ends at ${prevEnd.toString()}`)
       }
     }

@@ -24,7 +24,7 @@ export interface TierMark {
 export type Money = { amount: Decimal; currency: string | null; text: string }
 
 export type Piece =
-  | { kind: 'fixed'; text: string; money: Money; period: BillingPeriod | null; unit: Unit | null }
+  | { kind: 'fixed'; text: string; money: Money; period: BillingPeriod | null; unit: Unit | null; note?: string }
   | { kind: 'usage'; text: string; money: Money; unit: Unit | null; per: Decimal | null; period: BillingPeriod | null; tier: TierMark | null }
   | { kind: 'free'; text: string; qty: Decimal; unit: Unit | null; period: BillingPeriod | null; tier: TierMark | null }
   | { kind: 'limit'; text: string; qty: Decimal; unit: Unit; period: BillingPeriod | null }
@@ -91,6 +91,8 @@ function perPhrases(r: Reader): { unit: Unit | null; per: Decimal | null; period
     const lead = w !== undefined && PER.has(w) ? 1 : w === 'for' && isWord(r.its[i + 1], 'every', 'each') ? 2 : 0
     if (!lead) continue
     let j = i + lead
+    // "per additional user", "per extra GB": the unit is what follows
+    while (isWord(r.its[j], 'additional', 'extra')) j++
     const period = PERIOD_NOUNS[word(r, j) ?? '']
     if (period) {
       periods.push(period)
@@ -144,7 +146,7 @@ function tierMark(r: Reader): TierMark | null {
       if (w === '-' && qtyAt(r, i - 1)) r.used.add(i - 1)
       if (qtyAt(r, i - 1) !== undefined && isWord(r.its[i - 2], 'from')) r.used.add(i - 1).add(i - 2)
       any = true
-    } else if (w !== undefined && OPEN.has(w)) {
+    } else if (w !== undefined && OPEN.has(w) && !r.used.has(i)) {
       r.used.add(i)
       any = true
       mark.open = mark.open ?? {}
@@ -163,6 +165,11 @@ function tierMark(r: Reader): TierMark | null {
       any = true
       i++
     }
+  }
+  // "after the first 1M requests": open-ended from that bound, not a first tier
+  if (mark.open && mark.first && !mark.open.from) {
+    mark.open.from = mark.first
+    delete mark.first
   }
   return any ? mark : null
 }
@@ -247,6 +254,7 @@ export function readPiece(text: string, featureMode: boolean): Piece {
     if (r.its.some((it) => isWord(it, 'free'))) return unknown()
     if (unused(r).length) return unknown()
     if ((unit && !isLicense(unit)) || tier) return { kind: 'usage', text, money, unit, per, period: single(periods), tier }
+    if (periods.length === 2 && periods[0] !== periods[1]) return billedOver(text, money, unit, periods[0], periods[1]) ?? unknown()
     return { kind: 'fixed', text, money, period: single(periods), unit }
   }
 
@@ -294,4 +302,18 @@ export function readPiece(text: string, featureMode: boolean): Piece {
   }
   if (unused(r).length) return unknown()
   return { kind: 'context', text, period: single(periods) }
+}
+
+const MONTHS_IN: Partial<Record<BillingPeriod, number>> = { MONTHLY: 1, QUARTERLY: 3, HALF_YEARLY: 6, ANNUAL: 12 }
+const UNIT_OF: Partial<Record<BillingPeriod, string>> = { MONTHLY: 'month', QUARTERLY: 'quarter', HALF_YEARLY: 'half-year', ANNUAL: 'year' }
+
+/** "$99 per month billed annually": the price of the longer period, 99 x 12 = 1188 per year. */
+function billedOver(text: string, money: Money, unit: Unit | null, per: BillingPeriod, billed: BillingPeriod): Piece | null {
+  const [from, to] = [MONTHS_IN[per], MONTHS_IN[billed]]
+  if (!from || !to || to <= from || to % from !== 0) return null
+  const amount = money.amount.times(to / from)
+  return {
+    kind: 'fixed', text, unit, period: billed, money: { ...money, amount },
+    note: `"${text}": ${money.amount.toString()} a ${UNIT_OF[per]} billed once a ${UNIT_OF[billed]} is ${amount.toString()} a ${UNIT_OF[billed]}`,
+  }
 }
