@@ -163,6 +163,13 @@ test('tenancy: another tenant cannot start a clone into or out of these environm
   assertError(await p.client(t.apiKey, staging.id).get(`/v1/environments/clone-jobs/${job.job_id}`), 404, 'not_found')
   assert.equal((await p.client(t.apiKey, development).get(`/v1/environments/clone-jobs/${job.job_id}`)).status, 200)
 
+  // a member's key of the same tenant may read the job, not start a clone
+  const member = await created(t.api.post('/v1/users', { name: 'member', roles: ['member'] }))
+  const memberKey = await created(t.api.post('/v1/secrets/api/keys', { name: 'member key', user_id: member.id }))
+  const memberApi = p.client(memberKey.api_key)
+  assertError(await memberApi.post('/v1/environments/clone', { target_environment_id: development }), 403, 'permission_denied', /super_admin/)
+  assert.equal((await memberApi.get(`/v1/environments/clone-jobs/${job.job_id}`)).status, 200)
+
   assertError(await t.api.post('/v1/environments/clone', { target_environment_id: production }), 400, 'validation_error', /must differ/)
   assertError(await t.api.post('/v1/environments/clone', { target_environment_id: 'env_unknown' }), 404, 'not_found')
   assertError(await t.api.post('/v1/environments/clone', {}), 400, 'validation_error')
