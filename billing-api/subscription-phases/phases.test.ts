@@ -124,3 +124,24 @@ test('tenancy: another tenant cannot read, add or delete phases of this subscrip
   assert.equal((await t.api.get(`/v1/subscriptions/${sub.id}/phases`)).body.items[0].applied_at, null)
   assert.equal(await countRows(p, 'subscription_phases', t.tenantId), 1)
 })
+
+test('a phase starting on a period boundary waits for the cycle invoice, then credits and debits the whole new period', async () => {
+  const { t, sub, pro } = await setup()
+  clock.set(new Date('2026-09-20T00:00:00Z'))
+  const phase = await created(t.api.post(`/v1/subscriptions/${sub.id}/phases`, { start_date: '2026-10-01T00:00:00Z', line_items: [{ price_id: pro.id }] }))
+  // the period [Sep 1, Oct 1) is not yet billed: the switch waits for it
+  clock.set(new Date('2026-10-01T00:00:30Z'))
+  assert.deepEqual(await startDuePhases(p.ctx, { tenantId: t.tenantId }), { started: 0, invoices: 0 })
+  await billDueSubscriptions(p.ctx, { tenantId: t.tenantId })
+  assert.deepEqual(await startDuePhases(p.ctx, { tenantId: t.tenantId }), { started: 1, invoices: 1 })
+  const invoices = (await t.api.post('/v1/invoices/search', { subscription_id: sub.id })).body.items
+  const cycle = invoices.find((i: any) => i.billing_reason === 'SUBSCRIPTION_CYCLE')
+  // September's Support in arrear, October's Basic in advance, as before the phase
+  assert.deepEqual(invoiceLines(cycle), [['Basic', '30.00', '10-01', '11-01'], ['Support', '10.00', '09-01', '10-01']])
+  // October's Basic fee back in full, October's Pro fee in full: 30.00 more
+  const switched = invoices.find((i: any) => i.billing_reason === 'PRORATION')
+  assert.deepEqual(invoiceLines(switched), [['Remaining time: Pro', '60.00', '10-01', '11-01'], ['Unused time: Basic', '-30.00', '10-01', '11-01']])
+  assert.equal(switched.total, '30.00')
+  const line = (await t.api.get(`/v1/subscriptions/${sub.id}`)).body.line_items
+  assert.deepEqual(line.map((l: any) => [l.display_name, l.subscription_phase_id, l.start_date]), [['Pro', phase.id, '2026-10-01T00:00:00.000Z']])
+})
