@@ -33,7 +33,7 @@ async function call(apiKey: string, method: string, path: string, body?: unknown
 }
 
 try {
-  const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-clone-${Date.now()}` })
+  const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-clone-${Date.now()}` }, config.apiKeyHashing)
   const key = tenant.apiKey
   const features: string[] = []
   const meters: string[] = []

@@ -94,7 +94,7 @@ async function run(spool: boolean): Promise<Result> {
   try {
     await waitForHealth(Date.now() + 120_000)
     const orm = await openOrm(config.databaseUrl, 2)
-    const tenant = await createTenant(orm.em.fork(), { name: `bench ${runId}` })
+    const tenant = await createTenant(orm.em.fork(), { name: `bench ${runId}` }, config.apiKeyHashing)
     await orm.close()
     const key = tenant.apiKey
     const meterRes = await request('POST', '/v1/meters', JSON.stringify({ name: 'tokens', event_name: 'bench', aggregation: { type: 'SUM', field: 'tokens' } }), key)

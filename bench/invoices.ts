@@ -43,7 +43,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 
 try {
   const t0 = performance.now()
-  const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-invoices-${Date.now()}` })
+  const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-invoices-${Date.now()}` }, config.apiKeyHashing)
   const key = tenant.apiKey
   const usd = { currency: 'USD', billing_period: 'MONTHLY', type: 'USAGE', invoice_cadence: 'ARREAR' }
   const models = [

@@ -11,6 +11,7 @@ import http from 'node:http'
 import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { loadConfigOrExit, type Config } from '../platform/config.js'
+import { parseAllowList } from '../platform/outbound-address.js'
 import { startPlatform } from '../scripts/composition-root.js'
 import { createTenant } from '../billing-api/tenants/index.js'
 import { newId } from '../platform/ids.js'
@@ -42,7 +43,9 @@ const receiverUrl = await listen(receiver)
 const base = loadConfigOrExit()
 
 async function run(label: string, webhooks: Config['webhooks']): Promise<string[]> {
-  const config: Config = { ...base, port: 0, logLevel: 'fatal', redisPrefix: `bench-webhooks-${randomBytes(3).toString('hex')}`, webhooks }
+  // The receivers run on 127.0.0.1, which the SSRF guard refuses unless allowed.
+  const outbound = { allow: parseAllowList('127.0.0.1') }
+  const config: Config = { ...base, port: 0, logLevel: 'fatal', redisPrefix: `bench-webhooks-${randomBytes(3).toString('hex')}`, webhooks, outbound }
   const platform = await startPlatform(config, { services: ['billing-api', 'scheduler'], migrate: true, schedule: false, relay: false })
   const conn = platform.ctx.orm.em.getConnection()
   const deliver = async (tenantId: string, environmentId: string, url: string, n: number) => {
@@ -55,8 +58,8 @@ async function run(label: string, webhooks: Config['webhooks']): Promise<string[
     return ids
   }
   try {
-    const a = await createTenant(platform.ctx.orm.em.fork(), { name: 'bench hanging' })
-    const b = await createTenant(platform.ctx.orm.em.fork(), { name: 'bench healthy' })
+    const a = await createTenant(platform.ctx.orm.em.fork(), { name: 'bench hanging' }, platform.ctx.config.apiKeyHashing)
+    const b = await createTenant(platform.ctx.orm.em.fork(), { name: 'bench healthy' }, platform.ctx.config.apiKeyHashing)
     const burst: string[] = []
     for (let e = 0; e < ENDPOINTS; e++) burst.push(...(await deliver(a.tenantId, a.environments.production, `${hangUrl}/a${e}`, BURST)))
     const [bDelivery] = await deliver(b.tenantId, b.environments.production, `${receiverUrl}/b`, 1)

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
-import type { EnvironmentCloneQueue, IntegrationQueue, InvoiceComputeQueue, WebhookQueue } from './queues.js'
+import type { EnvironmentCloneQueue, IntegrationQueue, InvoiceComputeQueue, PaymentRetryQueue, WebhookQueue } from './queues.js'
 import type { UsageQuery, UsageRow } from '../clickhouse/queries/meter-usage.js'
 import type { Scope } from './db/scope.js'
 
@@ -18,6 +18,10 @@ export interface BillingContext {
   invoiceCompute?: InvoiceComputeQueue
   /** provider sync jobs (integrations/queue.ts); present where Redis is configured */
   integrations?: IntegrationQueue
+  /** dunning retries of failed payments (payments/retry-queue.ts); present where Redis is configured */
+  paymentRetries?: PaymentRetryQueue
+  /** failed payment attempts as inbound provider events report them (payments/payment-failures.ts) */
+  paymentFailures?: PaymentFailureReporting
   /** environment clone jobs (environment-clone/queue.ts); present where Redis is configured */
   environmentClone?: EnvironmentCloneQueue
   /** how usage is read; absent: straight from ClickHouse (meters/usage-reader.ts). A billing run sets its prefetch. */
@@ -48,3 +52,17 @@ export interface TopUpInvoiceInput {
 
 /** How billing reads usage: one function from a usage query to its rows (meters/usage-reader.ts). */
 export type UsageReader = (q: UsageQuery) => Promise<UsageRow[]>
+
+/**
+ * Recording a failed payment attempt, as an inbound provider webhook needs it. The payments
+ * domain charges through the integrations domain (dunning, payment links), so integrations
+ * reaches payments through the context, wired by the composition root, and no import closes a
+ * circle between the two.
+ */
+export interface PaymentFailureReporting {
+  /** records the failure in the caller's transaction and queues the schedule's next retry */
+  record(
+    ctx: BillingContext, tx: EntityManager, scope: Scope, invoiceId: string,
+    input: { failure_code?: string; reason?: string; idempotency_key?: string }, actor: string,
+  ): Promise<{ attempt: number }>
+}

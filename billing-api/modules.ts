@@ -21,6 +21,7 @@ import { creditGrantsModule } from './credit-grants/module.js'
 import { walletsModule } from './wallets/module.js'
 import { webhooksModule } from './webhooks/module.js'
 import { integrationsModule } from './integrations/module.js'
+import { paymentsModule } from './payments/module.js'
 import { aiPricingModule } from './ai-pricing/module.js'
 import { environmentCloneModule } from './environment-clone/module.js'
 import { subscriptionPhasesModule } from './subscription-phases/module.js'
@@ -46,6 +47,7 @@ export const modules: DomainModule[] = [
   walletsModule,
   webhooksModule,
   integrationsModule,
+  paymentsModule,
   aiPricingModule,
   environmentCloneModule,
   subscriptionPhasesModule,

@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseAllowList } from './outbound-address.js'
+import type { OutboundPolicy } from './outbound-url-guard.js'
 import { settingDefault, type SettingName } from './settings.js'
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -41,10 +43,24 @@ export interface Config {
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
   webhooks: WebhookConfig
-  /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
-  integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /**
+   * billing-api/integrations: key for provider credentials and webhook signing secrets at rest
+   * (and the one it replaces, during a rotation), Stripe API base, default sync rate
+   */
+  integrations: { encryptionKey: Buffer; previousEncryptionKey?: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /** billing-api/payments: delays of the dunning retries after the 1st, 2nd, ... failed payment attempt */
+  paymentRetryScheduleMs: number[]
   /** bearer token of the operators' API (billing-api/admin); undefined: that API is off */
   adminToken?: string
+  /**
+   * Inbound request limits (billing API and ingest) per API key and per tenant, requests per
+   * window; 0 = no limit. A tenant's own limits (tenants.rate_limit_per_*) override these.
+   */
+  requestRateLimit: { windowSeconds: number; perKey: number; perTenant: number }
+  /** HMAC key of stored API key hashes, and the one it replaces during a rotation */
+  apiKeyHashing: { secret: Buffer; previous?: Buffer }
+  /** SSRF guard for tenant-supplied URLs: OUTBOUND_URL_ALLOW exempts destinations (local development, tests) */
+  outbound: OutboundPolicy
   /** billing-api/ai-pricing: the rule-based reader, or an OpenAI-compatible endpoint with it as the fallback */
   pricingParser: PricingParserConfig
   /** HS256 secret of the JWTs whose environment_id claim selects the environment; null: bearer tokens are refused */
@@ -132,6 +148,19 @@ function url(env: Env, name: SettingName, fallback: string, protocols: string[])
   return v
 }
 
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** A comma-separated list of durations such as `1d,3d,12h,30m`; `none` is an empty list. */
+function durations(env: Env, name: SettingName): number[] {
+  const raw = str(env, name).trim()
+  if (raw === 'none') return []
+  return raw.split(',').map((part) => {
+    const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part.trim())
+    if (!m || Number(m[1]) === 0) throw new ConfigError(`${name} must be a comma-separated list of positive durations like 1d,3d,12h,30m,10s, or none; got "${part.trim()}"`)
+    return Number(m[1]) * DURATION_UNITS_MS[m[2]]
+  })
+}
+
 function isoTime(env: Env, name: SettingName): Date {
   const raw = str(env, name)
   const d = new Date(raw)
@@ -141,19 +170,36 @@ function isoTime(env: Env, name: SettingName): Date {
   return d
 }
 
-// Local stacks and tests only: production (NODE_ENV=production) must set its own key.
+// Local stacks and tests only: production (NODE_ENV=production) must set its own keys.
 const DEV_INTEGRATIONS_KEY = createHash('sha256').update('meterline-local-integrations-key').digest()
+const DEV_API_KEY_HASH_SECRET = createHash('sha256').update('meterline-local-api-key-hash-secret').digest()
 
-/** 32 bytes for AES-256-GCM, as 64 hex characters or base64. */
-function encryptionKey(env: Env, name: SettingName): Buffer {
+/** 32 bytes for AES-256-GCM (or HMAC-SHA256), as 64 hex characters or base64. */
+function encryptionKey(env: Env, name: SettingName, devKey: Buffer = DEV_INTEGRATIONS_KEY): Buffer {
   const raw = env[name]
   if (raw === undefined || raw === '') {
     if (env.NODE_ENV === 'production') throw new ConfigError(`${name} is required when NODE_ENV=production (32 bytes, hex or base64)`)
-    return DEV_INTEGRATIONS_KEY
+    return devKey
   }
   const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64')
   if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes as 64 hex characters or base64, got ${key.length} bytes`)
   return key
+}
+
+/** A key being rotated out: optional, same format, and not the current key. */
+function previousKey(env: Env, name: SettingName, current: Buffer): Buffer | undefined {
+  if (!env[name]) return undefined
+  const key = encryptionKey(env, name)
+  if (key.equals(current)) throw new ConfigError(`${name} is the same key as the current one`)
+  return key
+}
+
+function allowList(env: Env, name: SettingName): OutboundPolicy['allow'] {
+  try {
+    return parseAllowList(str(env, name, ''))
+  } catch (err) {
+    throw new ConfigError(`${name}: ${(err as Error).message}`)
+  }
 }
 
 export const ADMIN_TOKEN_MIN_LENGTH = 24
@@ -272,10 +318,22 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     integrations: {
       encryptionKey: encryptionKey(env, 'INTEGRATIONS_ENCRYPTION_KEY'),
+      previousEncryptionKey: previousKey(env, 'INTEGRATIONS_ENCRYPTION_KEY_PREVIOUS', encryptionKey(env, 'INTEGRATIONS_ENCRYPTION_KEY')),
       stripeApiBase: url(env, 'STRIPE_API_BASE', listed('STRIPE_API_BASE'), ['http:', 'https:']),
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 1),
     },
+    paymentRetryScheduleMs: durations(env, 'PAYMENT_RETRY_SCHEDULE'),
     adminToken: adminToken(env),
+    outbound: { allow: allowList(env, 'OUTBOUND_URL_ALLOW') },
+    requestRateLimit: {
+      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 1),
+      perKey: int(env, 'RATE_LIMIT_PER_KEY'),
+      perTenant: int(env, 'RATE_LIMIT_PER_TENANT'),
+    },
+    apiKeyHashing: {
+      secret: encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET),
+      previous: previousKey(env, 'API_KEY_HASH_SECRET_PREVIOUS', encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET)),
+    },
     pricingParser: pricingParser(env),
     authJwtSecret: jwtSecret(env),
     signupEnabled: bool(env, 'SIGNUP_ENABLED'),

@@ -161,6 +161,25 @@ export const backgroundFailures = new client.Counter({
   registers: [registry],
 })
 
+export const requestsRateLimited = new client.Counter({
+  name: 'meterline_requests_rate_limited_total',
+  help: 'Requests answered 429 by the per-key or per-tenant request rate limit',
+  labelNames: ['limit'],
+  registers: [registry],
+})
+
+export const rateLimitUnchecked = new client.Counter({
+  name: 'meterline_rate_limit_unchecked_total',
+  help: 'Requests let through without a rate-limit check because Redis did not answer',
+  registers: [registry],
+})
+
+export const outboundUrlRefused = new client.Counter({
+  name: 'meterline_outbound_url_refused_total',
+  help: 'Calls to tenant-supplied URLs refused by the SSRF guard at call time',
+  registers: [registry],
+})
+
 // Webhook deliveries. Labels stay bounded on purpose: no tenant id, endpoint id or URL (one
 // series per tenant or endpoint would grow without limit); the per-delivery detail is in
 // webhook_attempts and GET /v1/webhooks/deliveries.

@@ -19,7 +19,7 @@ export const SETTINGS = {
   HOST: { default: '127.0.0.1', readBy: 'services', meaning: 'HTTP listen address' },
   PORT: { default: '8080', readBy: 'services', meaning: 'HTTP listen port' },
   LOG_LEVEL: { default: 'info', readBy: 'services', meaning: 'pino log level (`fatal` ... `trace`)' },
-  NODE_ENV: { readBy: 'services', shown: 'unset', meaning: '`production` makes `INTEGRATIONS_ENCRYPTION_KEY` required' },
+  NODE_ENV: { readBy: 'services', shown: 'unset', meaning: '`production` makes `INTEGRATIONS_ENCRYPTION_KEY` and `API_KEY_HASH_SECRET` required' },
   METERLINE_DATA_DIR: {
     readBy: 'services', shown: '`.data` in the checkout',
     meaning: 'local data: Postgres, Redis, broker files, chDB, the spool, pid files and the local admin token (also read by the stack scripts)',
@@ -97,13 +97,42 @@ export const SETTINGS = {
   WEBHOOK_CIRCUIT_COOLDOWN_MS: { default: '30000', readBy: 'services', meaning: 'how long an open circuit waits before one probe delivery' },
   INTEGRATIONS_ENCRYPTION_KEY: {
     readBy: 'services', shown: 'a fixed development key; **required** with `NODE_ENV=production`',
-    meaning: '32 bytes (hex or base64) encrypting provider credentials at rest (AES-256-GCM)',
+    meaning: '32 bytes (hex or base64) encrypting provider credentials and webhook signing secrets at rest (AES-256-GCM)',
+  },
+  INTEGRATIONS_ENCRYPTION_KEY_PREVIOUS: {
+    readBy: 'services', shown: 'unset',
+    meaning: 'during a key rotation only: the key being replaced, still accepted for reading (README, "Security")',
+  },
+  API_KEY_HASH_SECRET: {
+    readBy: 'services', shown: 'a fixed development key; **required** with `NODE_ENV=production`',
+    meaning: '32 bytes (hex or base64): the HMAC-SHA256 key of stored API key hashes',
+  },
+  API_KEY_HASH_SECRET_PREVIOUS: {
+    readBy: 'services', shown: 'unset',
+    meaning: 'during a rotation only: the hash secret being replaced; keys under it still work and are re-hashed on use',
+  },
+  OUTBOUND_URL_ALLOW: {
+    readBy: 'services', shown: 'empty (tests: `127.0.0.1`)',
+    meaning: 'comma-separated destinations exempt from the SSRF guard on tenant-supplied URLs: `host`, `host:port`, an IP (`127.0.0.1`, `[::1]:9000`) or a CIDR range (`10.1.0.0/16`)',
+  },
+  RATE_LIMIT_WINDOW_SECONDS: { default: '60', readBy: 'services', meaning: 'window of the request rate limits' },
+  RATE_LIMIT_PER_KEY: {
+    default: '60000', readBy: 'services',
+    meaning: "requests per window per API key, billing API and ingest together; 0 = no limit; a tenant's own limit overrides it",
+  },
+  RATE_LIMIT_PER_TENANT: {
+    default: '120000', readBy: 'services',
+    meaning: "requests per window per tenant, billing API and ingest together; 0 = no limit; a tenant's own limit overrides it",
   },
   STRIPE_API_BASE: {
     default: 'https://api.stripe.com', readBy: 'services',
     meaning: 'where the Stripe adapter sends requests (tests point it at a local stand-in)',
   },
   INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND: { default: '10', readBy: 'services', meaning: 'per-tenant rate of background provider syncs (`integration_events`)' },
+  PAYMENT_RETRY_SCHEDULE: {
+    default: '1d,3d,5d', readBy: 'services',
+    meaning: 'dunning: the delay of the retry after the 1st, 2nd, ... failed payment attempt of an invoice (units `ms`, `s`, `m`, `h`, `d`); none after the last; `none`: no retries',
+  },
   ADMIN_TOKEN: {
     readBy: 'services', shown: 'unset: admin API off (`npm run up` generates one)',
     meaning: 'bearer token of the operator API `/v1/admin` (at least 24 characters); the CLI `npm run admin` sends it too',

@@ -8,7 +8,7 @@ const config = loadConfigOrExit()
 const platform = await runServices(ALL_SERVICES, { migrate: true })
 
 if (process.argv.includes('--demo')) {
-  const demo = await ensureDemoTenant(platform.ctx.orm, config.dataDir)
+  const demo = await ensureDemoTenant(platform.ctx.orm, config.dataDir, config.apiKeyHashing)
   const base = platform.url
   console.log(`
 Meterline is running at ${base}  (ingest + aggregator + billing-api + scheduler, one process)

@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
 import { registerBillingApi } from '../billing-api/app.js'
-import { createAuthenticator } from '../billing-api/auth/index.js'
+import { createAuthenticator, RequestRateLimiter } from '../billing-api/auth/index.js'
 import type { BillingContext } from '../billing-api/context.js'
 import { migratePostgres, openOrm } from '../billing-api/database.js'
 import { postgresMeterSource } from '../billing-api/meters/index.js'
@@ -21,6 +21,7 @@ import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/
 import { topUpInvoicing } from '../billing-api/invoices/index.js'
 import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/index.js'
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/index.js'
+import { createPaymentRetryQueue, paymentFailureReporting, startPaymentRetryWorker } from '../billing-api/payments/index.js'
 import { createEnvironmentCloneQueue, startEnvironmentCloneWorker } from '../billing-api/environment-clone/index.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
@@ -33,6 +34,7 @@ import { LagGate } from '../platform/lag-gate.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
 import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
+import { rotateSecrets } from './rotate-secrets.js'
 
 export type ServiceName = 'ingest' | 'aggregator' | 'billing-api' | 'scheduler'
 export const ALL_SERVICES: ServiceName[] = ['ingest', 'aggregator', 'billing-api', 'scheduler']
@@ -75,8 +77,9 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     closers.push(() => ch.close())
     const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres)
     closers.push(() => orm.close())
-    await Promise.all([opts.migrate === true && migratePostgres(orm), opts.migrate && migrateClickHouse(ch)])
-    const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing, subscriptionInvoicing }
+    // After the Postgres migrations, secrets from before encryption at rest are sealed (rotate-secrets.ts).
+    await Promise.all([opts.migrate === true && migratePostgres(orm).then(() => rotateSecrets(orm, config)), opts.migrate && migrateClickHouse(ch)])
+    const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing, subscriptionInvoicing, paymentFailures: paymentFailureReporting }
     let redis: Redis | undefined
     if (services.has('billing-api') || services.has('scheduler')) {
       redis = createRedis(config.redisUrl)
@@ -93,13 +96,24 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const integrations = createIntegrationQueue(queueRedis, config.redisPrefix)
       closers.push(() => integrations.close())
       ctx.integrations = integrations
+      const paymentRetries = createPaymentRetryQueue(queueRedis, config.redisPrefix)
+      closers.push(() => paymentRetries.close())
+      ctx.paymentRetries = paymentRetries
       const environmentClone = createEnvironmentCloneQueue(queueRedis, config.redisPrefix)
       closers.push(() => environmentClone.close())
       ctx.environmentClone = environmentClone
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
-    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.authJwtSecret)
+    // Request rate limits (billing API and ingest): their own fail-fast connection, so a Redis
+    // outage lets requests through quickly instead of holding them.
+    let limiter: RequestRateLimiter | undefined
+    if (services.has('billing-api') || services.has('ingest')) {
+      const limiterRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
+      closers.push(() => limiterRedis.quit().catch(() => limiterRedis.disconnect()))
+      limiter = new RequestRateLimiter(limiterRedis, config.redisPrefix, config.requestRateLimit)
+    }
+    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter, config.authJwtSecret)
 
     if (services.has('billing-api')) {
       await app.register(swagger, {
@@ -176,12 +190,14 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (services.has('scheduler')) {
       scheduler = await startScheduler({ ctx, redis: redis!, prefix: config.redisPrefix, schedule: opts.schedule })
       closers.push(() => scheduler!.stop())
-      const webhookWorker = startWebhookWorker(orm, redis!, config.redisPrefix, clock, config.webhooks)
+      const webhookWorker = startWebhookWorker(orm, redis!, config.redisPrefix, clock, { ...config.webhooks, outbound: config.outbound, keys: config.integrations })
       closers.push(() => webhookWorker.stop())
       const computeWorker = startInvoiceComputeWorker(ctx, redis!, config.redisPrefix)
       closers.push(() => computeWorker.stop())
       const integrationWorker = startIntegrationWorker(ctx, redis!, config.redisPrefix)
       closers.push(() => integrationWorker.stop())
+      const paymentRetryWorker = startPaymentRetryWorker(ctx, redis!, config.redisPrefix)
+      closers.push(() => paymentRetryWorker.stop())
       const cloneWorker = startEnvironmentCloneWorker(orm, redis!, config.redisPrefix)
       closers.push(() => cloneWorker.stop())
     }

@@ -31,7 +31,7 @@ if (running) {
   const config = loadConfig(process.env, { kafkaBrokers: ['unused:9092'] })
   const orm = await openOrm(config.databaseUrl, 2)
   try {
-    const t = await createTenant(orm.em.fork(), { name, keyEnvironment })
+    const t = await createTenant(orm.em.fork(), { name, keyEnvironment }, config.apiKeyHashing)
     console.log(JSON.stringify({ tenant_id: t.tenantId, environments: t.environments, user_id: t.userId, api_key: t.apiKey }, null, 2))
   } finally {
     await orm.close()

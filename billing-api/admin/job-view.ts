@@ -3,7 +3,8 @@ import type { Job, JobState } from 'bullmq'
 
 export const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const
 
-export interface JobView {
+// a type, not an interface: it is checked against the route's response schema
+export type JobView = {
   queue: string
   id: string
   name: string

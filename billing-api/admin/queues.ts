@@ -22,7 +22,8 @@ export interface QueueStatus {
   recent_failures: FailureView[]
 }
 
-export interface ScheduledJob {
+// a type, not an interface: it is checked against the route's response schema
+export type ScheduledJob = {
   name: string
   every_ms: number
   /** when the recurring schedule runs it next; null where this platform schedules nothing */

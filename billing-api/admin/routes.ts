@@ -12,12 +12,14 @@ import {
   createdTenantSchema, createTenantBody, errorResponse, failuresQuery, jobNameParams, jobParams, jobViewSchema, queueParams,
   queueStatusSchema, scheduledJobsSchema, triggerBody,
 } from './schemas.js'
+import { typed } from '../http/typed-routes.js'
 
 const tags = ['admin']
 const security = [{ adminToken: [] }]
 const errors = { '4xx': errorResponse, '5xx': errorResponse }
 
-export async function adminRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function adminRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   const token = ctx.config.adminToken
   let queues: AdminQueues | undefined
   if (token) {
@@ -40,7 +42,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: BillingContext): Pr
       params: jobNameParams, body: triggerBody, response: { 202: jobViewSchema, ...errors },
     },
   }, async (request, reply) => {
-    const { name } = request.params as { name: string }
+    const { name } = request.params
     const body = (request.body ?? {}) as { tenant_id?: string }
     const view = await q().trigger(name, body.tenant_id ? { tenant_id: body.tenant_id } : {})
     return reply.code(202).send(view)
@@ -52,29 +54,29 @@ export async function adminRoutes(app: FastifyInstance, ctx: BillingContext): Pr
       response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: queueStatusSchema } } }, ...errors },
     },
   }, async (request) => {
-    const { failures } = request.query as { failures: number }
+    const { failures } = request.query
     return { items: await Promise.all(QUEUE_NAMES.map((name) => q().status(name, failures))) }
   })
 
   app.get('/queues/:queue', {
     schema: { tags, security, summary: 'one queue: jobs per state and recent failures', params: queueParams, querystring: failuresQuery, response: { 200: queueStatusSchema, ...errors } },
   }, async (request) => {
-    const { queue } = request.params as { queue: string }
-    const { failures } = request.query as { failures: number }
+    const { queue } = request.params
+    const { failures } = request.query
     return q().status(queue, failures)
   })
 
   app.get('/queues/:queue/jobs/:id', {
     schema: { tags, security, summary: 'one job: state, attempts, result or failure reason', params: jobParams, response: { 200: jobViewSchema, ...errors } },
   }, async (request) => {
-    const { queue, id } = request.params as { queue: string; id: string }
+    const { queue, id } = request.params
     return q().get(queue, id)
   })
 
   app.post('/queues/:queue/jobs/:id/retry', {
     schema: { tags, security, summary: 'retry a failed job', params: jobParams, response: { 200: jobViewSchema, ...errors } },
   }, async (request) => {
-    const { queue, id } = request.params as { queue: string; id: string }
+    const { queue, id } = request.params
     return q().retry(queue, id)
   })
 
@@ -84,7 +86,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: BillingContext): Pr
       response: { 200: { type: 'object', required: ['queue', 'retried'], properties: { queue: { type: 'string' }, retried: { type: 'integer' } } }, ...errors },
     },
   }, async (request) => {
-    const { queue } = request.params as { queue: string }
+    const { queue } = request.params
     return { queue, retried: await q().retryFailed(queue) }
   })
 
@@ -94,8 +96,8 @@ export async function adminRoutes(app: FastifyInstance, ctx: BillingContext): Pr
       body: createTenantBody, response: { 201: createdTenantSchema, ...errors },
     },
   }, async (request, reply) => {
-    const body = request.body as { name: string; key_environment: 'production' | 'development' }
-    const t = await createTenant(ctx.orm.em.fork(), { name: body.name, keyEnvironment: body.key_environment })
+    const body = request.body
+    const t = await createTenant(ctx.orm.em.fork(), { name: body.name, keyEnvironment: body.key_environment }, ctx.config.apiKeyHashing)
     return reply.code(201).send({ tenant_id: t.tenantId, environments: t.environments, user_id: t.userId, api_key: t.apiKey })
   })
 }

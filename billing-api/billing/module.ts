@@ -1,4 +1,5 @@
 import type { DomainModule } from '../module.js'
+import { explainRoutes } from './explain-routes.js'
 import { billingRoutes } from './routes.js'
 
 /** Billing a subscription period: no tables of its own (it writes invoices and reads usage). */
@@ -6,5 +7,8 @@ export const billingModule: DomainModule = {
   name: 'billing',
   entities: [],
   migrations: [],
-  routes: billingRoutes,
+  routes: async (app, ctx) => {
+    await billingRoutes(app, ctx)
+    await explainRoutes(app, ctx)
+  },
 }

@@ -44,12 +44,10 @@ export function writeSubscriptionInvoice(tx: EntityManager, row: SubscriptionInv
 
 /** Lines under `invoice`, in order. */
 export function writeInvoiceLines(tx: EntityManager, invoice: Invoice, sub: Subscription, lines: InvoiceLineRow[]): InvoiceLineItem[] {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- see the cast below
   return lines.map((l) => tx.create(InvoiceLineItemSchema, {
     id: newId('inv_line'), ...scopeOf(sub), invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
     currency: sub.currency, status: 'published', metadata: {}, prepaid_credits_applied: toMoneyString('0', sub.currency),
-    subscription_line_item_id: null, ...l,
-    // a row may leave line_item_discount / invoice_level_discount to the column default (0)
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  } as any))
+    // a row may leave the discounts out: 0, as the columns' onCreate would
+    subscription_line_item_id: null, line_item_discount: '0', invoice_level_discount: '0', ...l,
+  }))
 }

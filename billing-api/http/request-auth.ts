@@ -10,6 +10,8 @@ export interface AuthContext {
   userId: string
   apiKeyId: string
   roles: string[]
+  /** the tenant's own request limits (auth/request-rate-limit.ts); null: the configured default */
+  rateLimits?: { perKey: number | null; perTenant: number | null }
 }
 
 

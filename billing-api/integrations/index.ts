@@ -3,3 +3,8 @@
 export { enqueueIntegrationSyncs } from './enqueue-from-events.js'
 export { inboundWebhookRoutes } from './inbound-routes.js'
 export { createIntegrationQueue, INTEGRATION_QUEUE, startIntegrationWorker } from './queue.js'
+export { connectionAad, findOpenConnection } from './connections.js'
+export { decryptJsonRotating, encryptJson, type SecretKeys } from './crypto.js'
+export { findMapping } from './mappings.js'
+export { providerFor } from './providers.js'
+export { syncEntity } from './sync.js'

@@ -94,7 +94,7 @@ async function billedTenant() {
       help_email: 'help@acme.test',
       phone: '+353 1 555 0100',
     },
-  })
+  }, p.config.apiKeyHashing)
   const api = p.client(tenant.apiKey)
   const plan = await created(api.post('/v1/plans', {
     name: 'Fee',

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { dateTime, decimalString, idParams, listResponse, paginationQuery, type Page } from '../http/schemas.js'
+import { dateTime, decimalString, idParams, listResponse, paginationQuery } from '../http/schemas.js'
 import { InvoiceSchema } from './invoice.entity.js'
-import { finalizeInvoice, voidInvoice, type ChangeOptions } from './lifecycle.js'
-import { recordPayment, type PaymentInput } from './payments.js'
-import { invoiceSearchBody, searchInvoices, type InvoiceSearch } from './search.js'
+import { finalizeInvoice, voidInvoice } from './lifecycle.js'
+import { recordPayment } from './payments.js'
+import { invoiceSearchBody, searchInvoices } from './search.js'
+import { expandInvoices, parseExpand } from './search-expand.js'
 import { serializeInvoice, serializePayment } from './serialize.js'
 import { getInvoice, type InvoiceDetail } from './service.js'
+import { typed } from '../http/typed-routes.js'
 
 export { serializeInvoice } from './serialize.js'
 
@@ -18,16 +20,17 @@ const changeBody = { type: 'object', additionalProperties: false, properties: ve
 /** The full wire form of one invoice: lines, coupon applications and taxes. */
 const serializeDetail = (d: InvoiceDetail) => serializeInvoice(d.invoice, d.lines, d)
 
-export async function invoiceRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function invoiceRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.get('/invoices/:id', { schema: { tags: ['invoices'], params: idParams } }, async (request) => {
-    return serializeDetail(await getInvoice(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
+    return serializeDetail(await getInvoice(ctx.orm.em.fork(), scopeOf(request), request.params.id))
   })
 
   app.get(
     '/invoices',
     { schema: { tags: ['invoices'], querystring: { type: 'object', properties: { ...paginationQuery, subscription_id: { type: 'string' }, customer_id: { type: 'string' } } } } },
     async (request) => {
-      const q = request.query as Page & { subscription_id?: string; customer_id?: string }
+      const q = request.query
       const where: Record<string, unknown> = { ...scopeOf(request), status: 'published', invoice_status: { $ne: 'SKIPPED' } }
       if (q.subscription_id) where.subscription_id = q.subscription_id
       if (q.customer_id) where.customer_id = q.customer_id
@@ -37,9 +40,12 @@ export async function invoiceRoutes(app: FastifyInstance, ctx: BillingContext): 
   )
 
   app.post('/invoices/search', { schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request) => {
-    const body = request.body as InvoiceSearch
-    const { items, total, lines } = await searchInvoices(ctx.orm.em.fork(), scopeOf(request), body)
-    return listResponse(items.map((i) => serializeInvoice(i, lines ? (lines.get(i.id) ?? []) : undefined)), total, body)
+    const body = request.body
+    const expansions = parseExpand(body.expand)
+    const em = ctx.orm.em.fork()
+    const { items, total, lines } = await searchInvoices(em, scopeOf(request), body)
+    const expanded = await expandInvoices(em, scopeOf(request), items, expansions)
+    return listResponse(items.map((i) => ({ ...serializeInvoice(i, lines ? (lines.get(i.id) ?? []) : undefined), ...expanded.get(i.id) })), total, body)
   })
 
   // State changes. Each answers the invoice after the change (its new version included).
@@ -51,10 +57,10 @@ export async function invoiceRoutes(app: FastifyInstance, ctx: BillingContext): 
         request.body ??= {}
       },
     }, async (request) => {
-      const body = request.body as ChangeOptions
+      const body = request.body
       const em = ctx.orm.em.fork()
       const scope = scopeOf(request)
-      const { id } = request.params as { id: string }
+      const { id } = request.params
       await change(ctx, em, scope, id, body)
       return serializeDetail(await getInvoice(ctx.orm.em.fork(), scope, id))
     })
@@ -81,9 +87,9 @@ export async function invoiceRoutes(app: FastifyInstance, ctx: BillingContext): 
       },
     },
     async (request, reply) => {
-      const { id } = request.params as { id: string }
+      const { id } = request.params
       const scope = scopeOf(request)
-      const { payment } = await recordPayment(ctx, ctx.orm.em.fork(), scope, id, request.body as PaymentInput, request.auth.userId)
+      const { payment } = await recordPayment(ctx, ctx.orm.em.fork(), scope, id, request.body, request.auth.userId)
       // The invoice as stored after the payment.
       const { invoice } = await getInvoice(ctx.orm.em.fork(), scope, id)
       void reply.code(201)

@@ -3,7 +3,7 @@
 export { activateIncompleteSubscription } from './activate-incomplete.js'
 export { billsOwnInvoices, invoiceParties, usageCustomersByWindow } from './hierarchy.js'
 export type { InvoiceLineRow, SubscriptionInvoiceRow, SubscriptionInvoicing } from './invoicing.js'
-export { subscriptionV2Routes } from './routes.js'
+export { serializeSubscription, subscriptionV2Routes } from './routes.js'
 export { getSubscription } from './service.js'
 export { advancePeriod, startPaidBilling, terminateSubscription } from './terminate.js'
 // subscription phases (billing-api/subscription-phases) switch line items as a plan change does

@@ -35,7 +35,7 @@ export async function signupRoutes(app: FastifyInstance, ctx: BillingContext): P
     const t = await createTenant(ctx.orm.em.fork(), {
       name: b.tenant_name,
       admin: { name: b.name ?? null, email: b.email, type: 'user', metadata: b.metadata ?? {} },
-    })
+    }, ctx.config.apiKeyHashing)
     return reply.code(201).send({
       tenant_id: t.tenantId,
       user_id: t.userId,

@@ -15,6 +15,7 @@ import { serializeWallet } from './serialize.js'
 import { nextSettings, type WalletSettingsInput } from './settings.js'
 import { findWallet, lockWallet, withBalances, type WalletView } from './wallet-rows.js'
 import { WalletSchema, type Wallet, type WalletType } from './wallet.entity.js'
+import { publishedBy } from '../db/scoped-records.js'
 
 export interface WalletInput {
   customer_id: string
@@ -52,10 +53,7 @@ export async function createWallet(em: EntityManager, clock: Clock, scope: Scope
         { alert_threshold: null, alert_state: 'armed', auto_topup_enabled: false, auto_topup_amount: null, auto_topup_mode: null, conversion_rate: rate, currency: input.currency },
         input,
       ),
-      status: 'published',
-      metadata: input.metadata ?? {},
-      created_by: userId,
-      updated_by: userId,
+      ...publishedBy(userId, input.metadata),
     })
     await tx.flush()
     const view = { wallet, balance: new D(0) }

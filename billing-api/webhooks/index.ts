@@ -3,3 +3,4 @@
 export { createDeliveries } from './fan-out.js'
 export { createWebhookQueue, startWebhookWorker, WEBHOOK_QUEUE } from './queue.js'
 export { retryStaleWebhooks } from './retry-stale.js'
+export { openWebhookSecret, sealWebhookSecret } from './secret-at-rest.js'

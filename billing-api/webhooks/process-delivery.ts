@@ -5,17 +5,17 @@ import { DelayedError, type Job } from 'bullmq'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import { backgroundFailures, webhookAttemptSeconds, webhookCircuitTransitions, webhookDeliveries, webhookDeliverySeconds } from '../../platform/metrics.js'
-import { attemptDelivery, DeliveryFailed } from './deliver.js'
+import { attemptDelivery, DeliveryFailed, type DeliverySettings } from './deliver.js'
 import { retryDelayMs } from './deferral.js'
 import type { AttemptOutcome, DeliveryGate, GateTarget } from './delivery-gate.js'
 
 export interface DeliveryJobData { delivery_id: string }
 
-export interface ProcessDeps {
+/** DeliverySettings: the attempt's timeout, the SSRF policy and the signing-secret keys */
+export interface ProcessDeps extends DeliverySettings {
   orm: MikroORM
   clock: Clock
   gate: DeliveryGate
-  timeoutMs: number
   leaseMs: number
   /** moves parked jobs back to waiting */
   wake(jobIds: string[]): Promise<void>
@@ -43,7 +43,7 @@ export async function processDelivery(deps: ProcessDeps, job: Job<DeliveryJobDat
   let outcome: AttemptOutcome = 'none'
   const started = performance.now()
   try {
-    const result = await attemptDelivery(deps.orm, job.data.delivery_id, deps.clock, deps.timeoutMs)
+    const result = await attemptDelivery(deps.orm, job.data.delivery_id, deps.clock, deps)
     if (result === 'delivered') {
       outcome = 'success'
       webhookDeliveries.inc({ outcome: 'success' })

@@ -3,14 +3,14 @@
 // Fairness between tenants and endpoints is the delivery gate's (delivery-gate.ts): the queue
 // stays one FIFO, but a job whose endpoint or tenant is at its cap, or whose endpoint's circuit
 // is open, leaves its worker slot at once instead of holding it.
-import { Job, Queue, Worker } from 'bullmq'
+import { Job, Queue, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { quietQueueErrors, withinCommandTimeout } from '../../platform/redis.js'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import { webhookDeliveries } from '../../platform/metrics.js'
 import type { WebhookConfig } from '../../platform/config.js'
-import { markFailed } from './deliver.js'
+import { markFailed, type DeliverySettings } from './deliver.js'
 import type { WebhookQueue } from '../queues.js'
 import { leaseMsFor } from './deferral.js'
 import { DeliveryGate } from './delivery-gate.js'
@@ -18,9 +18,10 @@ import { processDelivery, type DeliveryJobData } from './process-delivery.js'
 
 export const WEBHOOK_QUEUE = 'webhook-delivery'
 
-export type WebhookDeliverySettings = WebhookConfig
+/** The webhook settings, the SSRF policy and the keys that open signing secrets. */
+export type WebhookDeliverySettings = WebhookConfig & Pick<DeliverySettings, 'outbound' | 'keys'>
 
-export function createWebhookQueue(redis: Redis, prefix: string, settings: WebhookDeliverySettings): WebhookQueue {
+export function createWebhookQueue(redis: Redis, prefix: string, settings: Pick<WebhookDeliverySettings, 'attempts' | 'backoffMs'>): WebhookQueue {
   const queue = new Queue(WEBHOOK_QUEUE, { connection: redis, prefix })
   quietQueueErrors(queue)
   return {
@@ -51,13 +52,14 @@ export function startWebhookWorker(orm: MikroORM, redis: Redis, prefix: string, 
     endpointConcurrency: settings.endpointConcurrency, tenantConcurrency: settings.tenantConcurrency, leaseMs,
     circuitFailures: settings.circuitFailures, circuitCooldownMs: settings.circuitCooldownMs,
   })
-  const deps = { orm, clock, gate, timeoutMs: settings.timeoutMs, leaseMs, wake }
+  const deps = { orm, clock, gate, timeoutMs: settings.timeoutMs, outbound: settings.outbound, keys: settings.keys, leaseMs, wake }
   const worker = new Worker<DeliveryJobData>(WEBHOOK_QUEUE, async (job, token) => processDelivery(deps, job, token), {
     connection, prefix, concurrency: settings.workerConcurrency,
   })
-  worker.on('failed', (job) => {
+  worker.on('failed', (job, err) => {
     if (!job) return
-    const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1)
+    // UnrecoverableError: the SSRF guard refused the URL; attemptDelivery already marked it FAILED.
+    const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) || err instanceof UnrecoverableError
     webhookDeliveries.inc({ outcome: exhausted ? 'failed' : 'retried' })
     if (exhausted) void markFailed(orm, job.data.delivery_id)
   })

@@ -57,6 +57,6 @@ test('customer.created is delivered once; a rolled-back event never is', async (
   assert.equal(mine[0].entity_type, 'customer')
   assert.equal(mine[0].entity_id, customer.id)
   assert.equal(mine[0].environment_id, t.environments.production)
-  assert.equal((mine[0].payload as any).external_id, 'acme')
+  assert.equal((mine[0].payload as { external_id?: string }).external_id, 'acme')
   assert.ok(!received.some((e) => e.entity_id === 'ghost'))
 })
