@@ -1,6 +1,7 @@
 // POST /ai/pricing/parse (spec: a natural-language pricing description in, structured plan,
 // price, meter and entitlement configurations out; nothing is saved).
 import type { FastifyInstance } from 'fastify'
+import { typed } from '../http/typed-routes.js'
 import type { BillingContext } from '../context.js'
 import { MAX_DESCRIPTION_LENGTH } from './deterministic-parser.js'
 import { parsedPricingSchema } from './parsed-pricing.js'
@@ -25,8 +26,9 @@ const response = {
   },
 } as const
 
-export async function aiPricingRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function aiPricingRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post('/ai/pricing/parse', { schema: { tags: ['ai'], body, response } }, async (request) => {
-    return parsePricing(ctx.config.pricingParser, (request.body as { description: string }).description)
+    return parsePricing(ctx.config.pricingParser, request.body.description)
   })
 }

@@ -2,6 +2,7 @@
 // /environments/clone-jobs/{job_id} shows its status and progress. The spec names the
 // operation but not its path.
 import type { FastifyInstance } from 'fastify'
+import { typed } from '../http/typed-routes.js'
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../platform/errors.js'
 import { requireRole } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
@@ -48,7 +49,8 @@ const jobView = {
   },
 } as const
 
-export async function environmentCloneRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function environmentCloneRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   const queue = () => {
     if (!ctx.environmentClone) throw new ServiceUnavailableError('the environment clone queue is not configured in this process')
     return ctx.environmentClone
@@ -56,7 +58,7 @@ export async function environmentCloneRoutes(app: FastifyInstance, ctx: BillingC
 
   app.post('/environments/clone', { schema: { tags: ['environments'], body: startBody, response: { 202: jobView } } }, async (request, reply) => {
     requireRole(request, 'super_admin')
-    const body = request.body as { source_environment_id?: string; target_environment_id: string }
+    const body = request.body
     const tenantId = request.auth.tenantId
     const source = body.source_environment_id ?? request.auth.environmentId
     if (source === body.target_environment_id) throw new ValidationError('target_environment_id must differ from the source environment', 'target_environment_id')
@@ -71,6 +73,6 @@ export async function environmentCloneRoutes(app: FastifyInstance, ctx: BillingC
   })
 
   app.get('/environments/clone-jobs/:job_id', { schema: { tags: ['environments'], params: jobParams, response: { 200: jobView } } }, async (request) => {
-    return queue().status(request.auth.tenantId, request.auth.environmentId, (request.params as { job_id: string }).job_id)
+    return queue().status(request.auth.tenantId, request.auth.environmentId, request.params.job_id)
   })
 }

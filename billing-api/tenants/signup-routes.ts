@@ -3,6 +3,7 @@
 // No API key is needed, so it is off unless SIGNUP_ENABLED=true; behind it, limit its rate at the
 // edge like any unauthenticated route.
 import type { FastifyInstance } from 'fastify'
+import { typed } from '../http/typed-routes.js'
 import { NotFoundError } from '../../platform/errors.js'
 import type { BillingContext } from '../context.js'
 import { metadataSchema } from '../http/schemas.js'
@@ -20,18 +21,12 @@ const body = {
   },
 } as const
 
-interface SignupBody {
-  tenant_name: string
-  name?: string
-  email: string
-  metadata?: Record<string, string>
-}
-
-export async function signupRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function signupRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post('/signup', { schema: { tags: ['users'], body, security: [] } }, async (request, reply) => {
     // disabled: answers like a route that does not exist
     if (!ctx.config.signupEnabled) throw new NotFoundError('route', 'POST /v1/signup')
-    const b = request.body as SignupBody
+    const b = request.body
     const t = await createTenant(ctx.orm.em.fork(), {
       name: b.tenant_name,
       admin: { name: b.name ?? null, email: b.email, type: 'user', metadata: b.metadata ?? {} },
