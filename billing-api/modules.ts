@@ -22,6 +22,9 @@ import { walletsModule } from './wallets/module.js'
 import { webhooksModule } from './webhooks/module.js'
 import { integrationsModule } from './integrations/module.js'
 import { paymentsModule } from './payments/module.js'
+import { aiPricingModule } from './ai-pricing/module.js'
+import { environmentCloneModule } from './environment-clone/module.js'
+import { subscriptionPhasesModule } from './subscription-phases/module.js'
 
 export const modules: DomainModule[] = [
   tenantsModule,
@@ -45,4 +48,7 @@ export const modules: DomainModule[] = [
   webhooksModule,
   integrationsModule,
   paymentsModule,
+  aiPricingModule,
+  environmentCloneModule,
+  subscriptionPhasesModule,
 ]

@@ -21,11 +21,14 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
     ['post', '/v1/subscriptions'], ['post', '/v1/invoices/internal/preview'],
     ['post', '/v1/invoices/{id}/refunds'], ['post', '/v1/invoices/{id}/payment_failures'], ['post', '/v1/invoices/{id}/payment_link'],
     ['get', '/v1/invoices/{id}/payments'], ['get', '/v1/invoices/{id}/lines/{line_id}/explain'],
+    ['post', '/v1/ai/pricing/parse'], ['post', '/v1/environments/clone'], ['get', '/v1/environments/clone-jobs/{job_id}'], ['post', '/v1/subscriptions/{id}/phases'], ['post', '/v1/signup'],
   ]
   for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
   const meterUpdate = doc.paths['/v1/meters/{id}'].put
   assert.deepEqual(meterUpdate.requestBody.content['application/json'].schema.properties.bucket_size.enum, ['HOUR', 'MINUTE'])
   assert.ok(meterUpdate.responses['200'].content['application/json'].schema.properties.rounding)
+  // signup is the one /v1 route without an API key
+  assert.deepEqual(doc.paths['/v1/signup'].post.security, [])
   const customerBody = doc.paths['/v1/customers'].post.requestBody.content['application/json'].schema
   assert.equal(customerBody.properties.address_line1.maxLength, 255)
   assert.deepEqual(customerBody.required, ['external_id'])

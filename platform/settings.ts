@@ -137,6 +137,22 @@ export const SETTINGS = {
     readBy: 'services', shown: 'unset: admin API off (`npm run up` generates one)',
     meaning: 'bearer token of the operator API `/v1/admin` (at least 24 characters); the CLI `npm run admin` sends it too',
   },
+  PRICING_PARSER: {
+    default: 'deterministic', readBy: 'services',
+    meaning: 'who reads `POST /v1/ai/pricing/parse` descriptions: the built-in rule-based reader, or `openai` (an OpenAI-compatible chat completions endpoint, its answer checked against the same schema, falling back to the rule-based reader when it fails)',
+  },
+  PRICING_LLM_URL: { default: 'https://api.openai.com/v1', readBy: 'services', meaning: '`PRICING_PARSER=openai`: the endpoint\'s base URL' },
+  PRICING_LLM_MODEL: { default: 'gpt-4o-mini', readBy: 'services', meaning: '`PRICING_PARSER=openai`: the model' },
+  PRICING_LLM_API_KEY: { readBy: 'services', shown: 'unset; **required** with `PRICING_PARSER=openai`', meaning: 'bearer token for that endpoint' },
+  PRICING_LLM_TIMEOUT_MS: { default: '15000', readBy: 'services', meaning: 'how long a parse waits for the model before falling back' },
+  AUTH_JWT_SECRET: {
+    readBy: 'services', shown: 'unset: bearer tokens are refused',
+    meaning: 'at least 32 bytes; HS256 secret of the JWTs (`Authorization: Bearer`) whose `environment_id` claim selects the environment (API basics)',
+  },
+  SIGNUP_ENABLED: {
+    default: 'false', readBy: 'services',
+    meaning: '`true`: `POST /v1/signup` creates a tenant, its first user and API key without an API key (rate-limit it at the edge)',
+  },
   // the operators' CLI: scripts/admin.ts, job:run, tenant:create
   METERLINE_API_URL: {
     readBy: 'CLI', shown: '`http://127.0.0.1:$PORT`',

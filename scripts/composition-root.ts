@@ -22,6 +22,7 @@ import { topUpInvoicing } from '../billing-api/invoices/index.js'
 import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/index.js'
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/index.js'
 import { createPaymentRetryQueue, paymentFailureReporting, startPaymentRetryWorker } from '../billing-api/payments/index.js'
+import { createEnvironmentCloneQueue, startEnvironmentCloneWorker } from '../billing-api/environment-clone/index.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
@@ -98,6 +99,9 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const paymentRetries = createPaymentRetryQueue(queueRedis, config.redisPrefix)
       closers.push(() => paymentRetries.close())
       ctx.paymentRetries = paymentRetries
+      const environmentClone = createEnvironmentCloneQueue(queueRedis, config.redisPrefix)
+      closers.push(() => environmentClone.close())
+      ctx.environmentClone = environmentClone
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
@@ -109,7 +113,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => limiterRedis.quit().catch(() => limiterRedis.disconnect()))
       limiter = new RequestRateLimiter(limiterRedis, config.redisPrefix, config.requestRateLimit)
     }
-    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter)
+    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter, config.authJwtSecret)
 
     if (services.has('billing-api')) {
       await app.register(swagger, {
@@ -194,6 +198,8 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => integrationWorker.stop())
       const paymentRetryWorker = startPaymentRetryWorker(ctx, redis!, config.redisPrefix)
       closers.push(() => paymentRetryWorker.stop())
+      const cloneWorker = startEnvironmentCloneWorker(orm, redis!, config.redisPrefix)
+      closers.push(() => cloneWorker.stop())
     }
     // The scheduler process also relays the system-events outbox to Kafka.
     if (services.has('scheduler') && opts.relay !== false) {
