@@ -7,7 +7,7 @@ import { ServiceUnavailableError } from '../platform/errors.js'
 import { ingestBackpressure, ingestEventsAccepted, ingestEventsRejected } from '../platform/metrics.js'
 import type { Clock } from '../platform/clock.js'
 import type { LagGate } from '../platform/lag-gate.js'
-import { bulkSchema, eventSchema, type EventInput } from './event-schema.js'
+import { bulkAcceptedSchema, bulkSchema, eventAcceptedSchema, eventSchema, type EventInput } from './event-schema.js'
 import { checkEvents, type TimeWindow } from './event-rules.js'
 import { encode, enrich, produce } from './pipeline.js'
 import type { Spool } from './spool/spool.js'
@@ -78,12 +78,12 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     }
   })
 
-  app.post('/events', { schema: { tags: ['events'], body: eventSchema } }, async (request, reply) => {
+  app.post('/events', { schema: { tags: ['events'], body: eventSchema, response: { 202: eventAcceptedSchema } } }, async (request, reply) => {
     const batch = await accept([request.body as EventInput], request.auth.tenantId, request.auth.environmentId, () => '')
     return reply.code(202).send({ message: 'event accepted for processing', event_id: batch.events[0].event_id })
   })
 
-  app.post('/events/raw/bulk', { schema: { tags: ['events'], body: bulkSchema } }, async (request, reply) => {
+  app.post('/events/raw/bulk', { schema: { tags: ['events'], body: bulkSchema, response: { 202: bulkAcceptedSchema } } }, async (request, reply) => {
     const { events } = request.body as { events: EventInput[] }
     const batch = await accept(events, request.auth.tenantId, request.auth.environmentId, (i) => `events[${i}].`)
     return reply.code(202).send({ message: 'events accepted for processing', count: events.length, batch_id: batch.batch_id })

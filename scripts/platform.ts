@@ -3,13 +3,13 @@
 // split deployments each service's main.ts starts only itself against real servers.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import type { Producer } from 'kafkajs'
 import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
 import { registerBillingApi } from '../billing-api/app.js'
+import { registerOpenApi } from '../billing-api/openapi/swagger.js'
 import { createAuthenticator } from '../billing-api/auth/authenticate.js'
 import type { BillingContext } from '../billing-api/context.js'
 import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
@@ -96,14 +96,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs)
 
     if (services.has('billing-api')) {
-      await app.register(swagger, {
-        openapi: {
-          info: { title: 'Meterline API', version: '1.0.0' },
-          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
-          security: [{ apiKey: [] }],
-        },
-      })
-      app.get('/v1/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+      await registerOpenApi(app)
       await registerBillingApi(app, ctx, auth)
     }
 
