@@ -546,7 +546,7 @@ export interface paths {
                         redeem_after?: string;
                         /** Format: date-time */
                         redeem_before?: string;
-                        rules?: Record<string, never>;
+                        rules?: Record<string, unknown>;
                         /** @enum {string} */
                         type: "fixed" | "percentage";
                     };
@@ -1774,7 +1774,7 @@ export interface paths {
                         event_id?: string;
                         event_name: string;
                         external_customer_id: string;
-                        properties?: Record<string, never>;
+                        properties?: Record<string, unknown>;
                         source?: string;
                         /** Format: date-time */
                         timestamp?: string;
@@ -1844,7 +1844,7 @@ export interface paths {
                             event_id?: string;
                             event_name: string;
                             external_customer_id: string;
-                            properties?: Record<string, never>;
+                            properties?: Record<string, unknown>;
                             source?: string;
                             /** Format: date-time */
                             timestamp?: string;

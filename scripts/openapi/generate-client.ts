@@ -21,7 +21,7 @@ export interface GeneratedClient {
 
 export async function generateClient(): Promise<GeneratedClient> {
   const doc = clientDocument(await buildOpenApiDocument())
-  const ast = await openapiTS(JSON.stringify(doc), { alphabetize: true })
+  const ast = await openapiTS(JSON.stringify(doc), { alphabetize: true, emptyObjectsUnknown: true })
   return { document: JSON.stringify(doc, null, 2) + '\n', schema: HEADER + astToString(ast) }
 }
 
