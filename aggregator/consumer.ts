@@ -11,6 +11,8 @@ import {
 } from '../platform/metrics.js'
 import { decodeBatch } from '../schemas/events.js'
 import { ActiveMeters } from './active-meters.js'
+import { CommitMetrics } from './commit-metrics.js'
+import { addLagCollector } from '../platform/business-metrics.js'
 import { MeterCache } from './meter-cache.js'
 import { WriteStage, type Piece, type WriteStageHooks } from './write-stage.js'
 
@@ -51,6 +53,8 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   const meters = new ActiveMeters(opts.ch, new MeterCache(opts.meters, opts.meterRefreshMs ?? 500), log, opts.hooks?.afterBackfillPage)
   const stage = new WriteStage(opts.ch, meters, { hooks: opts.hooks })
   const stats = { batches: 0, events: 0, meterRows: 0, duplicates: 0 }
+  const commitMetrics = new CommitMetrics()
+  const removeLagCollector = addLagCollector(() => commitMetrics.collect())
   const consumer: Consumer = createConsumer(opts.kafka, opts.groupId, () => !stopping)
 
   /**
@@ -82,6 +86,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     aggregatorMeterRowsWritten.inc(result.meterRows)
     aggregatorDuplicateEvents.inc(result.duplicates)
     for (const [reason, n] of Object.entries(result.skipped)) aggregatorEventsSkipped.inc({ reason }, n)
+    commitMetrics.committed(topic, partition, piece, result)
   }
 
   /** Re-read the partition from its last commit; the write stage makes the replay exact. */
@@ -125,7 +130,9 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
         : persist(batch.topic, batch.partition, piece, bytes, keys).catch((err) => rewind(batch.topic, batch.partition, err)),
     )
     resolveOffset(batch.lastOffset())
-    aggregatorConsumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, Number(BigInt(batch.highWatermark) - last - 1n))
+    const recordsBehind = Number(BigInt(batch.highWatermark) - last - 1n)
+    aggregatorConsumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, recordsBehind)
+    commitMetrics.fetched(batch.topic, batch.partition, recordsBehind)
     await heartbeat()
     // One batch of look-ahead per partition: bounded memory, and fetch overlaps the insert.
     await previous
@@ -181,6 +188,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     stop() {
       stopped ??= (async () => {
         clearInterval(timer)
+        removeLagCollector()
         stopping = true
         // What is not written yet stays uncommitted: Kafka or the ingest spool still has it.
         await stage.stop()

@@ -10,6 +10,7 @@ import type { LagGate } from '../platform/lag-gate.js'
 import { bulkAcceptedSchema, bulkSchema, eventAcceptedSchema, eventSchema, type EventInput } from './event-schema.js'
 import { checkEvents, type TimeWindow } from './event-rules.js'
 import { encode, enrich, produce } from './pipeline.js'
+import { countTenantEvents } from './tenant-metrics.js'
 import type { Spool } from './spool/spool.js'
 
 export interface IngestDeps {
@@ -32,6 +33,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       checkEvents(inputs, deps.timeWindow, Math.max(deps.clock.now().getTime(), Date.now()), prefix)
     } catch (err) {
       ingestEventsRejected.inc({ reason: 'validation' }, inputs.length)
+      countTenantEvents(tenantId, 'rejected', inputs.length)
       throw err
     }
     const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
@@ -41,9 +43,11 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
         await deps.spool.append(records)
       } catch (err) {
         ingestEventsRejected.inc({ reason: 'spool_unavailable' }, inputs.length)
+        countTenantEvents(tenantId, 'rejected', inputs.length)
         throw err
       }
       ingestEventsAccepted.inc(inputs.length)
+      countTenantEvents(tenantId, 'accepted', inputs.length)
       return batch
     }
     try {
@@ -51,10 +55,12 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       deps.gate?.produced(records.reduce((n, r) => n + r.value.length, 0))
     } catch (err) {
       ingestEventsRejected.inc({ reason: 'kafka_unavailable' }, inputs.length)
+      countTenantEvents(tenantId, 'rejected', inputs.length)
       app.log.error({ err }, 'kafka produce failed')
       throw new ServiceUnavailableError('the event log did not acknowledge the batch; retry with the same event_ids')
     }
     ingestEventsAccepted.inc(inputs.length)
+    countTenantEvents(tenantId, 'accepted', inputs.length)
     return batch
   }
 
@@ -75,6 +81,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     if ((err as { validation?: unknown }).validation) {
       const n = Array.isArray((request.body as { events?: unknown[] })?.events) ? (request.body as { events: unknown[] }).events.length : 1
       ingestEventsRejected.inc({ reason: 'validation' }, n)
+      countTenantEvents(request.auth.tenantId, 'rejected', n)
     }
   })
 

@@ -42,6 +42,16 @@ export interface Config {
   webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
   /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
   integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /** per-tenant metric labels, bounded (platform/metric-labels.ts) */
+  metricLabels: MetricLabelConfig
+}
+
+export interface MetricLabelConfig {
+  /** tenants labelled by their id; every other tenant falls into one of `tenantBuckets` */
+  tenantAllowlist: string[]
+  tenantBuckets: number
+  /** distinct meter labels per allow-listed tenant and process; later meters are "other" */
+  metersPerTenant: number
 }
 
 export interface SpoolConfig {
@@ -201,6 +211,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       encryptionKey: encryptionKey(env, 'INTEGRATIONS_ENCRYPTION_KEY'),
       stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']),
       rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
+    },
+    metricLabels: {
+      tenantAllowlist: str(env, 'METRICS_TENANT_ALLOWLIST', '').split(',').map((t) => t.trim()).filter(Boolean),
+      tenantBuckets: int(env, 'METRICS_TENANT_BUCKETS', 8),
+      metersPerTenant: int(env, 'METRICS_METERS_PER_TENANT', 20),
     },
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {

@@ -27,6 +27,7 @@ import { ConfigError, type Config } from '../platform/config.js'
 import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool.js'
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
+import { configureMetricLabels } from '../platform/metric-labels.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
 import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
@@ -59,6 +60,7 @@ export interface Platform {
 
 export async function startPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
   const services = new Set(opts.services ?? ALL_SERVICES)
+  configureMetricLabels(config.metricLabels)
   const clock = opts.clock ?? systemClock
   const closers: (() => Promise<unknown>)[] = []
   // The HTTP server closes first (stop taking requests), then everything else in reverse order.

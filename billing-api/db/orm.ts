@@ -4,6 +4,7 @@ import { MikroORM, defineConfig } from '@mikro-orm/postgresql'
 import { Migrator } from '@mikro-orm/migrations'
 import { modules } from '../modules.js'
 import { foundationMigrations } from './migrations.js'
+import { AfterCommitSubscriber } from './after-commit.js'
 
 export const entities = modules.flatMap((m) => m.entities)
 export const migrations = [...foundationMigrations, ...modules.flatMap((m) => m.migrations)]
@@ -33,6 +34,7 @@ export async function openOrm(databaseUrl: string, poolMax = 10, timeouts: PoolT
       driverOptions: { connection: { connectionTimeoutMillis: timeouts.connectTimeoutMs } },
       allowGlobalContext: false,
       forceUtcTimezone: true,
+      subscribers: [new AfterCommitSubscriber()],
       debug: false,
     }),
   )
