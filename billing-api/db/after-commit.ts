@@ -33,8 +33,8 @@ export class AfterCommitSubscriber implements EventSubscriber {
   }
 }
 
-/** MikroORM types the transaction as `any`; it is the knex transaction object. */
+/** MikroORM types the transaction as `any`; it is the knex transaction, a callable object. */
 function transactionOf(args: TransactionEventArgs): object | undefined {
   const trx: unknown = args.transaction
-  return typeof trx === 'object' && trx !== null ? trx : undefined
+  return (typeof trx === 'object' || typeof trx === 'function') && trx !== null ? trx : undefined
 }

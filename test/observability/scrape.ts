@@ -29,8 +29,19 @@ export function total(samples: Sample[], name: string, match: Record<string, str
     .reduce((n, s) => n + s.value, 0)
 }
 
-export async function scrape(baseUrl: string): Promise<Sample[]> {
+/** Declared metric families (# TYPE lines), also those without a sample yet. */
+export function declaredMetrics(text: string): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const m of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) out.set(m[1], m[2])
+  return out
+}
+
+export async function scrapeText(baseUrl: string): Promise<string> {
   const res = await fetch(`${baseUrl}/metrics`)
   if (!res.ok) throw new Error(`/metrics answered ${res.status}`)
-  return parseExposition(await res.text())
+  return res.text()
+}
+
+export async function scrape(baseUrl: string): Promise<Sample[]> {
+  return parseExposition(await scrapeText(baseUrl))
 }
