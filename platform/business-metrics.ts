@@ -60,6 +60,10 @@ export const invoicesCounted = new client.Counter({
   registers: [registry],
 })
 
+// Present at 0 from the start, so the first invoice shows as an increase (a series born at 1
+// has no earlier sample for increase() to compare with).
+for (const event of ['drafted', 'skipped', 'finalized', 'voided']) invoicesCounted.inc({ event }, 0)
+
 export const invoicedAmountMinor = new client.Counter({
   name: 'meterline_invoiced_amount_minor_total',
   help: 'Totals of finalized invoices in minor units of their currency (cents for USD, yen for JPY); credit invoices excluded',

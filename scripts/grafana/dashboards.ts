@@ -13,8 +13,12 @@ export const WEBHOOK_METRICS = [
   'meterline_webhook_deliveries_pending',
 ]
 
-const http5xxRatio = `sum(rate(meterline_http_request_duration_seconds_count{status_code=~"5.."}[${R}])) / clamp_min(sum(rate(meterline_http_request_duration_seconds_count[${R}])), 1e-9)`
+const http5xxRatio = `(sum(rate(meterline_http_request_duration_seconds_count{status_code=~"5.."}[${R}])) or vector(0)) / clamp_min(sum(rate(meterline_http_request_duration_seconds_count[${R}])), 1e-9)`
 const webhookFailureRatio = `sum(rate(meterline_webhook_deliveries_total{outcome="failure"}[${R}])) / clamp_min(sum(rate(meterline_webhook_deliveries_total[${R}])), 1e-9)`
+
+/** Failed scheduled runs and failed queue jobs; 0, not "no data", while nothing failed. */
+const jobFailures = (range: string) =>
+  `(sum(increase(meterline_scheduler_job_runs_total{outcome="failure"}[${range}])) or vector(0)) + (sum(increase(meterline_queue_job_failures_total[${range}])) or vector(0))`
 
 const overview: DashboardSpec = {
   uid: 'meterline-at-a-glance',
@@ -29,11 +33,11 @@ const overview: DashboardSpec = {
     stat('HTTP 5xx ratio', http5xxRatio, 'percentunit', { red: 0.05 }),
     stat('Webhook failure ratio', webhookFailureRatio, 'percentunit', { red: 0.2 }),
     stat('Invoices finalized (24 h)', 'sum(increase(meterline_invoices_total{event="finalized"}[24h]))', 'short'),
-    stat('Job failures (1 h)', 'sum(increase(meterline_scheduler_job_runs_total{outcome="failure"}[1h])) + sum(increase(meterline_queue_job_failures_total[1h]))', 'short', { red: 1 }),
+    stat('Job failures (1 h)', jobFailures('1h'), 'short', { red: 1 }),
     stat('Spool on disk', 'sum(meterline_spool_bytes)', 'bytes', { red: 1.5 * 1024 ** 3 }),
     stat('Oldest unforwarded batch', 'max(meterline_spool_oldest_unforwarded_age_seconds)', 's', { red: 300 }),
     stat('Aggregation lag (events)', 'sum(meterline_aggregator_lag_events)', 'short', { red: 1e6 }),
-    stat('503s (dependency down) /s', `sum(rate(meterline_dependency_unavailable_total[${R}]))`, 'ops', { red: 1 }),
+    stat('503s (dependency down) /s', `sum(rate(meterline_dependency_unavailable_total[${R}])) or vector(0)`, 'ops', { red: 1 }),
     ts('Events /s: accepted and rejected', [
       { expr: `sum(rate(meterline_ingest_events_accepted_total[${R}]))`, legend: 'accepted' },
       { expr: `sum by (reason) (rate(meterline_ingest_events_rejected_total[${R}]))`, legend: 'rejected: {{reason}}' },
@@ -106,7 +110,7 @@ const billing: DashboardSpec = {
     stat('Finalized (24 h)', 'sum(increase(meterline_invoices_total{event="finalized"}[24h]))'),
     stat('Voided (24 h)', 'sum(increase(meterline_invoices_total{event="voided"}[24h]))'),
     stat('Payments (24 h)', 'sum(increase(meterline_payments_total[24h]))'),
-    stat('Job failures (24 h)', 'sum(increase(meterline_scheduler_job_runs_total{outcome="failure"}[24h])) + sum(increase(meterline_queue_job_failures_total[24h]))', 'short', { red: 1 }),
+    stat('Job failures (24 h)', jobFailures('24h'), 'short', { red: 1 }),
     ts('Invoice events per hour', [{ expr: 'sum by (event) (increase(meterline_invoices_total[1h]))', legend: '{{event}}' }], 'short', { width: 12 }),
     ts('Payments per hour by currency', [{ expr: 'sum by (currency) (increase(meterline_payments_total[1h]))', legend: '{{currency}}' }], 'short', { width: 12 }),
     row('Amounts (minor units)'),
@@ -134,8 +138,8 @@ const webhooks: DashboardSpec = {
     stat('Failure ratio', webhookFailureRatio, 'percentunit', { red: 0.2 }),
     stat('Pending deliveries', 'sum(meterline_webhook_deliveries_pending)', 'short', { red: 1000 }),
     stat('Delivery p99', `histogram_quantile(0.99, sum by (le) (rate(meterline_webhook_delivery_duration_seconds_bucket[${R}])))`, 's', { red: 10 }),
-    stat('Outbox relay failures (1 h)', 'sum(increase(meterline_background_failures_total{operation="outbox_relay"}[1h]))', 'short', { red: 1 }),
-    stat('Webhook retry job failures (1 h)', 'sum(increase(meterline_scheduler_job_runs_total{job_name=~".*webhook.*", outcome="failure"}[1h]))', 'short', { red: 1 }),
+    stat('Outbox relay failures (1 h)', 'sum(increase(meterline_background_failures_total{operation="outbox_relay"}[1h])) or vector(0)', 'short', { red: 1 }),
+    stat('Webhook retry job failures (1 h)', 'sum(increase(meterline_scheduler_job_runs_total{job_name=~".*webhook.*", outcome="failure"}[1h])) or vector(0)', 'short', { red: 1 }),
     ts('Deliveries /s by outcome', [{ expr: `sum by (outcome) (rate(meterline_webhook_deliveries_total[${R}]))`, legend: '{{outcome}}' }], 'ops', { width: 12, stacked: true }),
     ts('Failure ratio', [{ expr: webhookFailureRatio, legend: 'failed / all' }], 'percentunit', { width: 12 }),
     ts('Delivery latency', [
