@@ -1,9 +1,36 @@
-// `npm run lint` checks the import graph: no circles, type-only imports included (a type import
-// that closes a circle still ties the two files' designs together).
+// `npm run lint` checks the import graph:
+// - no circles, type-only imports included (a type import that closes a circle still ties the
+//   two files' designs together);
+// - a billing-api domain (a folder with a module.ts) is reached from outside only through its
+//   index.ts (its use cases) or its *.entity.ts files (its records, the shared contract).
+//   Tests are white-box and may reach in.
+const fs = require('node:fs')
+const path = require('node:path')
+
+const domains = fs.readdirSync(path.join(__dirname, 'billing-api'))
+  .filter((d) => fs.existsSync(path.join(__dirname, 'billing-api', d, 'module.ts')))
+const domain = `^billing-api/(?:${domains.join('|')})/`
+const surface = ['/index\\.ts$', '\\.entity\\.ts$']
+const tests = ['\\.test\\.ts$', '^test/']
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'files that import each other in a loop', from: {}, to: { circular: true } },
+    {
+      name: 'domain-surface',
+      severity: 'error',
+      comment: "another domain's files are reached through its index.ts or its *.entity.ts",
+      from: { path: '^billing-api/([^/]+)/', pathNot: tests },
+      to: { path: domain, pathNot: ['^billing-api/$1/', ...surface] },
+    },
+    {
+      name: 'outside-surface',
+      severity: 'error',
+      comment: "code outside billing-api (composition root, scripts, benches) uses a domain's index.ts or *.entity.ts",
+      from: { pathNot: ['^billing-api/', ...tests] },
+      to: { path: domain, pathNot: surface },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,19 +1,16 @@
-// Kafka consumer that materialises meter buckets in ClickHouse.
-// Steps per batch: decode -> write stage (activate meters, dedup, rows, buckets, keys)
-// -> commit offsets. Offsets are committed only after everything was written; a crash in
-// between replays the batch, and the write stage makes the replay exact (write-stage.ts).
+// Kafka consumer that materialises meter buckets in ClickHouse: runs the steps of
+// pipeline.ts (decode -> write -> commit -> count) per batch, in order per partition, and
+// replays a partition from its last commit after a failure.
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { MeterSource } from '../schemas/meters.js'
 import { createConsumer } from '../platform/kafka.js'
-import {
-  aggregatorConsumerLag, aggregatorDuplicateEvents, aggregatorEventsConsumed, aggregatorEventsSkipped, aggregatorMeterRowsWritten,
-} from '../platform/metrics.js'
-import { decodeBatch } from '../schemas/events.js'
+import { aggregatorConsumerLag } from '../platform/metrics.js'
 import { ActiveMeters } from './active-meters.js'
 import { CommitMetrics } from './commit-metrics.js'
 import { addLagCollector } from '../platform/business-metrics.js'
 import { MeterCache } from './meter-cache.js'
+import { commit, count, decode, write } from './pipeline.js'
 import { WriteStage, type Piece, type WriteStageHooks } from './write-stage.js'
 
 export interface AggregatorHooks extends WriteStageHooks {
@@ -72,20 +69,17 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
 
   async function persist(topic: string, partition: number, piece: Piece, bytes: number, keys: string[]) {
     const state = partitions.get(partition)!
-    const result = await stage.add(piece)
+    const result = await write(stage, piece)
     await opts.hooks?.afterInsert?.({ partition, lastOffset: piece.last.toString(), events: result.events })
     if (state.next !== null && piece.first > state.next) return // after a failure: wait for the replay
-    await consumer.commitOffsets([{ topic, partition, offset: (piece.last + 1n).toString() }])
+    await commit(consumer, topic, partition, piece)
     state.next = piece.last + 1n
     opts.onCommitted?.({ bytes, keys })
     stats.batches++
     stats.events += result.events
     stats.meterRows += result.meterRows
     stats.duplicates += result.duplicates
-    aggregatorEventsConsumed.inc(result.events)
-    aggregatorMeterRowsWritten.inc(result.meterRows)
-    aggregatorDuplicateEvents.inc(result.duplicates)
-    for (const [reason, n] of Object.entries(result.skipped)) aggregatorEventsSkipped.inc({ reason }, n)
+    count(result)
     commitMetrics.committed(topic, partition, piece, result)
   }
 
@@ -107,17 +101,8 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kafkajs hands these over as plain functions
   async function eachBatch({ batch, resolveOffset, heartbeat }: EachBatchPayload): Promise<void> {
     if (batch.messages.length === 0) return
-    const messages = batch.messages.filter((m) => m.value)
-    const bytes = messages.reduce((n, m) => n + m.value!.length, 0)
-    const keys = messages.flatMap((m) => (m.key ? [m.key.toString()] : []))
-    const first = BigInt(batch.firstOffset() ?? batch.messages[0].offset)
-    const last = BigInt(batch.lastOffset())
-    const piece: Piece = {
-      stream: `${opts.groupId}/${batch.topic}/${batch.partition}`,
-      first,
-      last,
-      records: messages.map((m) => ({ offset: BigInt(m.offset), batch: decodeBatch(m.value!) })),
-    }
+    const { piece, bytes, keys } = decode(opts.groupId, batch)
+    const { first, last } = piece
     let state = partitions.get(batch.partition)
     if (!state) {
       state = { chain: Promise.resolve(), next: first }

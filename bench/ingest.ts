@@ -15,8 +15,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
-import { openOrm } from '../billing-api/db/orm.js'
-import { createTenant } from '../billing-api/tenants/create-tenant.js'
+import { openOrm } from '../billing-api/database.js'
+import { createTenant } from '../billing-api/tenants/index.js'
 import { loadConfig, PROJECT_ROOT } from '../platform/config.js'
 
 const EVENTS = Number(process.env.EVENTS ?? 500_000)
@@ -94,7 +94,7 @@ async function run(spool: boolean): Promise<Result> {
   try {
     await waitForHealth(Date.now() + 120_000)
     const orm = await openOrm(config.databaseUrl, 2)
-    const tenant = await createTenant(orm.em.fork(), { name: `bench ${runId}` })
+    const tenant = await createTenant(orm.em.fork(), { name: `bench ${runId}` }, config.apiKeyHashing)
     await orm.close()
     const key = tenant.apiKey
     const meterRes = await request('POST', '/v1/meters', JSON.stringify({ name: 'tokens', event_name: 'bench', aggregation: { type: 'SUM', field: 'tokens' } }), key)

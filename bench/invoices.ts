@@ -8,9 +8,9 @@ import { parseArgs } from 'node:util'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfigOrExit } from '../platform/config.js'
-import { startPlatform } from '../scripts/platform.js'
-import { createTenant } from '../billing-api/tenants/create-tenant.js'
-import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
+import { startPlatform } from '../scripts/composition-root.js'
+import { createTenant } from '../billing-api/tenants/index.js'
+import { postgresMeterSource } from '../billing-api/meters/index.js'
 import { ActiveMeters } from '../aggregator/active-meters.js'
 import { MeterCache } from '../aggregator/meter-cache.js'
 import { WriteStage } from '../aggregator/write-stage.js'
@@ -43,7 +43,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 
 try {
   const t0 = performance.now()
-  const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-invoices-${Date.now()}` })
+  const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-invoices-${Date.now()}` }, config.apiKeyHashing)
   const key = tenant.apiKey
   const usd = { currency: 'USD', billing_period: 'MONTHLY', type: 'USAGE', invoice_cadence: 'ARREAR' }
   const models = [

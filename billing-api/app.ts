@@ -2,11 +2,11 @@
 // encapsulated plugin per domain.
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import type { BillingContext } from './context.js'
-import { authRoutes } from './auth/routes.js'
-import { inboundWebhookRoutes } from './integrations/inbound-routes.js'
+import { adminRoutes } from './admin/index.js'
+import { authRoutes } from './auth/index.js'
+import { inboundWebhookRoutes } from './integrations/index.js'
 import { modules } from './modules.js'
-import { subscriptionV2Routes } from './subscriptions/routes.js'
-
+import { subscriptionV2Routes } from './subscriptions/index.js'
 export interface Authenticator {
   hook: onRequestHookHandler
   invalidate(): void
@@ -32,6 +32,8 @@ export async function registerBillingApi(app: FastifyInstance, ctx: BillingConte
     },
     { prefix: '/v2' },
   )
+  // The operators' API: its own credential (ADMIN_TOKEN), never a tenant's API key.
+  await app.register(async (s) => adminRoutes(s, ctx), { prefix: '/v1/admin' })
   // Inbound provider webhooks (spec: absolute /webhooks/<provider>/{tenant_id}/{env_id}): no
   // /v1, no API key; verified by the provider's signature in their own raw-body plugin.
   await app.register(async (s) => inboundWebhookRoutes(s, ctx))

@@ -2,8 +2,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
-import type { IntegrationQueue, InvoiceComputeQueue, WebhookQueue } from './queues.js'
-import type { UsageReader } from './meters/usage-reader.js'
+import type { IntegrationQueue, InvoiceComputeQueue, PaymentRetryQueue, WebhookQueue } from './queues.js'
+import type { UsageQuery, UsageRow } from '../clickhouse/queries/meter-usage.js'
 import type { Scope } from './db/scope.js'
 
 /** What billing-api use cases need from the outside world, passed explicitly. */
@@ -18,6 +18,10 @@ export interface BillingContext {
   invoiceCompute?: InvoiceComputeQueue
   /** provider sync jobs (integrations/queue.ts); present where Redis is configured */
   integrations?: IntegrationQueue
+  /** dunning retries of failed payments (payments/retry-queue.ts); present where Redis is configured */
+  paymentRetries?: PaymentRetryQueue
+  /** failed payment attempts as inbound provider events report them (payments/payment-failures.ts) */
+  paymentFailures?: PaymentFailureReporting
   /** how usage is read; absent: straight from ClickHouse (meters/usage-reader.ts). A billing run sets its prefetch. */
   usage?: UsageReader
   /** invoicing for wallet auto top-ups (invoices/top-up-invoices.ts) */
@@ -42,4 +46,21 @@ export interface TopUpInvoiceInput {
   line: { display_name: string; amount: string; quantity: string }
   description: string
   metadata: Record<string, string>
+}
+
+/** How billing reads usage: one function from a usage query to its rows (meters/usage-reader.ts). */
+export type UsageReader = (q: UsageQuery) => Promise<UsageRow[]>
+
+/**
+ * Recording a failed payment attempt, as an inbound provider webhook needs it. The payments
+ * domain charges through the integrations domain (dunning, payment links), so integrations
+ * reaches payments through the context, wired by the composition root, and no import closes a
+ * circle between the two.
+ */
+export interface PaymentFailureReporting {
+  /** records the failure in the caller's transaction and queues the schedule's next retry */
+  record(
+    ctx: BillingContext, tx: EntityManager, scope: Scope, invoiceId: string,
+    input: { failure_code?: string; reason?: string; idempotency_key?: string }, actor: string,
+  ): Promise<{ attempt: number }>
 }

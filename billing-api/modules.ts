@@ -21,6 +21,7 @@ import { creditGrantsModule } from './credit-grants/module.js'
 import { walletsModule } from './wallets/module.js'
 import { webhooksModule } from './webhooks/module.js'
 import { integrationsModule } from './integrations/module.js'
+import { paymentsModule } from './payments/module.js'
 
 export const modules: DomainModule[] = [
   tenantsModule,
@@ -43,4 +44,5 @@ export const modules: DomainModule[] = [
   walletsModule,
   webhooksModule,
   integrationsModule,
+  paymentsModule,
 ]

@@ -19,11 +19,19 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
     ['post', '/v1/features'], ['post', '/v1/entitlements'], ['post', '/v1/addons'], ['post', '/v1/groups'],
     ['post', '/v1/coupons'], ['post', '/v1/taxes/rates'], ['post', '/v1/pricing-units'], ['post', '/v1/creditgrants'],
     ['post', '/v1/subscriptions'], ['post', '/v1/invoices/internal/preview'],
+    ['post', '/v1/invoices/{id}/refunds'], ['post', '/v1/invoices/{id}/payment_failures'], ['post', '/v1/invoices/{id}/payment_link'],
+    ['get', '/v1/invoices/{id}/payments'], ['get', '/v1/invoices/{id}/lines/{line_id}/explain'],
   ]
   for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
   const customerBody = doc.paths['/v1/customers'].post.requestBody.content['application/json'].schema
   assert.equal(customerBody.properties.address_line1.maxLength, 255)
   assert.deepEqual(customerBody.required, ['external_id'])
+  const refund = doc.paths['/v1/invoices/{id}/refunds'].post.requestBody.content['application/json'].schema
+  assert.deepEqual(refund.required, ['amount'])
+  const search = doc.paths['/v1/invoices/search'].post.requestBody.content['application/json'].schema
+  assert.ok(search.properties.filters && search.properties.expand, 'search documents filters and expand')
+  const explain = doc.paths['/v1/invoices/{id}/lines/{line_id}/explain'].get
+  assert.deepEqual(explain.parameters.filter((x: { in: string }) => x.in === 'query').map((x: { name: string }) => x.name).sort(), ['events_cursor', 'events_limit', 'window_size'])
   const bulk = doc.paths['/v1/events/raw/bulk'].post.requestBody.content['application/json'].schema
   assert.equal(bulk.properties.events.maxItems, 1000)
 })

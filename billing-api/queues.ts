@@ -53,3 +53,17 @@ export interface IntegrationQueue {
   enqueue(jobs: IntegrationSyncJob[]): Promise<void>
   close(): Promise<void>
 }
+
+/** A dunning retry of an invoice's payment after its failure number `attempt` (payments/retry-queue.ts). */
+export interface PaymentRetryJob {
+  tenant_id: string
+  environment_id: string
+  invoice_id: string
+  attempt: number
+}
+
+export interface PaymentRetryQueue {
+  /** a delayed job; one per invoice and attempt (a repeat adds none) */
+  schedule(job: PaymentRetryJob, delayMs: number): Promise<void>
+  close(): Promise<void>
+}

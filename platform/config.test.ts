@@ -29,3 +29,27 @@ test('bad values stop start-up with a message naming the variable', () => {
   assert.throws(() => loadConfig({ ...env, REDIS_COMMAND_TIMEOUT_MS: '10' }), /REDIS_COMMAND_TIMEOUT_MS must be an integer >= 100/)
   assert.throws(() => loadConfig({ METERLINE_DATA_DIR: '/nonexistent-dir' }), /KAFKA_BROKERS is not set/)
 })
+
+test('security settings: the outbound allow-list, the API key hash secret and the keys being rotated out', () => {
+  const c = loadConfig(env)
+  assert.deepEqual(c.outbound.allow, [], 'nothing is exempt from the SSRF guard by default')
+  assert.equal(c.apiKeyHashing.secret.length, 32, 'a local default')
+  assert.equal(c.apiKeyHashing.previous, undefined)
+  assert.equal(loadConfig({ ...env, OUTBOUND_URL_ALLOW: 'localhost:8080,10.0.0.0/8' }).outbound.allow.length, 2)
+  assert.throws(() => loadConfig({ ...env, OUTBOUND_URL_ALLOW: '10.0.0.0/40' }), /OUTBOUND_URL_ALLOW: "10.0.0.0\/40": bad CIDR range/)
+  const prod = { ...env, NODE_ENV: 'production', INTEGRATIONS_ENCRYPTION_KEY: 'ab'.repeat(32) }
+  assert.throws(() => loadConfig(prod), /API_KEY_HASH_SECRET is required when NODE_ENV=production/)
+  const rotating = loadConfig({ ...prod, API_KEY_HASH_SECRET: 'cd'.repeat(32), API_KEY_HASH_SECRET_PREVIOUS: 'ef'.repeat(32), INTEGRATIONS_ENCRYPTION_KEY_PREVIOUS: '01'.repeat(32) })
+  assert.deepEqual(rotating.apiKeyHashing, { secret: Buffer.from('cd'.repeat(32), 'hex'), previous: Buffer.from('ef'.repeat(32), 'hex') })
+  assert.deepEqual(rotating.integrations.previousEncryptionKey, Buffer.from('01'.repeat(32), 'hex'))
+  assert.throws(() => loadConfig({ ...prod, API_KEY_HASH_SECRET: 'cd'.repeat(32), API_KEY_HASH_SECRET_PREVIOUS: 'cd'.repeat(32) }), /API_KEY_HASH_SECRET_PREVIOUS is the same key/)
+})
+
+test('webhook fairness settings: defaults, and a tenant cap that could take every worker slot is refused', () => {
+  const c = loadConfig(env).webhooks
+  assert.deepEqual(c, { timeoutMs: 10_000, attempts: 5, backoffMs: 1000, workerConcurrency: 10, endpointConcurrency: 2, tenantConcurrency: 4, circuitFailures: 5, circuitCooldownMs: 30_000 })
+  assert.throws(() => loadConfig({ ...env, WEBHOOK_TENANT_CONCURRENCY: '10' }), /WEBHOOK_TENANT_CONCURRENCY \(10\) must be below WEBHOOK_WORKER_CONCURRENCY \(10\)/)
+  assert.throws(() => loadConfig({ ...env, WEBHOOK_ENDPOINT_CONCURRENCY: '5' }), /WEBHOOK_ENDPOINT_CONCURRENCY \(5\) must not exceed WEBHOOK_TENANT_CONCURRENCY \(4\)/)
+  assert.throws(() => loadConfig({ ...env, WEBHOOK_ENDPOINT_CONCURRENCY: '0' }), /WEBHOOK_ENDPOINT_CONCURRENCY must be an integer >= 1/)
+  assert.equal(loadConfig({ ...env, WEBHOOK_CIRCUIT_FAILURES: '0' }).webhooks.circuitFailures, 0, '0: the circuit never opens')
+})

@@ -5,6 +5,9 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseAllowList } from './outbound-address.js'
+import type { OutboundPolicy } from './outbound-url-guard.js'
+import { settingDefault, type SettingName } from './settings.js'
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
@@ -39,9 +42,25 @@ export interface Config {
   apiKeyCacheTtlMs: number
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
-  webhooks: { timeoutMs: number; attempts: number; backoffMs: number }
-  /** billing-api/integrations: key for provider credentials at rest, Stripe API base, default sync rate */
-  integrations: { encryptionKey: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  webhooks: WebhookConfig
+  /**
+   * billing-api/integrations: key for provider credentials and webhook signing secrets at rest
+   * (and the one it replaces, during a rotation), Stripe API base, default sync rate
+   */
+  integrations: { encryptionKey: Buffer; previousEncryptionKey?: Buffer; stripeApiBase: string; rateLimitPerSecond: number }
+  /** billing-api/payments: delays of the dunning retries after the 1st, 2nd, ... failed payment attempt */
+  paymentRetryScheduleMs: number[]
+  /** bearer token of the operators' API (billing-api/admin); undefined: that API is off */
+  adminToken?: string
+  /**
+   * Inbound request limits (billing API and ingest) per API key and per tenant, requests per
+   * window; 0 = no limit. A tenant's own limits (tenants.rate_limit_per_*) override these.
+   */
+  requestRateLimit: { windowSeconds: number; perKey: number; perTenant: number }
+  /** HMAC key of stored API key hashes, and the one it replaces during a rotation */
+  apiKeyHashing: { secret: Buffer; previous?: Buffer }
+  /** SSRF guard for tenant-supplied URLs: OUTBOUND_URL_ALLOW exempts destinations (local development, tests) */
+  outbound: OutboundPolicy
   /** per-tenant metric labels, bounded (platform/metric-labels.ts) */
   metricLabels: MetricLabelConfig
 }
@@ -52,6 +71,20 @@ export interface MetricLabelConfig {
   tenantBuckets: number
   /** distinct meter labels per allow-listed tenant and process; later meters are "other" */
   metersPerTenant: number
+}
+
+export interface WebhookConfig {
+  timeoutMs: number
+  attempts: number
+  backoffMs: number
+  /** parallel deliveries of one scheduler process */
+  workerConcurrency: number
+  /** in-flight deliveries per endpoint and per tenant, across processes (billing-api/webhooks/delivery-gate.ts) */
+  endpointConcurrency: number
+  tenantConcurrency: number
+  /** consecutive failed attempts that open an endpoint's circuit (0: never), and how long it stays open */
+  circuitFailures: number
+  circuitCooldownMs: number
 }
 
 export interface SpoolConfig {
@@ -71,31 +104,37 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>
 
-function str(env: Env, name: string, fallback: string): string {
+/** The default platform/settings.ts lists for `name` (a setting read here without one is a bug). */
+function listed(name: SettingName): string {
+  const fallback = settingDefault(name)
+  if (fallback === undefined) throw new Error(`platform/settings.ts lists no default for ${name}`)
+  return fallback
+}
+
+function str(env: Env, name: SettingName, fallback = listed(name)): string {
   const v = env[name]
   return v === undefined || v === '' ? fallback : v
 }
 
-function int(env: Env, name: string, fallback: number, min = 0): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
+function int(env: Env, name: SettingName, min = 0): number {
+  const raw = str(env, name)
   if (!/^\d+$/.test(raw) || Number(raw) < min) {
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`)
   }
   return Number(raw)
 }
 
-function oneOf<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
-  const v = str(env, name, fallback)
+function oneOf<T extends string>(env: Env, name: SettingName, values: readonly T[]): T {
+  const v = str(env, name)
   if (!values.includes(v as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${v}"`)
   return v as T
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  return oneOf(env, name, fallback ? 'true' : 'false', ['true', 'false']) === 'true'
+function bool(env: Env, name: SettingName): boolean {
+  return oneOf(env, name, ['true', 'false']) === 'true'
 }
 
-function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+function url(env: Env, name: SettingName, fallback: string, protocols: string[]): string {
   const v = str(env, name, fallback)
   let parsed: URL
   try {
@@ -109,8 +148,21 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
   return v
 }
 
-function isoTime(env: Env, name: string, fallback: string): Date {
-  const raw = str(env, name, fallback)
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** A comma-separated list of durations such as `1d,3d,12h,30m`; `none` is an empty list. */
+function durations(env: Env, name: SettingName): number[] {
+  const raw = str(env, name).trim()
+  if (raw === 'none') return []
+  return raw.split(',').map((part) => {
+    const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part.trim())
+    if (!m || Number(m[1]) === 0) throw new ConfigError(`${name} must be a comma-separated list of positive durations like 1d,3d,12h,30m,10s, or none; got "${part.trim()}"`)
+    return Number(m[1]) * DURATION_UNITS_MS[m[2]]
+  })
+}
+
+function isoTime(env: Env, name: SettingName): Date {
+  const raw = str(env, name)
   const d = new Date(raw)
   if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(raw) || Number.isNaN(d.getTime())) {
     throw new ConfigError(`${name} must be an ISO 8601 date or date-time (2000-01-01T00:00:00Z), got "${raw}"`)
@@ -118,19 +170,47 @@ function isoTime(env: Env, name: string, fallback: string): Date {
   return d
 }
 
-// Local stacks and tests only: production (NODE_ENV=production) must set its own key.
+// Local stacks and tests only: production (NODE_ENV=production) must set its own keys.
 const DEV_INTEGRATIONS_KEY = createHash('sha256').update('meterline-local-integrations-key').digest()
+const DEV_API_KEY_HASH_SECRET = createHash('sha256').update('meterline-local-api-key-hash-secret').digest()
 
-/** 32 bytes for AES-256-GCM, as 64 hex characters or base64. */
-function encryptionKey(env: Env, name: string): Buffer {
+/** 32 bytes for AES-256-GCM (or HMAC-SHA256), as 64 hex characters or base64. */
+function encryptionKey(env: Env, name: SettingName, devKey: Buffer = DEV_INTEGRATIONS_KEY): Buffer {
   const raw = env[name]
   if (raw === undefined || raw === '') {
     if (env.NODE_ENV === 'production') throw new ConfigError(`${name} is required when NODE_ENV=production (32 bytes, hex or base64)`)
-    return DEV_INTEGRATIONS_KEY
+    return devKey
   }
   const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64')
   if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes as 64 hex characters or base64, got ${key.length} bytes`)
   return key
+}
+
+/** A key being rotated out: optional, same format, and not the current key. */
+function previousKey(env: Env, name: SettingName, current: Buffer): Buffer | undefined {
+  if (!env[name]) return undefined
+  const key = encryptionKey(env, name)
+  if (key.equals(current)) throw new ConfigError(`${name} is the same key as the current one`)
+  return key
+}
+
+function allowList(env: Env, name: SettingName): OutboundPolicy['allow'] {
+  try {
+    return parseAllowList(str(env, name, ''))
+  } catch (err) {
+    throw new ConfigError(`${name}: ${(err as Error).message}`)
+  }
+}
+
+export const ADMIN_TOKEN_MIN_LENGTH = 24
+
+function adminToken(env: Env): string | undefined {
+  const raw = env.ADMIN_TOKEN
+  if (raw === undefined || raw === '') return undefined
+  if (raw.length < ADMIN_TOKEN_MIN_LENGTH || /\s/.test(raw)) {
+    throw new ConfigError(`ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters without spaces (e.g. openssl rand -hex 24)`)
+  }
+  return raw
 }
 
 /** Local mode: the broker launcher writes its (random) bootstrap address here. */
@@ -155,68 +235,95 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const dataDir = resolve(str(env, 'METERLINE_DATA_DIR', join(PROJECT_ROOT, '.data')))
   const clickhouseUrl = env.CLICKHOUSE_URL ? url(env, 'CLICKHOUSE_URL', '', ['http:', 'https:']) : undefined
   const config: Config = {
-    host: str(env, 'HOST', '127.0.0.1'),
-    port: int(env, 'PORT', 8080),
-    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    host: str(env, 'HOST'),
+    port: int(env, 'PORT'),
+    logLevel: str(env, 'LOG_LEVEL'),
     dataDir,
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://meterline:meterline@127.0.0.1:54329/meterline', ['postgres:', 'postgresql:']),
-    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:63799', ['redis:', 'rediss:']),
-    redisPrefix: str(env, 'REDIS_PREFIX', 'meterline'),
+    // The local stack's ports (scripts/stack.sh) decide the default URLs, so PG_PORT and REDIS_PORT suffice.
+    databaseUrl: url(env, 'DATABASE_URL', `postgres://meterline:meterline@127.0.0.1:${int(env, 'PG_PORT', 1)}/meterline`, ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', `redis://127.0.0.1:${int(env, 'REDIS_PORT', 1)}`, ['redis:', 'rediss:']),
+    redisPrefix: str(env, 'REDIS_PREFIX'),
     kafkaBrokers: overrides.kafkaBrokers ?? kafkaBrokers(env, dataDir),
-    kafkaClientId: str(env, 'KAFKA_CLIENT_ID', 'meterline'),
-    eventsTopic: str(env, 'KAFKA_EVENTS_TOPIC', 'events'),
-    systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC', 'system_events'),
-    aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP', 'meterline-aggregator'),
+    kafkaClientId: str(env, 'KAFKA_CLIENT_ID'),
+    eventsTopic: str(env, 'KAFKA_EVENTS_TOPIC'),
+    systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC'),
+    aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP'),
     clickhouse: {
       url: clickhouseUrl,
       chdbPath: resolve(str(env, 'CHDB_PATH', join(dataDir, 'chdb'))),
-      database: str(env, 'CLICKHOUSE_DATABASE', 'meterline'),
+      database: str(env, 'CLICKHOUSE_DATABASE'),
       user: env.CLICKHOUSE_USER,
       password: env.CLICKHOUSE_PASSWORD,
     },
-    ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
+    ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 1024),
     ingestTimeWindow: {
-      minTime: isoTime(env, 'INGEST_MIN_EVENT_TIME', '2000-01-01T00:00:00Z'),
-      maxFutureMinutes: int(env, 'INGEST_MAX_FUTURE_MINUTES', 5),
+      minTime: isoTime(env, 'INGEST_MIN_EVENT_TIME'),
+      maxFutureMinutes: int(env, 'INGEST_MAX_FUTURE_MINUTES'),
     },
     http: {
-      maxUrlBytes: int(env, 'HTTP_MAX_URL_BYTES', 8 * 1024, 256),
-      maxHeaderBytes: int(env, 'HTTP_MAX_HEADER_BYTES', 16 * 1024, 1024),
+      maxUrlBytes: int(env, 'HTTP_MAX_URL_BYTES', 256),
+      maxHeaderBytes: int(env, 'HTTP_MAX_HEADER_BYTES', 1024),
     },
     postgres: {
-      acquireTimeoutMs: int(env, 'PG_ACQUIRE_TIMEOUT_MS', 1500, 100),
-      connectTimeoutMs: int(env, 'PG_CONNECT_TIMEOUT_MS', 1000, 100),
+      acquireTimeoutMs: int(env, 'PG_ACQUIRE_TIMEOUT_MS', 100),
+      connectTimeoutMs: int(env, 'PG_CONNECT_TIMEOUT_MS', 100),
     },
-    redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1500, 100),
-    ingestMaxPendingBytes: int(env, 'INGEST_MAX_PENDING_BYTES', 12 * 1024 * 1024),
+    redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 100),
+    ingestMaxPendingBytes: int(env, 'INGEST_MAX_PENDING_BYTES'),
     spool: {
-      enabled: bool(env, 'SPOOL_ENABLED', true),
+      enabled: bool(env, 'SPOOL_ENABLED'),
       dir: resolve(str(env, 'SPOOL_DIR', join(dataDir, 'spool'))),
-      retainUntil: oneOf(env, 'SPOOL_RETAIN_UNTIL', 'committed', ['committed', 'acked'] as const),
-      maxBytes: int(env, 'SPOOL_MAX_BYTES', 2 * 1024 ** 3, 1024 * 1024),
-      segmentBytes: int(env, 'SPOOL_SEGMENT_BYTES', 16 * 1024 * 1024, 64 * 1024),
-      memoryBytes: int(env, 'SPOOL_MEMORY_BYTES', 64 * 1024 * 1024),
-      resendAfterMs: int(env, 'SPOOL_RESEND_AFTER_MS', 60_000, 1000),
+      retainUntil: oneOf(env, 'SPOOL_RETAIN_UNTIL', ['committed', 'acked'] as const),
+      maxBytes: int(env, 'SPOOL_MAX_BYTES', 1024 * 1024),
+      segmentBytes: int(env, 'SPOOL_SEGMENT_BYTES', 64 * 1024),
+      memoryBytes: int(env, 'SPOOL_MEMORY_BYTES'),
+      resendAfterMs: int(env, 'SPOOL_RESEND_AFTER_MS', 1000),
     },
-    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 7000),
-    apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 30_000),
-    finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES', 120),
-    billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 120_000, 1000),
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS'),
+    apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS'),
+    finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES'),
+    billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 1000),
     webhooks: {
-      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
-      attempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 5, 1),
-      backoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 1_000, 1),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 100),
+      attempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 1),
+      backoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 1),
+      workerConcurrency: int(env, 'WEBHOOK_WORKER_CONCURRENCY', 2),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 1),
+      tenantConcurrency: int(env, 'WEBHOOK_TENANT_CONCURRENCY', 1),
+      circuitFailures: int(env, 'WEBHOOK_CIRCUIT_FAILURES'),
+      circuitCooldownMs: int(env, 'WEBHOOK_CIRCUIT_COOLDOWN_MS', 100),
     },
     integrations: {
       encryptionKey: encryptionKey(env, 'INTEGRATIONS_ENCRYPTION_KEY'),
-      stripeApiBase: url(env, 'STRIPE_API_BASE', 'https://api.stripe.com', ['http:', 'https:']),
-      rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 10, 1),
+      previousEncryptionKey: previousKey(env, 'INTEGRATIONS_ENCRYPTION_KEY_PREVIOUS', encryptionKey(env, 'INTEGRATIONS_ENCRYPTION_KEY')),
+      stripeApiBase: url(env, 'STRIPE_API_BASE', listed('STRIPE_API_BASE'), ['http:', 'https:']),
+      rateLimitPerSecond: int(env, 'INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND', 1),
+    },
+    paymentRetryScheduleMs: durations(env, 'PAYMENT_RETRY_SCHEDULE'),
+    adminToken: adminToken(env),
+    outbound: { allow: allowList(env, 'OUTBOUND_URL_ALLOW') },
+    requestRateLimit: {
+      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 1),
+      perKey: int(env, 'RATE_LIMIT_PER_KEY'),
+      perTenant: int(env, 'RATE_LIMIT_PER_TENANT'),
+    },
+    apiKeyHashing: {
+      secret: encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET),
+      previous: previousKey(env, 'API_KEY_HASH_SECRET_PREVIOUS', encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET)),
     },
     metricLabels: {
       tenantAllowlist: str(env, 'METRICS_TENANT_ALLOWLIST', '').split(',').map((t) => t.trim()).filter(Boolean),
-      tenantBuckets: int(env, 'METRICS_TENANT_BUCKETS', 8),
-      metersPerTenant: int(env, 'METRICS_METERS_PER_TENANT', 20),
+      tenantBuckets: int(env, 'METRICS_TENANT_BUCKETS'),
+      metersPerTenant: int(env, 'METRICS_METERS_PER_TENANT'),
     },
+  }
+  const wh = config.webhooks
+  // A tenant must never be able to hold every worker slot of a process, or the others wait for it.
+  if (wh.tenantConcurrency >= wh.workerConcurrency) {
+    throw new ConfigError(`WEBHOOK_TENANT_CONCURRENCY (${wh.tenantConcurrency}) must be below WEBHOOK_WORKER_CONCURRENCY (${wh.workerConcurrency})`)
+  }
+  if (wh.endpointConcurrency > wh.tenantConcurrency) {
+    throw new ConfigError(`WEBHOOK_ENDPOINT_CONCURRENCY (${wh.endpointConcurrency}) must not exceed WEBHOOK_TENANT_CONCURRENCY (${wh.tenantConcurrency})`)
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.clickhouse.database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be a plain identifier, got "${config.clickhouse.database}"`)

@@ -71,6 +71,13 @@ export class PermissionDeniedError extends DomainError {
   }
 }
 
+/** Over a request rate limit (429); Retry-After says when the window ends. */
+export class TooManyRequestsError extends DomainError {
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super('too_many_requests', 429, message)
+  }
+}
+
 export class ServiceUnavailableError extends DomainError {
   /** sent as the Retry-After header when set */
   constructor(message: string, readonly retryAfterSeconds?: number) {

@@ -10,7 +10,7 @@ import {
   ForeignKeyConstraintViolationException,
 } from '@mikro-orm/core'
 import type { Socket } from 'node:net'
-import { DomainError, ServiceUnavailableError, type ErrorCode, type ErrorResponse } from './errors.js'
+import { DomainError, ServiceUnavailableError, TooManyRequestsError, type ErrorCode, type ErrorResponse } from './errors.js'
 import { assertStorableText } from './input-guard.js'
 import { withIntegerBounds } from './schema-bounds.js'
 import { dependencyUnavailable, httpRequestSeconds, registry } from './metrics.js'
@@ -160,7 +160,7 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
       if (down) dependencyUnavailable.inc({ dependency: down })
       request.log.warn({ err: err.message, url: request.url.split('?')[0] }, 'dependency unavailable')
     } else if (res.http_status_code >= 500) request.log.error({ err }, 'request failed')
-    if (err instanceof ServiceUnavailableError && err.retryAfterSeconds) void reply.header('retry-after', String(err.retryAfterSeconds))
+    if ((err instanceof ServiceUnavailableError || err instanceof TooManyRequestsError) && err.retryAfterSeconds) void reply.header('retry-after', String(err.retryAfterSeconds))
     void reply.code(res.http_status_code).send(res)
   }
   app.setErrorHandler((err, request, reply) => sendError(err as Error, request, reply))

@@ -160,3 +160,54 @@ export const backgroundFailures = new client.Counter({
   labelNames: ['operation'],
   registers: [registry],
 })
+
+export const requestsRateLimited = new client.Counter({
+  name: 'meterline_requests_rate_limited_total',
+  help: 'Requests answered 429 by the per-key or per-tenant request rate limit',
+  labelNames: ['limit'],
+  registers: [registry],
+})
+
+export const rateLimitUnchecked = new client.Counter({
+  name: 'meterline_rate_limit_unchecked_total',
+  help: 'Requests let through without a rate-limit check because Redis did not answer',
+  registers: [registry],
+})
+
+export const outboundUrlRefused = new client.Counter({
+  name: 'meterline_outbound_url_refused_total',
+  help: 'Calls to tenant-supplied URLs refused by the SSRF guard at call time',
+  registers: [registry],
+})
+
+// Webhook deliveries. Labels stay bounded on purpose: no tenant id, endpoint id or URL (one
+// series per tenant or endpoint would grow without limit); the per-delivery detail is in
+// webhook_attempts and GET /v1/webhooks/deliveries.
+export const webhookDeliveries = new client.Counter({
+  name: 'meterline_webhook_deliveries_total',
+  help: 'Webhook delivery steps: success, failed (attempts exhausted), retried (an attempt failed, retried with backoff), circuit_open and concurrency_limited (postponed without an attempt)',
+  labelNames: ['outcome'],
+  registers: [registry],
+})
+
+export const webhookDeliverySeconds = new client.Histogram({
+  name: 'meterline_webhook_delivery_latency_seconds',
+  help: 'From enqueueing a webhook delivery to its successful attempt (waiting, retries and postponements included)',
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 3600],
+  registers: [registry],
+})
+
+export const webhookAttemptSeconds = new client.Histogram({
+  name: 'meterline_webhook_attempt_duration_seconds',
+  help: 'One webhook delivery attempt: the signed POST and recording it',
+  labelNames: ['outcome'],
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+})
+
+export const webhookCircuitTransitions = new client.Counter({
+  name: 'meterline_webhook_circuit_transitions_total',
+  help: 'Endpoint circuits opened (consecutive failures) and closed (a successful probe)',
+  labelNames: ['to'],
+  registers: [registry],
+})

@@ -1,15 +1,11 @@
 // The recurring jobs, by name. Each job is idempotent: safe to run twice for the same tick
 // and safe when two scheduler processes run at once.
 import type { BillingContext } from '../billing-api/context.js'
-import { applyDueCreditGrants } from '../billing-api/credit-grants/apply-due.js'
-import { billDueSubscriptions } from '../billing-api/billing/bill-due.js'
-import { invoiceUsageOverThreshold } from '../billing-api/billing/auto-invoice-threshold.js'
-import { cancelDueSubscriptions } from '../billing-api/billing/cancel-due.js'
-import { endDueTrials } from '../billing-api/billing/trial-end-due.js'
-import { finalizeDueInvoices } from '../billing-api/invoices/finalize-due.js'
-import { expireWalletCredits } from '../billing-api/wallets/expire-credits.js'
-import { retryStaleWebhooks } from '../billing-api/webhooks/retry-stale.js'
-
+import { applyDueCreditGrants } from '../billing-api/credit-grants/index.js'
+import { billDueSubscriptions, invoiceUsageOverThreshold, cancelDueSubscriptions, endDueTrials } from '../billing-api/billing/index.js'
+import { finalizeDueInvoices } from '../billing-api/invoices/index.js'
+import { expireWalletCredits } from '../billing-api/wallets/index.js'
+import { retryStaleWebhooks } from '../billing-api/webhooks/index.js'
 export interface JobData {
   tenant_id?: string
 }

@@ -7,6 +7,8 @@ import { schedulerJobItems, schedulerJobRuns, schedulerJobSeconds } from '../pla
 import { JOBS, type JobData } from './jobs.js'
 
 export const SCHEDULER_QUEUE = 'scheduler'
+/** every run, recurring or on demand (the CLI, the admin API): finished jobs kept for status */
+export const JOB_RUN_OPTIONS = { removeOnComplete: 100, removeOnFail: 500 }
 
 export interface Scheduler {
   queue: Queue
@@ -56,7 +58,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
 
   if (opts.schedule !== false) {
     for (const [name, def] of Object.entries(JOBS)) {
-      await queue.upsertJobScheduler(name, { every: def.everyMs(opts.ctx) }, { name, opts: { removeOnComplete: 100, removeOnFail: 500 } })
+      await queue.upsertJobScheduler(name, { every: def.everyMs(opts.ctx) }, { name, opts: JOB_RUN_OPTIONS })
     }
   }
 
@@ -64,7 +66,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
     queue,
     async trigger(name, data = {}, timeoutMs = 60_000) {
       if (!JOBS[name]) throw new Error(`unknown job ${name}; known: ${Object.keys(JOBS).join(', ')}`)
-      const job = await queue.add(name, data, { removeOnComplete: 100, removeOnFail: 500 })
+      const job = await queue.add(name, data, JOB_RUN_OPTIONS)
       return (await job.waitUntilFinished(events, timeoutMs)) as number
     },
     async stop() {

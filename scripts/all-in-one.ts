@@ -2,13 +2,13 @@
 //   node --import tsx scripts/all-in-one.ts [--demo]
 import { loadConfigOrExit } from '../platform/config.js'
 import { ensureDemoTenant } from './demo-tenant.js'
-import { ALL_SERVICES, runServices } from './platform.js'
+import { ALL_SERVICES, runServices } from './composition-root.js'
 
 const config = loadConfigOrExit()
 const platform = await runServices(ALL_SERVICES, { migrate: true })
 
 if (process.argv.includes('--demo')) {
-  const demo = await ensureDemoTenant(platform.ctx.orm, config.dataDir)
+  const demo = await ensureDemoTenant(platform.ctx.orm, config.dataDir, config.apiKeyHashing)
   const base = platform.url
   console.log(`
 Meterline is running at ${base}  (ingest + aggregator + billing-api + scheduler, one process)

@@ -3,21 +3,20 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { MikroORM } from '@mikro-orm/postgresql'
-import { hashApiKey } from '../billing-api/auth/api-key.js'
+import { candidateHashes, type ApiKeyHashing } from '../billing-api/auth/index.js'
 import { ApiKeySchema } from '../billing-api/auth/api-key.entity.js'
-import { createTenant, type CreatedTenant } from '../billing-api/tenants/create-tenant.js'
-
-export async function ensureDemoTenant(orm: MikroORM, dataDir: string): Promise<CreatedTenant> {
+import { createTenant, type CreatedTenant } from '../billing-api/tenants/index.js'
+export async function ensureDemoTenant(orm: MikroORM, dataDir: string, keyHashing: ApiKeyHashing): Promise<CreatedTenant> {
   const file = join(dataDir, 'demo.json')
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as CreatedTenant
-    const key = await orm.em.fork().findOne(ApiKeySchema, { key_hash: hashApiKey(saved.apiKey), status: 'published' })
+    const key = await orm.em.fork().findOne(ApiKeySchema, { key_hash: { $in: candidateHashes(keyHashing, saved.apiKey).map((c) => c.hash) }, status: 'published' })
     if (key) return saved
   }
   const created = await createTenant(orm.em.fork(), {
     name: 'Demo Inc.',
     billing_details: { email: 'billing@demo.example', address: { address_line1: '1 Demo Street', address_city: 'Berlin', address_country: 'DE' } },
-  })
+  }, keyHashing)
   writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 })
   return created
 }

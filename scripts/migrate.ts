@@ -1,9 +1,10 @@
 // Runs the Postgres (MikroORM) migrations and the ClickHouse DDL, then exits.
 //   node --import tsx scripts/migrate.ts [--postgres-only]
-import { migratePostgres, openOrm } from '../billing-api/db/orm.js'
+import { migratePostgres, openOrm } from '../billing-api/database.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { loadConfig } from '../platform/config.js'
+import { describeRotation, rotateSecrets } from './rotate-secrets.js'
 
 const postgresOnly = process.argv.includes('--postgres-only')
 // Migrations need no broker; an unset KAFKA_BROKERS must not stop them.
@@ -12,6 +13,8 @@ const orm = await openOrm(config.databaseUrl, 2)
 try {
   const pg = await migratePostgres(orm)
   console.log(`postgres: ${pg.length ? `applied ${pg.join(', ')}` : 'up to date'}`)
+  // Secrets written before encryption at rest / the keyed API key hash are converted here.
+  console.log(describeRotation(await rotateSecrets(orm, config)))
 } finally {
   await orm.close()
 }

@@ -35,6 +35,15 @@ bash scripts/stack.sh start
 [ "$stopping" = 1 ] && stop_stack_and_exit
 eval "$(bash scripts/stack.sh env)"
 
+# The operators' API (npm run admin, job:run, tenant:create while the platform runs) needs a
+# token: without one set, a random one is kept in the data directory, readable by this user only.
+if [ -z "${ADMIN_TOKEN:-}" ]; then
+  tokenfile="$METERLINE_DATA_DIR/admin-token"
+  [ -s "$tokenfile" ] || (umask 077 && od -An -tx1 -N24 /dev/urandom | tr -d ' \n' > "$tokenfile")
+  ADMIN_TOKEN="$(cat "$tokenfile")"
+  export ADMIN_TOKEN
+fi
+
 pidfile="$METERLINE_DATA_DIR/all-in-one.pid"
 if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
   echo "the platform is already running (pid $(cat "$pidfile")); npm run down stops it" >&2

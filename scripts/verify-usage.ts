@@ -4,8 +4,8 @@
 //   npm run usage:verify -- --tenant T [--environment E] [--from ISO] [--to ISO]
 import { parseArgs } from 'node:util'
 import { loadConfigOrExit } from '../platform/config.js'
-import { startPlatform } from './platform.js'
-import { postgresMeterSource } from '../billing-api/meters/meter-definitions.js'
+import { startPlatform } from './composition-root.js'
+import { postgresMeterSource } from '../billing-api/meters/index.js'
 import { auditMeters } from '../aggregator/usage-audit.js'
 
 const { values: args } = parseArgs({

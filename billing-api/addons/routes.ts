@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { registerCrudRoutes } from '../http/crud-routes.js'
-import { descriptionSchema, lookupKeySchema, nameSchema, nullable } from '../features/catalog-schemas.js'
+import { descriptionSchema, lookupKeySchema, nameSchema, nullable } from '../http/catalog-schemas.js'
 import { metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
-import { priceInputSchema } from '../plans/routes.js'
+import { priceInputSchema } from '../plans/index.js'
 import { serializeAddon } from './serialize.js'
 import { archiveAddon, createAddon, getAddon, listAddons, updateAddon, type AddonView, type CreateAddonInput, type UpdateAddonInput } from './service.js'
 

@@ -1,7 +1,7 @@
 import { serializeBase } from '../db/common.js'
-import type { EntitlementResponse } from '../entitlements/read.js'
+import type { EntitlementResponse } from '../entitlements/index.js'
 import type { Price } from '../plans/price.entity.js'
-import { serializePrice } from '../plans/routes.js'
+import { serializePrice } from '../plans/index.js'
 import type { Addon } from './addon.entity.js'
 
 export function serializeAddon(a: Addon, prices: Price[], entitlements: EntitlementResponse[]) {

@@ -6,42 +6,26 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import { NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
 import { unavailableDependency } from '../../platform/unavailable.js'
-import { hashApiKey } from './api-key.js'
-import type { Scope } from '../db/scope.js'
+import { candidateHashes, type ApiKeyHashing, type StoredHash } from './api-key.js'
+import type { RequestRateLimiter } from './request-rate-limit.js'
 
 export const API_KEY_HEADER = 'x-api-key'
 export const ENVIRONMENT_HEADER = 'x-environment-id'
 
-export interface AuthContext {
-  tenantId: string
-  environmentId: string
-  userId: string
-  apiKeyId: string
-  roles: string[]
-}
-
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    auth: AuthContext
-  }
-}
+import type { AuthContext } from '../http/request-auth.js'
+export type { AuthContext }
+export { requireRole, scopeOf } from '../http/request-auth.js'
 
 interface KeyRow {
   id: string
+  key_hash: string
   tenant_id: string
   environment_id: string
   user_id: string
   roles: string[]
   expires_at: Date | null
-}
-
-export function scopeOf(request: FastifyRequest): Scope {
-  return { tenant_id: request.auth.tenantId, environment_id: request.auth.environmentId }
-}
-
-export function requireRole(request: FastifyRequest, role: string): void {
-  if (!request.auth.roles.includes(role)) throw new PermissionDeniedError(`this operation requires the ${role} role`)
+  rate_limit_per_key: number | null
+  rate_limit_per_tenant: number | null
 }
 
 /**
@@ -60,25 +44,41 @@ async function staleOnOutage<T>(stale: T | null | undefined, query: () => Promis
 
 /**
  * Returns the onRequest hook. Lookups are cached for `ttlMs` (a revoked key stops working
- * within that time); ingest calls this for every batch, so the cache matters.
+ * within that time); ingest calls this for every batch, so the cache matters. A key found
+ * under an older hash (legacy SHA-256, or the previous HMAC secret) is re-hashed in place.
+ * With a limiter, an authenticated request over its key's or tenant's rate limit is a 429.
  */
-export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number) {
+export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number, keyHashing: ApiKeyHashing, limiter?: RequestRateLimiter) {
   const keys = new Map<string, { row: KeyRow | null; until: number }>()
   const envs = new Map<string, { ok: boolean; until: number }>()
   const conn = orm.em.getConnection()
 
-  async function lookupKey(hash: string): Promise<KeyRow | null> {
+  async function upgradeHash(row: KeyRow, current: StoredHash): Promise<void> {
+    try {
+      await conn.execute(`UPDATE api_keys SET key_hash = ?, key_hash_scheme = ?, updated_at = now() WHERE id = ? AND key_hash = ?`, [current.hash, current.scheme, row.id, row.key_hash])
+    } catch {
+      // best effort: the next use tries again
+    }
+  }
+
+  async function lookupKey(plaintext: string): Promise<KeyRow | null> {
+    const candidates = candidateHashes(keyHashing, plaintext)
+    const hash = candidates[0]!.hash
     const now = Date.now()
     const hit = keys.get(hash)
     if (hit && hit.until > now) return hit.row
     const rows = (await staleOnOutage(hit?.row, () => conn.execute(
-      `SELECT k.id, k.tenant_id, k.environment_id, k.user_id, u.roles, k.expires_at
+      `SELECT k.id, k.key_hash, k.tenant_id, k.environment_id, k.user_id, u.roles, k.expires_at, t.rate_limit_per_key, t.rate_limit_per_tenant
          FROM api_keys k JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
          JOIN tenants t ON t.id = k.tenant_id
-        WHERE k.key_hash = ? AND k.status = 'published' AND u.status = 'published' AND t.status = 'published'`,
-      [hash],
+        WHERE k.key_hash IN (?) AND k.status = 'published' AND u.status = 'published' AND t.status = 'published'`,
+      [candidates.map((c) => c.hash)],
     ))) as KeyRow[]
     const row = rows[0] ? { ...rows[0], expires_at: rows[0].expires_at ? new Date(rows[0].expires_at) : null } : null
+    if (row && row.key_hash !== hash) {
+      await upgradeHash(row, candidates[0]!)
+      row.key_hash = hash
+    }
     if (keys.size > 10_000) keys.clear()
     keys.set(hash, { row, until: now + ttlMs })
     return row
@@ -103,7 +103,7 @@ export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number) 
     const raw = request.headers[API_KEY_HEADER]
     const key = Array.isArray(raw) ? raw[0] : raw
     if (!key) throw new PermissionDeniedError(`missing API key: send it in the ${API_KEY_HEADER} header`, 401)
-    const row = await lookupKey(hashApiKey(key))
+    const row = await lookupKey(key)
     if (!row || (row.expires_at && row.expires_at <= clock.now())) {
       throw new PermissionDeniedError('invalid or expired API key', 401)
     }
@@ -119,7 +119,9 @@ export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number) 
       userId: row.user_id,
       apiKeyId: row.id,
       roles: row.roles ?? [],
+      rateLimits: { perKey: row.rate_limit_per_key, perTenant: row.rate_limit_per_tenant },
     }
+    await limiter?.admit(request.auth)
   }
 
   return { hook, invalidate: () => { keys.clear(); envs.clear() } }

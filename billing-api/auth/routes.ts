@@ -154,10 +154,10 @@ export async function authRoutes(app: FastifyInstance, ctx: BillingContext, inva
       if (!env) throw new NotFoundError('environment', environmentId)
       const expiresAt = body.expires_at ? new Date(body.expires_at) : null
       if (expiresAt && expiresAt <= ctx.clock.now()) throw new ValidationError('expires_at must be in the future', 'expires_at')
-      const key = generateApiKey()
+      const key = generateApiKey(ctx.config.apiKeyHashing)
       const row = em.create(ApiKeySchema, {
         id: newId('key'), tenant_id: request.auth.tenantId, environment_id: environmentId, user_id: userId, name: body.name,
-        key_hash: key.hash, display_id: key.displayId, status: 'published', expires_at: expiresAt, last_used_at: null,
+        key_hash: key.hash, key_hash_scheme: key.scheme, display_id: key.displayId, status: 'published', expires_at: expiresAt, last_used_at: null,
         metadata: {}, created_by: request.auth.userId, updated_by: request.auth.userId,
       })
       await em.flush()

@@ -4,9 +4,8 @@ import type { Decimal } from 'decimal.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import type { Coupon } from '../coupons/coupon.entity.js'
 import type { CouponAssociation } from '../coupons/coupon-association.entity.js'
-import { couponDiscount } from '../coupons/discount.js'
-import { spreadOverLines } from '../invoices/spread.js'
-
+import { couponDiscount } from '../coupons/index.js'
+import { spreadOverLines } from '../invoices/index.js'
 export interface AttachedCoupon {
   association: Pick<CouponAssociation, 'id' | 'subscription_line_item_id' | 'start_date' | 'end_date' | 'redeemed_at'>
   coupon: Coupon

@@ -6,7 +6,7 @@
 import {  test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../db/orm.js'
+import { openOrm } from '../database.js'
 import type { BillingContext } from '../context.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'

@@ -13,11 +13,10 @@ import { LockMode } from '@mikro-orm/core'
 import type { BillingContext } from '../context.js'
 import { createSubscriptionInvoice } from './subscription-invoice.js'
 import { prefetchPeriodUsage } from './usage-prefetch.js'
-import { clickhouseUsage } from '../meters/usage-reader.js'
+import { clickhouseUsage } from '../meters/index.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { executeDueCancellation, isCancellationDue } from './cancel-due.js'
-import { advancePeriod } from '../subscriptions/terminate.js'
-import { billsOwnInvoices } from '../subscriptions/hierarchy.js'
+import { advancePeriod, billsOwnInvoices } from '../subscriptions/index.js'
 import { executeTrialEnd } from './trial-end-due.js'
 
 /** Subscriptions claimed per transaction (a subscription several periods behind is claimed again). */

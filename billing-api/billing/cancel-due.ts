@@ -10,8 +10,7 @@ import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
-import { terminateSubscription } from '../subscriptions/terminate.js'
-
+import { terminateSubscription } from '../subscriptions/index.js'
 /** Subscriptions claimed per transaction (each one may bill several invoices). */
 export const CANCEL_DUE_BATCH_SIZE = 50
 

@@ -8,9 +8,9 @@ import type { Price } from '../plans/price.entity.js'
 import type { Subscription, SubscriptionLineItem } from '../subscriptions/subscription.entity.js'
 import { nextBoundary } from '../periods/periods.js'
 import { cadenceAnchor, periodContaining, priceCadence, sameCadence, subscriptionCadence } from '../periods/cadence.js'
-import { toPriceDefinition } from '../plans/price-definition.js'
-
-export type BillingReason = 'SUBSCRIPTION_CREATE' | 'SUBSCRIPTION_CYCLE' | 'PRORATION' | 'SUBSCRIPTION_TRIAL_START' | 'AUTO_INVOICE_THRESHOLD'
+import { toPriceDefinition } from '../plans/index.js'
+import type { BillingReason } from '../invoices/index.js'
+export type { BillingReason }
 
 export interface Charge {
   lineItem: SubscriptionLineItem

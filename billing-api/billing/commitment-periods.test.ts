@@ -99,7 +99,7 @@ describe('whole-period settlement after threshold cuts', () => {
 
   test('commitment, tiered and shared-commitment lines keep the whole period with threshold_billed; per-unit lines start at the cut', () => {
     const committed = cycle(lineItem({ id: 'li_committed', commitment_amount: '50' }), usagePrice())
-    const tiered = cycle(lineItem({ id: 'li_tiered' }), usagePrice({ billing_model: 'TIERED' } as any))
+    const tiered = cycle(lineItem({ id: 'li_tiered' }), usagePrice({ billing_model: 'TIERED' }))
     const plain = cycle(lineItem({ id: 'li_plain' }), usagePrice())
     const out = chargesAfterCut([committed, tiered, plain], 'SUBSCRIPTION_CYCLE', cut, billed, false)
     assert.deepEqual(out.map((c) => [c.lineItem.id, c.periodStart.toISOString(), c.threshold_billed]), [

@@ -3,8 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import { MeterSchema } from '../meters/meter.entity.js'
-import { meterUsage, type UsageRequest } from '../meters/service.js'
-import { usageReader } from '../meters/usage-reader.js'
+import { meterUsage, type UsageRequest, usageReader } from '../meters/index.js'
 import { commitmentWindows, D, type TimeBucket } from '../pricing/index.js'
 import type { MeasuredCharge } from './charges.js'
 

@@ -9,7 +9,7 @@ import { createRedis } from '../../platform/redis.js'
 import { assertError } from '../../test/support/assertions.js'
 import { eventually, usePlatform } from '../../test/support/platform.js'
 import { INVOICE_COMPUTE_QUEUE } from './compute-job.js'
-import { billedInvoices } from '../invoices/test-helpers.js'
+import { billedInvoices } from '../../test/support/invoices.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)

@@ -1,7 +1,7 @@
 // Asynchronous invoice recomputation (spec: POST /invoices/{id}/compute without sync=true; Limits:
 // 10-minute timeout, automatic retries with exponential backoff). A BullMQ queue on the platform's
 // Redis connection and prefix: the API enqueues and polls, the scheduler process works the jobs
-// (scripts/platform.ts). The workflow id is the BullMQ job id; the job's data carries the caller's
+// (scripts/composition-root.ts). The workflow id is the BullMQ job id; the job's data carries the caller's
 // tenant and environment, so a poll from any other scope answers 404 like an unknown id.
 //
 // - Attempts: 5, backoff exponential from 5 s. A domain error (invoice not found, not DRAFT or
@@ -20,7 +20,7 @@ import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { findInScope } from '../db/scoped-records.js'
 import { InvoiceSchema } from '../invoices/invoice.entity.js'
-import type { ChangeOptions } from '../invoices/lifecycle.js'
+import type { ChangeOptions } from '../invoices/index.js'
 import { recomputeInvoice } from './recompute.js'
 import type { ComputeJobData, ComputeStatus, InvoiceComputeQueue } from '../queues.js'
 import { queueJobFailures } from '../../platform/business-metrics.js'

@@ -14,7 +14,8 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
-import { computeSubscriptionInvoice, invoiceIdempotencyKey } from './subscription-invoice.js'
+import { computeSubscriptionInvoice } from './subscription-invoice.js'
+import { invoiceIdempotencyKey, findLiveInvoice, liveInvoiceWithKey } from '../invoices/index.js'
 import { applyCoupons, couponApplies, type CouponDiscounts } from './apply-coupons.js'
 import { attachedCoupons } from './invoice-coupons.js'
 import { writeCouponApplications } from './coupon-application-rows.js'
@@ -23,8 +24,6 @@ import { PriceSchema } from '../plans/price.entity.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { proratedAmount, splitBilledAmount } from '../periods/proration.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
-import { findLiveInvoice, liveInvoiceWithKey } from '../invoices/live-invoice.js'
-
 export interface FinalLine {
   subscription_line_item_id: string
   price_id: string

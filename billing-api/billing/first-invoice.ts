@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import { createSubscriptionInvoice } from './subscription-invoice.js'
 import type { Price } from '../plans/price.entity.js'
-import { billsOwnInvoices } from '../subscriptions/hierarchy.js'
+import { billsOwnInvoices } from '../subscriptions/index.js'
 import type { Subscription } from '../subscriptions/subscription.entity.js'
 
 export async function invoiceFirstPeriod(ctx: BillingContext, tx: EntityManager, sub: Subscription, prices: Pick<Price, 'invoice_cadence'>[]): Promise<void> {

@@ -1,10 +1,14 @@
 import type { DomainModule } from '../module.js'
-import { invoiceComputeRoutes } from './compute-routes.js'
+import { explainRoutes } from './explain-routes.js'
+import { billingRoutes } from './routes.js'
 
 /** Billing a subscription period: no tables of its own (it writes invoices and reads usage). */
 export const billingModule: DomainModule = {
   name: 'billing',
   entities: [],
   migrations: [],
-  routes: invoiceComputeRoutes,
+  routes: async (app, ctx) => {
+    await billingRoutes(app, ctx)
+    await explainRoutes(app, ctx)
+  },
 }

@@ -6,36 +6,13 @@ import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import { afterCommit } from '../db/after-commit.js'
 import { invoicesCounted } from '../../platform/business-metrics.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { D, toMoneyString } from '../pricing/index.js'
-import { invoiceParties } from '../subscriptions/hierarchy.js'
+import { invoiceParties, type InvoiceLineRow, type SubscriptionInvoiceRow } from '../subscriptions/index.js'
 import type { Subscription } from '../subscriptions/subscription.entity.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
-import { invoiceEventPayload } from '../invoices/serialize.js'
-
-export interface SubscriptionInvoiceRow {
-  /** a pre-generated id, when the caller needs it before the row exists */
-  id?: string
-  subscription: Subscription
-  billingReason: string
-  periodStart: Date
-  periodEnd: Date
-  idempotencyKey: string
-  /** sum of the lines before discounts; a negative net (credits) stays as the total with nothing due */
-  subtotal: string
-  totalDiscount?: string
-  total: string
-  now: Date
-  description?: string | null
-  metadata?: Record<string, unknown>
-  /** a zero total is SKIPPED (spec) unless 'draft': a trial charged automatically waits for its card */
-  zeroAmount?: 'skip' | 'draft'
-  /** paid_at of a SKIPPED invoice (a manually collected trial counts as paid now) */
-  skippedPaidAt?: Date
-}
-
-export type InvoiceLineRow = Pick<InvoiceLineItem, 'price_id' | 'price_type' | 'meter_id' | 'display_name' | 'amount' | 'quantity' | 'period_start' | 'period_end'>
-  & Partial<Pick<InvoiceLineItem, 'subscription_line_item_id' | 'adjusted_entitlement_quantity' | 'line_item_discount' | 'invoice_level_discount' | 'commitment_info'>>
+import { invoiceEventPayload } from '../invoices/index.js'
+export type { InvoiceLineRow, SubscriptionInvoiceRow }
 
 const scopeOf = (s: Subscription): Scope => ({ tenant_id: s.tenant_id, environment_id: s.environment_id })
 
@@ -70,12 +47,10 @@ export function writeSubscriptionInvoice(tx: EntityManager, row: SubscriptionInv
 
 /** Lines under `invoice`, in order. */
 export function writeInvoiceLines(tx: EntityManager, invoice: Invoice, sub: Subscription, lines: InvoiceLineRow[]): InvoiceLineItem[] {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- see the cast below
   return lines.map((l) => tx.create(InvoiceLineItemSchema, {
     id: newId('inv_line'), ...scopeOf(sub), invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
     currency: sub.currency, status: 'published', metadata: {}, prepaid_credits_applied: toMoneyString('0', sub.currency),
-    subscription_line_item_id: null, ...l,
-    // a row may leave line_item_discount / invoice_level_discount to the column default (0)
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  } as any))
+    // a row may leave the discounts out: 0, as the columns' onCreate would
+    subscription_line_item_id: null, line_item_discount: '0', invoice_level_discount: '0', ...l,
+  }))
 }

@@ -6,13 +6,12 @@ import { D, toMoneyString } from '../pricing/index.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { MeterSchema } from '../meters/meter.entity.js'
-import { meterUsage } from '../meters/service.js'
-import { usageReader } from '../meters/usage-reader.js'
+import { meterUsage, usageReader } from '../meters/index.js'
 import { PriceSchema } from '../plans/price.entity.js'
-import { minuteKey } from '../periods/periods.js'
+import { invoiceIdempotencyKey, findLiveInvoice, liveInvoiceWithKey } from '../invoices/index.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { applyThresholdCuts } from './usage-cuts.js'
-import { usageCustomersByWindow } from '../subscriptions/hierarchy.js'
+import { usageCustomersByWindow } from '../subscriptions/index.js'
 import { chargesForPeriod, commitmentsFor, periodShare, priceCharges, type BillingReason, type Charge, type PricedLine } from './charges.js'
 import { measureCommitmentWindows } from './commitment-usage.js'
 import {  InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
@@ -22,8 +21,6 @@ import { usageAnalyticsForLines } from './usage-analytics.js'
 import { applyCoupons, couponApplies, type LineDiscount, type PlannedCouponApplication } from './apply-coupons.js'
 import { attachedCoupons } from './invoice-coupons.js'
 import { writeCouponApplications } from './coupon-application-rows.js'
-import { findLiveInvoice, liveInvoiceWithKey } from '../invoices/live-invoice.js'
-
 export interface ComputedInvoice {
   subscription: Subscription
   reason: BillingReason
@@ -36,10 +33,6 @@ export interface ComputedInvoice {
   total_discount: string
   /** subtotal - total_discount */
   total: string
-}
-
-export function invoiceIdempotencyKey(subscriptionId: string, reason: BillingReason, start: Date, end: Date): string {
-  return `${subscriptionId}:${reason}:${minuteKey(start)}:${minuteKey(end)}`
 }
 
 /**

@@ -11,8 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import type { DueJobOptions } from './cancel-due.js'
 import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
-import { startPaidBilling } from '../subscriptions/terminate.js'
-
+import { startPaidBilling } from '../subscriptions/index.js'
 /** Subscriptions claimed per transaction. */
 export const TRIAL_END_DUE_BATCH_SIZE = 50
 

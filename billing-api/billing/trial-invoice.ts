@@ -11,11 +11,9 @@ import type { Clock } from '../../platform/clock.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { Invoice } from '../invoices/invoice.entity.js'
-import { invoiceIdempotencyKey } from './subscription-invoice.js'
+import { invoiceIdempotencyKey, findLiveInvoice } from '../invoices/index.js'
 import type { Subscription } from '../subscriptions/subscription.entity.js'
 import { writeSubscriptionInvoice } from './subscription-invoice-rows.js'
-import { findLiveInvoice } from '../invoices/live-invoice.js'
-
 export function checkoutUrl(scope: Scope, invoiceId: string): string {
   return `https://checkout.meterline.invalid/${scope.tenant_id}/${scope.environment_id}/invoices/${invoiceId}`
 }

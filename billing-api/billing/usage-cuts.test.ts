@@ -7,7 +7,7 @@ import { chargesAfterCut } from './usage-cuts.js'
 
 const d = (s: string) => new Date(s)
 const charge = (name: string, type: 'FIXED' | 'USAGE', cadence: 'ADVANCE' | 'ARREAR', start: string, end: string): Charge =>
-  ({ lineItem: { id: name } as any, price: { type, invoice_cadence: cadence } as any, periodStart: d(start), periodEnd: d(end) })
+  ({ lineItem: { id: name } as Charge['lineItem'], price: { type, invoice_cadence: cadence } as Charge['price'], periodStart: d(start), periodEnd: d(end) })
 const view = (cs: Charge[]) => cs.map((c) => [c.lineItem.id, c.periodStart.toISOString(), c.periodEnd.toISOString()])
 
 const cycle = [

@@ -11,7 +11,7 @@ import type { UsageAggregation, UsageQuery, UsageRow } from '../../clickhouse/qu
 import { queryPeriodUsage, type PeriodUsageRow } from '../../clickhouse/queries/period-usage.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import { MeterSchema } from '../meters/meter.entity.js'
-import type { UsageReader } from '../meters/usage-reader.js'
+import type { UsageReader } from '../meters/index.js'
 import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 
 const VALUE: Record<Exclude<UsageAggregation, 'COUNT_UNIQUE'>, (r: PeriodUsageRow) => string> = {

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
 import { dateTime, idParams, metadataSchema } from '../http/schemas.js'
 import type { CouponAssociation } from './coupon-association.entity.js'
-import {
-  createCouponAssociation, deleteCouponAssociation, listCouponAssociations, type CouponAssociationInput,
-} from './coupon-association.service.js'
+import { createCouponAssociation, deleteCouponAssociation, listCouponAssociations } from './coupon-association.service.js'
+import { typed } from '../http/typed-routes.js'
 
 export function serializeCouponAssociation(a: CouponAssociation) {
   return {
@@ -18,7 +17,8 @@ export function serializeCouponAssociation(a: CouponAssociation) {
 
 const id = { type: 'string', minLength: 1, maxLength: 255 } as const
 
-export async function couponAssociationRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function couponAssociationRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post('/coupon_associations', {
     schema: {
       tags: ['coupons'],
@@ -28,19 +28,19 @@ export async function couponAssociationRoutes(app: FastifyInstance, ctx: Billing
       },
     },
   }, async (request, reply) => {
-    const a = await createCouponAssociation(ctx.orm.em.fork(), ctx.clock, scopeOf(request), request.auth.userId, request.body as CouponAssociationInput)
+    const a = await createCouponAssociation(ctx.orm.em.fork(), ctx.clock, scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(serializeCouponAssociation(a))
   })
 
   app.get('/coupon_associations', {
     schema: { tags: ['coupons'], querystring: { type: 'object', required: ['subscription_id'], additionalProperties: false, properties: { subscription_id: id } } },
   }, async (request) => {
-    const items = await listCouponAssociations(ctx.orm.em.fork(), scopeOf(request), (request.query as { subscription_id: string }).subscription_id)
+    const items = await listCouponAssociations(ctx.orm.em.fork(), scopeOf(request), (request.query).subscription_id)
     return { items: items.map(serializeCouponAssociation) }
   })
 
   app.delete('/coupon_associations/:id', { schema: { tags: ['coupons'], params: idParams } }, async (request, reply) => {
-    await deleteCouponAssociation(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, (request.params as { id: string }).id)
+    await deleteCouponAssociation(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.params.id)
     return reply.code(204).send()
   })
 }

@@ -8,7 +8,7 @@ import type { Metadata } from '../db/common.js'
 import type { Page } from '../http/schemas.js'
 import { CouponSchema, type Coupon, type CouponType } from './coupon.entity.js'
 import { checkMaxRedemptions, checkRedemptionWindow, couponTerms, dateField, type CouponTermsInput } from './coupon-terms.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, retireRecord, publishedBy } from '../db/scoped-records.js'
 
 export interface CreateCouponInput extends CouponTermsInput {
   name: string
@@ -24,10 +24,7 @@ export async function createCoupon(em: EntityManager, scope: Scope, userId: stri
     ...couponTerms(input),
     total_redemptions: 0,
     rules: input.rules ?? {},
-    status: 'published',
-    metadata: input.metadata ?? {},
-    created_by: userId,
-    updated_by: userId,
+    ...publishedBy(userId, input.metadata),
   })
   await em.flush()
   return coupon
@@ -81,7 +78,5 @@ export async function updateCoupon(em: EntityManager, scope: Scope, userId: stri
 export async function archiveCoupon(em: EntityManager, scope: Scope, userId: string, id: string): Promise<void> {
   const coupon = await getCoupon(em, scope, id)
   if (coupon.status === 'archived') return
-  coupon.status = 'archived'
-  coupon.updated_by = userId
-  await em.flush()
+  await retireRecord(em, coupon, 'archived', userId)
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { registerCrudRoutes } from '../http/crud-routes.js'
 import { RECORD_STATUSES } from '../http/metadata-filter.js'
@@ -11,6 +11,7 @@ import {
   type CreditGrantFilter, type CreditGrantInput, type CreditGrantUpdate,
 } from './service.js'
 import { pageUpcomingGrants } from './upcoming.js'
+import { typed } from '../http/typed-routes.js'
 
 const name = { type: 'string', minLength: 1, maxLength: 255 } as const
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
@@ -47,7 +48,8 @@ const listQuery = {
 
 const upcomingQuery = { type: 'object', properties: { ...paginationQuery } } as const
 
-export async function creditGrantRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function creditGrantRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   const em = () => ctx.orm.em.fork()
   const grantId = (params: unknown) => (params as { id: string }).id
 
@@ -65,7 +67,7 @@ export async function creditGrantRoutes(app: FastifyInstance, ctx: BillingContex
   // The subscription's upcoming grant applications (upcoming.ts); registered here, beside the
   // grants, rather than in subscriptions/.
   app.get('/subscriptions/:id/grants/upcoming', { schema: { tags: ['credit-grants'], params: idParams, querystring: upcomingQuery } }, async (request) => {
-    const page = request.query as Page
+    const page = request.query
     const { items, total } = await pageUpcomingGrants(em(), ctx.clock, scopeOf(request), grantId(request.params), page)
     return listResponse(items.map(serializeApplication), total, page)
   })

@@ -13,7 +13,7 @@ import { PlanSchema } from '../plans/plan.entity.js'
 import { D } from '../pricing/index.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { CreditGrantSchema, type CreditGrant } from './credit-grant.entity.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, retireRecord, publishedBy } from '../db/scoped-records.js'
 
 export interface CreditGrantInput {
   name: string
@@ -62,10 +62,7 @@ export async function createCreditGrant(em: EntityManager, scope: Scope, userId:
     period: input.period,
     period_count: input.period_count ?? 1,
     priority: input.priority ?? 0,
-    status: 'published',
-    metadata: input.metadata ?? {},
-    created_by: userId,
-    updated_by: userId,
+    ...publishedBy(userId, input.metadata),
   })
   await em.flush()
   return grant
@@ -96,9 +93,7 @@ export async function updateCreditGrant(em: EntityManager, scope: Scope, userId:
 
 export async function archiveCreditGrant(em: EntityManager, scope: Scope, userId: string, id: string): Promise<void> {
   const grant = await getCreditGrant(em, scope, id)
-  grant.status = 'archived'
-  grant.updated_by = userId
-  await em.flush()
+  await retireRecord(em, grant, 'archived', userId)
 }
 
 function whereOf(scope: Scope, filter: CreditGrantFilter): FilterQuery<CreditGrant> {

@@ -7,7 +7,8 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import type { Scope } from '../db/scope.js'
 import type { Page } from '../http/schemas.js'
-import { getSubscription } from '../subscriptions/service.js'
+import { NotFoundError } from '../../platform/errors.js'
+import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { CreditGrantApplicationSchema, type CreditGrantApplication } from './application.entity.js'
 import { CreditGrantSchema } from './credit-grant.entity.js'
 import { applicationKey, grantSchedule } from './grant-schedule.js'
@@ -24,7 +25,8 @@ export type UpcomingApplication = Omit<CreditGrantApplication, 'id' | 'created_a
 export async function pageUpcomingGrants(
   em: EntityManager, clock: Clock, scope: Scope, subscriptionId: string, page: Page,
 ): Promise<{ items: UpcomingApplication[]; total: number }> {
-  const { subscription: sub } = await getSubscription(em, scope, subscriptionId)
+  const sub = await em.findOne(SubscriptionSchema, { id: subscriptionId, ...scope, status: { $ne: 'deleted' } })
+  if (!sub) throw new NotFoundError('subscription', subscriptionId)
   const now = clock.now()
   const stored = await em.find(CreditGrantApplicationSchema, { ...scope, subscription_id: sub.id }, { orderBy: { scheduled_for: 'asc', idempotency_key: 'asc' } })
   const items: UpcomingApplication[] = stored.filter((a) => a.application_status === 'PENDING')

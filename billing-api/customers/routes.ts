@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { searchBodyProperties } from '../http/metadata-filter.js'
-import { idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
+import { idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { serializeCustomer } from './serialize.js'
-import {
-  createCustomer, deleteCustomer, getCustomer, searchCustomers, updateCustomer,
-  type CustomerInput, type CustomerSearch, type CustomerUpdate, type CustomerView,
-} from './service.js'
+import { createCustomer, deleteCustomer, getCustomer, searchCustomers, updateCustomer, type CustomerView } from './service.js'
+import { typed } from '../http/typed-routes.js'
 
 const customerFields = {
   external_id: { type: 'string', minLength: 1, maxLength: 255 },
@@ -33,17 +31,18 @@ const searchBody = {
 
 const toResponse = (v: CustomerView) => serializeCustomer(v.customer, v.integrations)
 
-export async function customerRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function customerRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   const em = () => ctx.orm.em.fork()
   const id = (params: unknown) => (params as { id: string }).id
 
   app.post('/customers', { schema: { tags: ['customers'], body: createBody } }, async (request, reply) => {
-    const view = await createCustomer(em(), scopeOf(request), request.auth.userId, request.body as CustomerInput)
+    const view = await createCustomer(em(), scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(toResponse(view))
   })
 
   app.post('/customers/search', { schema: { tags: ['customers'], body: searchBody } }, async (request) => {
-    const search = request.body as CustomerSearch
+    const search = request.body
     const { items, total } = await searchCustomers(em(), scopeOf(request), search)
     return listResponse(items.map(toResponse), total, search)
   })
@@ -52,7 +51,7 @@ export async function customerRoutes(app: FastifyInstance, ctx: BillingContext):
     '/customers',
     { schema: { tags: ['customers'], querystring: { type: 'object', properties: { ...paginationQuery, external_id: { type: 'string' } } } } },
     async (request) => {
-      const q = request.query as Page & { external_id?: string }
+      const q = request.query
       const { items, total } = await searchCustomers(em(), scopeOf(request), q)
       return listResponse(items.map(toResponse), total, q)
     },
@@ -63,7 +62,7 @@ export async function customerRoutes(app: FastifyInstance, ctx: BillingContext):
   })
 
   app.put('/customers/:id', { schema: { tags: ['customers'], params: idParams, body: updateBody } }, async (request) => {
-    return toResponse(await updateCustomer(em(), scopeOf(request), request.auth.userId, id(request.params), request.body as CustomerUpdate))
+    return toResponse(await updateCustomer(em(), scopeOf(request), request.auth.userId, id(request.params), request.body))
   })
 
   app.delete('/customers/:id', { schema: { tags: ['customers'], params: idParams } }, async (request, reply) => {

@@ -6,12 +6,12 @@ import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { Metadata } from '../db/common.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { findPage, type SearchInput } from '../http/metadata-filter.js'
 import { CustomerIntegrationSchema, type CustomerIntegration } from './customer-integration.entity.js'
 import { CustomerSchema, type Customer } from './customer.entity.js'
 import { serializeCustomer } from './serialize.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, retireRecord, publishedBy } from '../db/scoped-records.js'
 
 const OPTIONAL_FIELDS = [
   'name', 'email', 'address_line1', 'address_line2', 'address_city', 'address_state', 'address_postal_code', 'address_country',
@@ -38,10 +38,7 @@ export async function createCustomer(em: EntityManager, scope: Scope, userId: st
       id: newId('cust'),
       ...scope,
       external_id: input.external_id,
-      status: 'published',
-      metadata: input.metadata ?? {},
-      created_by: userId,
-      updated_by: userId,
+      ...publishedBy(userId, input.metadata),
     })
     await tx.flush()
     // Same transaction as the customer: the event exists if and only if the customer does.
@@ -69,9 +66,7 @@ export async function updateCustomer(em: EntityManager, scope: Scope, userId: st
 /** Soft delete; the partial unique index then lets a new customer take the external_id. */
 export async function deleteCustomer(em: EntityManager, scope: Scope, userId: string, id: string): Promise<void> {
   const customer = await findCustomer(em, scope, id)
-  customer.status = 'deleted'
-  customer.updated_by = userId
-  await em.flush()
+  await retireRecord(em, customer, 'deleted', userId)
 }
 
 export async function searchCustomers(em: EntityManager, scope: Scope, search: CustomerSearch): Promise<{ items: CustomerView[]; total: number }> {

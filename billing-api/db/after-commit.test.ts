@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { loadConfig } from '../../platform/config.js'
-import { openOrm } from './orm.js'
+import { openOrm } from '../database.js'
 import { afterCommit } from './after-commit.js'
 
 let orm: MikroORM

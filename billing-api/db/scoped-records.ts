@@ -32,3 +32,15 @@ export async function requireReference<T extends BaseRecord>(
 export function assertChangeable(record: BaseRecord, label: string): void {
   if (record.status !== 'published') throw new InvalidOperationError(`${label} ${record.id} is ${record.status} and cannot be changed`)
 }
+
+/** Ends a record's life without removing the row: archived (kept readable) or deleted (gone from reads). */
+export async function retireRecord(em: EntityManager, record: BaseRecord, status: 'archived' | 'deleted', userId: string): Promise<void> {
+  record.status = status
+  record.updated_by = userId
+  await em.flush()
+}
+
+/** The columns every new catalog record starts with: published, with its metadata, by its creator. */
+export function publishedBy(userId: string, metadata: Record<string, string> | undefined) {
+  return { status: 'published' as const, metadata: metadata ?? {}, created_by: userId, updated_by: userId }
+}

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Scope } from '../db/scope.js'
 import { iso, serializeBase } from '../db/common.js'
 import { FeatureSchema, type Feature } from '../features/feature.entity.js'
-import { serializeFeature } from '../features/serialize.js'
+import { serializeFeature } from '../features/index.js'
 import { EntitlementSchema, type Entitlement, type EntitlementEntityType } from './entitlement.entity.js'
 
 export function serializeEntitlement(e: Entitlement, feature: Feature) {

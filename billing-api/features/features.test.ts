@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError, common, eventsFor, newFeature, newMeter, rowCount } from './test-kit.js'
-import { slugify } from './lookup-key.js'
+import { slugify } from '../db/lookup-key.js'
 
 const p = usePlatform()
 

@@ -3,14 +3,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
-import { publishSystemEvent } from '../events/publish.js'
-import { assignFeatureToGroup } from '../groups/feature-membership.js'
+import { publishSystemEvent } from '../events/index.js'
+import { assignFeatureToGroup } from '../groups/index.js'
 import type { Page } from '../http/schemas.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { FeatureSchema, type Feature, type FeatureType, type ReportingUnit } from './feature.entity.js'
 import { normalizeAlertSettings, normalizeReportingUnit, validateFeatureShape, type AlertSettingsInput } from './feature-rules.js'
-import { assertLookupKeyFree, firstFreeLookupKey, slugify } from './lookup-key.js'
-import { assertChangeable, findInScope, requireReference } from '../db/scoped-records.js'
+import { assertLookupKeyFree, firstFreeLookupKey, slugify } from '../db/lookup-key.js'
+import { assertChangeable, findInScope, requireReference, publishedBy } from '../db/scoped-records.js'
 import { serializeFeature } from './serialize.js'
 
 export interface CreateFeatureInput {
@@ -82,10 +82,7 @@ export async function createFeature(em: EntityManager, scope: Scope, userId: str
       lookup_key: await chooseLookupKey(tx, scope, input),
       description: input.description ?? null,
       group_id: null,
-      status: 'published',
-      metadata: input.metadata ?? {},
-      created_by: userId,
-      updated_by: userId,
+      ...publishedBy(userId, input.metadata),
     })
     if (input.group_id !== undefined) await assignFeatureToGroup(tx, scope, feature, input.group_id)
     await publish(tx, scope, 'created', feature)

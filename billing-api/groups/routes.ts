@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { registerCrudRoutes } from '../http/crud-routes.js'
-import { lookupKeySchema, nameSchema, refIdSchema } from '../features/catalog-schemas.js'
+import { lookupKeySchema, nameSchema, refIdSchema } from '../http/catalog-schemas.js'
 import { metadataSchema, paginationQuery } from '../http/schemas.js'
 import { GROUP_ENTITY_TYPES, type Group } from './group.entity.js'
 import { serializeGroup } from './serialize.js'

@@ -3,7 +3,7 @@
 // create answers 201 and archive 204. Resources with other routes register those beside it.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from './request-auth.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { idParams, listResponse, type Page } from './schemas.js'
@@ -22,6 +22,9 @@ export interface CrudResource<T, Create, Update, Filter extends Page> {
   archive?: (em: EntityManager, scope: Scope, userId: string, id: string) => Promise<unknown>
 }
 
+// The helper is generic over its resources: each registration pairs a body/query schema with the
+// input type its use case takes, and Fastify has validated the request against that schema
+// before the handler runs, so the casts below are the one place that pairing is asserted.
 const idOf = (request: FastifyRequest) => (request.params as { id: string }).id
 
 export function registerCrudRoutes<T, Create, Update, Filter extends Page>(

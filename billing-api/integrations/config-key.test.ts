@@ -9,7 +9,7 @@ test('the encryption key: 32 bytes as hex or base64, a dev default only outside 
   assert.equal(loadConfig(env).integrations.encryptionKey.length, 32, 'local default')
   assert.throws(() => loadConfig({ ...env, NODE_ENV: 'production' }), /INTEGRATIONS_ENCRYPTION_KEY is required when NODE_ENV=production/)
   const hex = 'ab'.repeat(32)
-  assert.deepEqual(loadConfig({ ...env, NODE_ENV: 'production', INTEGRATIONS_ENCRYPTION_KEY: hex }).integrations.encryptionKey, Buffer.from(hex, 'hex'))
+  assert.deepEqual(loadConfig({ ...env, NODE_ENV: 'production', INTEGRATIONS_ENCRYPTION_KEY: hex, API_KEY_HASH_SECRET: 'cd'.repeat(32) }).integrations.encryptionKey, Buffer.from(hex, 'hex'))
   const b64 = Buffer.alloc(32, 5).toString('base64')
   assert.deepEqual(loadConfig({ ...env, INTEGRATIONS_ENCRYPTION_KEY: b64 }).integrations.encryptionKey, Buffer.alloc(32, 5))
   assert.throws(() => loadConfig({ ...env, INTEGRATIONS_ENCRYPTION_KEY: 'tooshort' }), /INTEGRATIONS_ENCRYPTION_KEY must be 32 bytes/)

@@ -4,10 +4,11 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Config } from '../../platform/config.js'
 import { AlreadyExistsError, NotFoundError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
+import { validateOutboundUrl } from '../../platform/outbound-url-guard.js'
 import type { Scope } from '../db/scope.js'
 import { serializeBase } from '../db/common.js'
 import { obscureSecret } from '../http/obscure-secret.js'
-import { decryptJson, encryptJson } from './crypto.js'
+import { decryptJsonRotating, encryptJson } from './crypto.js'
 import { IntegrationConnectionSchema, type ConnectionSettings, type IntegrationConnection } from './entities.js'
 import { providerFor } from './providers.js'
 import type { OpenConnection, ProviderCredentials } from './provider.js'
@@ -20,17 +21,18 @@ export interface ConnectionInput {
   metadata?: Record<string, string>
 }
 
-const aad = (c: Pick<IntegrationConnection, 'tenant_id' | 'environment_id' | 'id'>) => `integration_connections/${c.tenant_id}/${c.environment_id}/${c.id}`
+export const connectionAad = (c: Pick<IntegrationConnection, 'tenant_id' | 'environment_id' | 'id'>) => `integration_connections/${c.tenant_id}/${c.environment_id}/${c.id}`
 
 export async function createConnection(config: Config, em: EntityManager, scope: Scope, input: ConnectionInput, userId: string | null): Promise<IntegrationConnection> {
   providerFor(config, input.provider)
   if (input.provider === 'generic_http' && !input.settings?.base_url) throw new ValidationError('settings.base_url is required for generic_http', 'settings.base_url')
+  if (input.settings?.base_url) await validateOutboundUrl(config.outbound, input.settings.base_url, 'settings.base_url')
   const existing = await em.findOne(IntegrationConnectionSchema, { ...scope, provider: input.provider, status: 'published' })
   if (existing) throw new AlreadyExistsError(`this environment already has a ${input.provider} connection (${existing.id}); delete it first`)
   const id = newId('intconn')
   const connection = em.create(IntegrationConnectionSchema, {
     id, ...scope, provider: input.provider, name: input.name,
-    credentials_encrypted: encryptJson(config.integrations.encryptionKey, aad({ ...scope, id }), input.credentials),
+    credentials_encrypted: encryptJson(config.integrations.encryptionKey, connectionAad({ ...scope, id }), input.credentials),
     credentials_hint: { api_key: obscureSecret(input.credentials.api_key), webhook_secret: obscureSecret(input.credentials.webhook_secret) },
     settings: input.settings ?? {}, status: 'published', metadata: input.metadata ?? {}, created_by: userId, updated_by: userId,
   })
@@ -52,7 +54,7 @@ export function openConnection(config: Config, c: IntegrationConnection): OpenCo
     id: c.id,
     scope: { tenant_id: c.tenant_id, environment_id: c.environment_id },
     provider: c.provider,
-    credentials: decryptJson<ProviderCredentials>(config.integrations.encryptionKey, aad(c), c.credentials_encrypted),
+    credentials: decryptJsonRotating<ProviderCredentials>(config.integrations, connectionAad(c), c.credentials_encrypted).value,
     settings: c.settings ?? {},
   }
 }

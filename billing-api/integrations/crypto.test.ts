@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { obscureSecret } from '../http/obscure-secret.js'
-import { decryptJson, encryptJson } from './crypto.js'
+import { decryptJson, decryptJsonRotating, encryptJson } from './crypto.js'
 
 const key = Buffer.alloc(32, 1)
 
@@ -19,6 +19,16 @@ test('AES-256-GCM round trip; a fresh IV each time; bound to key, associated dat
   flipped[0] ^= 1
   assert.throws(() => decryptJson(key, 'row-1', [v, iv, tag, flipped.toString('base64url')].join('.')))
   assert.throws(() => decryptJson(key, 'row-1', 'plain text'), /unrecognised/)
+})
+
+test('during a rotation, values under the previous key still decrypt and are marked stale', () => {
+  const next = Buffer.alloc(32, 9)
+  const old = encryptJson(key, 'row-1', 'whsec_abc')
+  const fresh = encryptJson(next, 'row-1', 'whsec_abc')
+  assert.deepEqual(decryptJsonRotating({ encryptionKey: next, previousEncryptionKey: key }, 'row-1', old), { value: 'whsec_abc', stale: true })
+  assert.deepEqual(decryptJsonRotating({ encryptionKey: next, previousEncryptionKey: key }, 'row-1', fresh), { value: 'whsec_abc', stale: false })
+  assert.throws(() => decryptJsonRotating({ encryptionKey: next }, 'row-1', old), 'without the previous key it does not decrypt')
+  assert.throws(() => decryptJsonRotating({ encryptionKey: next, previousEncryptionKey: key }, 'row-2', old), 'still bound to its row')
 })
 
 test('obscured secrets keep the prefix and, for long secrets, the last four characters', () => {

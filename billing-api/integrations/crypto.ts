@@ -22,3 +22,22 @@ export function decryptJson<T>(key: Buffer, aad: string, stored: string): T {
   const plain = Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()])
   return JSON.parse(plain.toString('utf8')) as T
 }
+
+/** The encryption keys in use: the current one, and during a rotation the one it replaces. */
+export interface SecretKeys {
+  encryptionKey: Buffer
+  previousEncryptionKey?: Buffer
+}
+
+/**
+ * Decrypts under the current key, else the previous one; `stale` says the value must be
+ * re-encrypted under the current key (scripts/rotate-secrets.ts does).
+ */
+export function decryptJsonRotating<T>(keys: SecretKeys, aad: string, stored: string): { value: T; stale: boolean } {
+  try {
+    return { value: decryptJson<T>(keys.encryptionKey, aad, stored), stale: false }
+  } catch (err) {
+    if (!keys.previousEncryptionKey) throw err
+    return { value: decryptJson<T>(keys.previousEncryptionKey, aad, stored), stale: true }
+  }
+}

@@ -4,7 +4,7 @@
 // are in Redis, and a re-relayed event gets the same job id, so syncs are at least once and
 // the push itself is idempotent (sync.ts).
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { SystemEventMessage } from '../events/publish.js'
+import type { SystemEventMessage } from '../events/index.js'
 import type { ConnectionSettings } from './entities.js'
 import type { MappedEntityType } from '../queues.js'
 import type { IntegrationQueue, IntegrationSyncJob } from '../queues.js'

@@ -8,6 +8,7 @@
 //   subscription.activated / customer.subscription.created|updated with status active: the
 //     incomplete subscription becomes active (subscriptions/activate-incomplete.ts) and its
 //     FINALIZED unpaid invoices are queued for a push after the commit.
+//   checkout.session.completed, invoice.payment_failed: inbound-payments.ts.
 //   anything else (transaction completion, customer creation, address update, ...): recorded
 //     as processed, nothing else.
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -15,10 +16,11 @@ import { InvalidOperationError, ValidationError } from '../../platform/errors.js
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { activateIncompleteSubscription } from '../subscriptions/activate-incomplete.js'
+import { activateIncompleteSubscription } from '../subscriptions/index.js'
 import type { MappedEntityType } from '../queues.js'
 import { field, idField, metadataId,} from './inbound-fields.js'
 import { markInvoicePaid } from './mark-paid.js'
+import { checkoutCompleted, invoicePaymentFailed } from './inbound-payments.js'
 import { findByProviderId, requireEntity } from './mappings.js'
 import type { InboundEvent } from './provider.js'
 import type { IntegrationSyncJob } from '../queues.js'
@@ -113,6 +115,8 @@ const HANDLERS: Record<string, (ic: InboundContext) => Promise<string>> = {
   'subscription.activated': subscriptionActivated,
   'customer.subscription.created': subscriptionActivated,
   'customer.subscription.updated': subscriptionActivated,
+  'checkout.session.completed': checkoutCompleted,
+  'invoice.payment_failed': invoicePaymentFailed,
 }
 
 export async function applyInboundEvent(ic: InboundContext): Promise<string> {

@@ -5,8 +5,10 @@ import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { receiveProviderWebhook } from './inbound-webhook.js'
 import { PROVIDER_TYPES } from './providers.js'
+import { typed } from '../http/typed-routes.js'
 
-export async function inboundWebhookRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function inboundWebhookRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
 
@@ -31,7 +33,7 @@ export async function inboundWebhookRoutes(app: FastifyInstance, ctx: BillingCon
       },
     },
     async (request) => {
-      const p = request.params as { provider: string; tenant_id: string; env_id: string }
+      const p = request.params
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
       const result = await receiveProviderWebhook(ctx, p.provider, p.tenant_id, p.env_id, raw, request.headers, request.log)
       return { received: true, ...result }

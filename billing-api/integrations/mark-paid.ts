@@ -7,7 +7,7 @@ import { AlreadyExistsError, InvalidOperationError, NotFoundError } from '../../
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { InvoiceSchema } from '../invoices/invoice.entity.js'
-import { recordPayment } from '../invoices/payments.js'
+import { recordPayment } from '../invoices/index.js'
 import { D } from '../pricing/index.js'
 
 const SETTLED = new Set(['SUCCEEDED', 'OVERPAID', 'REFUNDED', 'PARTIALLY_REFUNDED'])

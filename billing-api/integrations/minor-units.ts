@@ -8,3 +8,9 @@ export function toMinorUnits(amount: string, currency: string): number {
   if (minor.abs().greaterThan(Number.MAX_SAFE_INTEGER)) throw new Error(`${amount} ${currency} is too large for the provider`)
   return minor.toNumber()
 }
+
+/** The provider's integer minor-unit amount as our decimal string (2500 USD -> "25.00"). */
+export function fromMinorUnits(minor: number, currency: string): string {
+  if (!Number.isSafeInteger(minor)) throw new Error(`${minor} is not an integer amount in minor units`)
+  return D(minor).div(D(10).pow(currencyPrecision(currency))).toFixed(currencyPrecision(currency))
+}

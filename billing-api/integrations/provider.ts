@@ -56,6 +56,32 @@ export interface InboundEvent {
   object: Record<string, unknown>
 }
 
+/** The outcome of asking the provider to charge an invoice now (dunning, payments/retry-step.ts). */
+export interface CollectionResult {
+  paid: boolean
+  /** when not paid: the provider's decline code and message */
+  failure_code?: string
+  reason?: string
+}
+
+export interface CheckoutInput {
+  providerCustomerId: string
+  invoiceId: string
+  /** what the customer sees: the invoice number, else its id */
+  label: string
+  currency: string
+  /** decimal string; 0 = capture a card for later charges (no payment now) */
+  amount: string
+  successUrl: string
+  cancelUrl?: string
+  idempotencyKey: string
+}
+
+export interface CheckoutSession {
+  id: string
+  url: string
+}
+
 export interface IntegrationProvider {
   readonly type: string
   /** creates the customer at the provider (existingId null) or updates it; returns the provider id */
@@ -63,6 +89,10 @@ export interface IntegrationProvider {
   /** creates the invoice at the provider for the given provider customer; returns the provider id */
   pushInvoice(conn: OpenConnection, invoice: InvoiceForSync, providerCustomerId: string): Promise<string>
   pullInvoice?(conn: OpenConnection, providerInvoiceId: string): Promise<ProviderInvoiceState>
+  /** charges the provider invoice now; a decline is a result, an unreachable provider throws */
+  collectInvoice?(conn: OpenConnection, providerInvoiceId: string, idempotencyKey: string): Promise<CollectionResult>
+  /** a hosted page where the customer pays the amount (or saves a card when it is 0) */
+  createCheckout?(conn: OpenConnection, input: CheckoutInput): Promise<CheckoutSession>
   /** verifies the signature over the raw body and parses it; throws WebhookSignatureError */
   parseWebhook(conn: OpenConnection, rawBody: Buffer, headers: Record<string, string | string[] | undefined>, now: Date): InboundEvent
 }

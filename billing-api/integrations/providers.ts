@@ -13,7 +13,7 @@ export function providerFor(config: Config, type: string): IntegrationProvider {
     case 'stripe':
       return stripeProvider(config.integrations.stripeApiBase)
     case 'generic_http':
-      return genericHttpProvider
+      return genericHttpProvider(config.outbound)
     default:
       throw new ValidationError(`provider must be one of ${PROVIDER_TYPES.join(', ')}, got ${type}`, 'provider')
   }

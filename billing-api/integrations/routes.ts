@@ -2,7 +2,7 @@
 // (POST /v1/integrations/sync; the spec does not show this path).
 import type { FastifyInstance } from 'fastify'
 import { NotFoundError } from '../../platform/errors.js'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
 import { createConnection, deleteConnection, serializeConnection, type ConnectionInput } from './connections.js'

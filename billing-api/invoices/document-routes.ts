@@ -1,11 +1,12 @@
 // Invoice downloads: the PDF (cached per invoice version) and CSV exports.
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { idParams } from '../http/schemas.js'
 import { invoiceLinesCsv, invoiceSearchCsv, type CsvDownload } from './csv-export.js'
 import { invoicePdf } from './pdf/invoice-document.js'
-import { invoiceSearchBody, type InvoiceSearch } from './search.js'
+import { invoiceSearchBody } from './search.js'
+import { typed } from '../http/typed-routes.js'
 
 const pdfQuery = {
   type: 'object',
@@ -20,10 +21,11 @@ function sendCsv(reply: FastifyReply, csv: CsvDownload) {
     .send(csv.content)
 }
 
-export async function invoiceDocumentRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function invoiceDocumentRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.get('/invoices/:id/pdf', { schema: { tags: ['invoices'], params: idParams, querystring: pdfQuery } }, async (request, reply) => {
-    const { id } = request.params as { id: string }
-    const { force_generate } = request.query as { force_generate: boolean }
+    const { id } = request.params
+    const { force_generate } = request.query
     const pdf = await invoicePdf(ctx.orm.em.fork(), scopeOf(request), id, { forceGenerate: force_generate })
     const name = (pdf.invoice.invoice_number ?? pdf.invoice.id).replace(/[^A-Za-z0-9._-]/g, '_')
     return reply
@@ -34,11 +36,11 @@ export async function invoiceDocumentRoutes(app: FastifyInstance, ctx: BillingCo
   })
 
   app.get('/invoices/:id/csv', { schema: { tags: ['invoices'], params: idParams } }, async (request, reply) => {
-    const { id } = request.params as { id: string }
+    const { id } = request.params
     return sendCsv(reply, await invoiceLinesCsv(ctx.orm.em.fork(), scopeOf(request), id))
   })
 
   app.post('/invoices/search/csv', { schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request, reply) => {
-    return sendCsv(reply, await invoiceSearchCsv(ctx.orm.em.fork(), scopeOf(request), request.body as InvoiceSearch))
+    return sendCsv(reply, await invoiceSearchCsv(ctx.orm.em.fork(), scopeOf(request), request.body))
   })
 }

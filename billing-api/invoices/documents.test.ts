@@ -12,7 +12,7 @@ import { created } from '../../test/support/fixtures.js'
 import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
 import { billDueSubscriptions } from '../billing/bill-due.js'
 import { createTenant } from '../tenants/create-tenant.js'
-import { sql } from './test-helpers.js'
+import { sql } from '../../test/support/invoices.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)
@@ -94,7 +94,7 @@ async function billedTenant() {
       help_email: 'help@acme.test',
       phone: '+353 1 555 0100',
     },
-  })
+  }, p.config.apiKeyHashing)
   const api = p.client(tenant.apiKey)
   const plan = await created(api.post('/v1/plans', {
     name: 'Fee',

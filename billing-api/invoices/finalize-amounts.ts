@@ -16,7 +16,8 @@ export async function applyFinalAmounts(ctx: BillingContext, tx: EntityManager, 
   const money = (x: Parameters<typeof toMoneyString>[0]) => toMoneyString(x, invoice.currency)
   const now = ctx.clock.now()
   const taxable = D(invoice.subtotal).minus(invoice.total_discount)
-  const taxes = await applyTaxes(tx, invoice, taxable, now)
+  // A refund's credit note (payments/refunds.ts) credits an amount that already includes the refunded invoice's taxes.
+  const taxes = invoice.invoice_type === 'CREDIT' && invoice.metadata?.refund_id ? [] : await applyTaxes(tx, invoice, taxable, now)
   const total = taxable.plus(sumTaxes(taxes))
   // A wallet top-up invoice buys credits, and a credit invoice owes nothing: neither is paid from the wallet.
   const payable = invoice.billing_reason === 'WALLET_AUTO_TOPUP' || invoice.invoice_type === 'CREDIT' ? D(0) : D.max(total.minus(invoice.amount_paid), 0)

@@ -12,7 +12,7 @@ import { assertError, countRows } from '../../test/support/assertions.js'
 import { created } from '../../test/support/fixtures.js'
 import { startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
 import { manualInvoiceTotals } from './manual-invoices.js'
-import { eventNames, sql } from './test-helpers.js'
+import { eventNames, sql } from '../../test/support/invoices.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)

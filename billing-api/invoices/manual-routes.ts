@@ -1,14 +1,13 @@
 // POST /invoices (manual ONE_OFF or CREDIT invoice) and PUT /invoices/{id} (user-facing fields).
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { dateTime, idParams, metadataSchema, nonNegativeDecimalString } from '../http/schemas.js'
-import {
-  createManualInvoice, MANUAL_BILLING_REASONS, MANUAL_INVOICE_TYPES, updateInvoice, type InvoiceUpdateInput, type ManualInvoiceInput,
-} from './manual-invoices.js'
+import { createManualInvoice, MANUAL_BILLING_REASONS, MANUAL_INVOICE_TYPES, updateInvoice } from './manual-invoices.js'
 import { serializeInvoice } from './serialize.js'
 import { getInvoice } from './service.js'
+import { typed } from '../http/typed-routes.js'
 
 const tags = ['invoices']
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
@@ -62,17 +61,18 @@ async function invoiceWire(ctx: BillingContext, scope: Scope, invoiceId: string)
   return serializeInvoice(detail.invoice, detail.lines, detail)
 }
 
-export async function manualInvoiceRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function manualInvoiceRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post('/invoices', { schema: { tags, body: createBody } }, async (request, reply) => {
     const scope = scopeOf(request)
-    const { invoice } = await createManualInvoice(ctx.orm.em.fork(), ctx.clock, scope, request.auth.userId, request.body as ManualInvoiceInput)
+    const { invoice } = await createManualInvoice(ctx.orm.em.fork(), ctx.clock, scope, request.auth.userId, request.body)
     return reply.code(201).send(await invoiceWire(ctx, scope, invoice.id))
   })
 
   app.put('/invoices/:id', { schema: { tags, params: idParams, body: updateBody } }, async (request) => {
     const scope = scopeOf(request)
-    const { id: invoiceId } = request.params as { id: string }
-    await updateInvoice(ctx.orm.em.fork(), scope, request.auth.userId, invoiceId, request.body as InvoiceUpdateInput)
+    const { id: invoiceId } = request.params
+    await updateInvoice(ctx.orm.em.fork(), scope, request.auth.userId, invoiceId, request.body)
     return invoiceWire(ctx, scope, invoiceId)
   })
 }

@@ -8,7 +8,7 @@
 // | INITIATED          | PENDING, PROCESSING, SUCCEEDED, OVERPAID, FAILED               |
 // | PENDING            | PENDING (a partial payment), PROCESSING, SUCCEEDED, OVERPAID, FAILED |
 // | PROCESSING         | PENDING (a partial capture), SUCCEEDED, OVERPAID, FAILED       |
-// | FAILED             | PENDING, PROCESSING, SUCCEEDED, OVERPAID (a retried payment)   |
+// | FAILED             | PENDING, PROCESSING, SUCCEEDED, OVERPAID (a retried payment), FAILED (a retry failed again) |
 // | SUCCEEDED          | PARTIALLY_REFUNDED, REFUNDED                                   |
 // | OVERPAID           | SUCCEEDED (the excess is refunded), PARTIALLY_REFUNDED, REFUNDED |
 // | PARTIALLY_REFUNDED | PARTIALLY_REFUNDED (another partial refund), REFUNDED          |
@@ -16,7 +16,10 @@
 //
 // Staying in a state counts as a transition only where the table lists it. A partially paid
 // invoice stays PENDING: there is no PARTIALLY_PAID state, amount_paid and amount_remaining
-// tell how far it is paid.
+// tell how far it is paid. Failures (payments/payment-failures.ts) are checked against the
+// same table. A refund (payments/refund-math.ts) starts from SUCCEEDED, OVERPAID or
+// PARTIALLY_REFUNDED and follows the same moves, plus OVERPAID -> OVERPAID for a refund of
+// part of the excess (canRefundTransition); a payment never makes OVERPAID -> OVERPAID.
 import { D, toMoneyString } from '../pricing/index.js'
 import type { PaymentStatus } from './invoice.entity.js'
 
@@ -28,7 +31,7 @@ const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
   INITIATED: ['PENDING', 'PROCESSING', 'SUCCEEDED', 'OVERPAID', 'FAILED'],
   PENDING: ['PENDING', 'PROCESSING', 'SUCCEEDED', 'OVERPAID', 'FAILED'],
   PROCESSING: ['PENDING', 'SUCCEEDED', 'OVERPAID', 'FAILED'],
-  FAILED: ['PENDING', 'PROCESSING', 'SUCCEEDED', 'OVERPAID'],
+  FAILED: ['PENDING', 'PROCESSING', 'SUCCEEDED', 'OVERPAID', 'FAILED'],
   SUCCEEDED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
   OVERPAID: ['SUCCEEDED', 'PARTIALLY_REFUNDED', 'REFUNDED'],
   PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
@@ -37,6 +40,13 @@ const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
 
 export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
   return TRANSITIONS[from]?.includes(to) ?? false
+}
+
+const REFUNDABLE: readonly PaymentStatus[] = ['SUCCEEDED', 'OVERPAID', 'PARTIALLY_REFUNDED']
+
+export function canRefundTransition(from: PaymentStatus, to: PaymentStatus): boolean {
+  if (!REFUNDABLE.includes(from)) return false
+  return canTransition(from, to) || (from === 'OVERPAID' && to === 'OVERPAID')
 }
 
 export interface PaymentTotals {

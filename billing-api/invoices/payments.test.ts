@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
 import { assertError } from '../../test/support/assertions.js'
 import { usePlatform } from '../../test/support/platform.js'
-import { billedInvoices, eventNames, sql, type Tenant } from './test-helpers.js'
+import { billedInvoices, eventNames, sql, type Tenant } from '../../test/support/invoices.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)

@@ -7,15 +7,14 @@ import { AlreadyExistsError, InvalidOperationError, ValidationError } from '../.
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { D, currencyPrecision, toMoneyString } from '../pricing/index.js'
 import type { Invoice } from './invoice.entity.js'
 import { lockInvoice, type ChangeOptions } from './lifecycle.js'
 import { applyPayment, canTransition } from './payment-status.js'
 import { InvoicePaymentSchema, type InvoicePayment } from './payment.entity.js'
 import { invoiceEventPayload } from './serialize.js'
-import { onInvoicePaid } from '../wallets/top-up-payments.js'
-
+import { onInvoicePaid } from '../wallets/index.js'
 export interface PaymentInput extends ChangeOptions {
   /** decimal string > 0, at most the currency's decimals */
   amount: string

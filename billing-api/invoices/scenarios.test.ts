@@ -12,7 +12,7 @@ import { assertError } from '../../test/support/assertions.js'
 import { billDueSubscriptions } from '../billing/bill-due.js'
 import { finalizeDueInvoices } from './finalize-due.js'
 import { finalizeLockedInvoice, lockInvoice } from './lifecycle.js'
-import { eventNames, sql } from './test-helpers.js'
+import { eventNames, sql } from '../../test/support/invoices.js'
 
 const START = new Date('2026-08-01T00:00:00Z')
 const BILL = new Date('2026-09-01T00:00:00Z')

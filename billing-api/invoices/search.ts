@@ -1,6 +1,7 @@
 // POST /invoices/search (spec): the body's JSON schema and the query it builds. SKIPPED
-// invoices are never returned. Amount filters compare as numeric in SQL; the values travel
-// as decimal strings. Without `sort`, invoices come newest first (created_at, then id, in
+// invoices are left out unless a status filter names SKIPPED (invoice_status, or a generic
+// filter on invoice_status). Amount filters take a number or a decimal string and compare as
+// numeric in SQL. Generic `filters`: search-filters.ts; `expand`: search-expand.ts. Without `sort`, invoices come newest first (created_at, then id, in
 // `order`, default desc); every sort ends with id so pages are stable.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { QueryOrder } from '@mikro-orm/core'
@@ -9,6 +10,7 @@ import { RECORD_STATUSES, type RecordStatus } from '../http/metadata-filter.js'
 import { dateTime, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
 import { PAYMENT_STATUSES } from './payment-status.js'
 import { InvoiceLineItemSchema, InvoiceSchema, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
+import { filterCondition, filtersAskForSkipped, searchFilterSchema, type SearchFilter } from './search-filters.js'
 
 export const BILLING_REASONS = [
   'SUBSCRIPTION_CREATE', 'SUBSCRIPTION_CYCLE', 'SUBSCRIPTION_UPDATE', 'SUBSCRIPTION_TRIAL_END', 'SUBSCRIPTION_TRIAL_START',
@@ -26,17 +28,21 @@ type Direction = 'asc' | 'desc'
 
 const idList = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, maxItems: 1000 } as const
 const direction = { type: 'string', enum: ['asc', 'desc'] } as const
+/** A JSON number is accepted too; it is read back as the decimal it was written as. */
+const amountBound = { anyOf: [{ type: 'number', minimum: 0 }, nonNegativeDecimalString] } as const
 
 export const invoiceSearchBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    amount_due_gt: nonNegativeDecimalString,
-    amount_remaining_gt: nonNegativeDecimalString,
+    amount_due_gt: amountBound,
+    amount_remaining_gt: amountBound,
     billing_reason: { type: 'string', enum: BILLING_REASONS },
     currency: { type: 'string', pattern: '^[A-Za-z]{3}$' },
     customer_id: { type: 'string', minLength: 1 },
     external_customer_id: { type: 'string', minLength: 1 },
+    expand: { type: 'string', maxLength: 200 },
+    filters: searchFilterSchema,
     start_time: dateTime,
     end_time: dateTime,
     invoice_ids: idList,
@@ -67,12 +73,14 @@ export const invoiceSearchBody = {
 } as const
 
 export interface InvoiceSearch extends Page {
-  amount_due_gt?: string
-  amount_remaining_gt?: string
+  amount_due_gt?: string | number
+  amount_remaining_gt?: string | number
   billing_reason?: string
   currency?: string
   customer_id?: string
   external_customer_id?: string
+  expand?: string
+  filters?: SearchFilter[]
   start_time?: string
   end_time?: string
   invoice_ids?: string[]
@@ -100,8 +108,11 @@ export async function searchInvoices(
   const where: Record<string, unknown> = {
     ...scope,
     status: f.status ?? 'published',
-    invoice_status: { $ne: 'SKIPPED', ...(f.invoice_status ? { $in: f.invoice_status } : {}) },
+    invoice_status: f.invoice_status?.includes('SKIPPED') || filtersAskForSkipped(f.filters)
+      ? (f.invoice_status ? { $in: f.invoice_status } : {})
+      : { $ne: 'SKIPPED', ...(f.invoice_status ? { $in: f.invoice_status } : {}) },
   }
+  if (Object.keys(where.invoice_status as object).length === 0) delete where.invoice_status
   if (f.billing_reason) where.billing_reason = f.billing_reason
   if (f.currency) where.currency = f.currency.toUpperCase()
   if (f.customer_id) where.customer_id = f.customer_id
@@ -114,8 +125,12 @@ export async function searchInvoices(
   if (f.period_end_gte || f.period_end_lte) where.period_end = range(f.period_end_gte, f.period_end_lte)
 
   const qb = em.createQueryBuilder(InvoiceSchema, 'i').where(where)
-  if (f.amount_due_gt !== undefined) qb.andWhere('i.amount_due > ?::numeric', [f.amount_due_gt])
-  if (f.amount_remaining_gt !== undefined) qb.andWhere('i.amount_remaining > ?::numeric', [f.amount_remaining_gt])
+  if (f.amount_due_gt !== undefined) qb.andWhere('i.amount_due > ?::numeric', [String(f.amount_due_gt)])
+  if (f.amount_remaining_gt !== undefined) qb.andWhere('i.amount_remaining > ?::numeric', [String(f.amount_remaining_gt)])
+  for (const filter of f.filters ?? []) {
+    const c = filterCondition(filter)
+    qb.andWhere(c.sql, c.params)
+  }
   if (f.external_customer_id) {
     qb.andWhere(
       'i.customer_id IN (SELECT c.id FROM customers c WHERE c.tenant_id = ? AND c.environment_id = ? AND c.external_id = ?)',

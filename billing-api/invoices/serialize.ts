@@ -11,6 +11,9 @@ export interface InvoiceAmountRecords {
   taxes: AppliedTaxView[]
 }
 
+/** The invoice's PDF document (document-routes.ts), relative to the API's base address. */
+export const invoicePdfPath = (id: string): string => `/v1/invoices/${id}/pdf`
+
 export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[], records?: InvoiceAmountRecords) {
   return {
     ...serializeBase(inv),
@@ -23,6 +26,7 @@ export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[], record
     description: inv.description, period_start: iso(inv.period_start), period_end: iso(inv.period_end),
     issue_date: iso(inv.issue_date), due_date: iso(inv.due_date), finalized_at: iso(inv.finalized_at), paid_at: iso(inv.paid_at),
     voided_at: iso(inv.voided_at), last_computed_at: iso(inv.last_computed_at), version: inv.version,
+    invoice_pdf_url: invoicePdfPath(inv.id),
     ...(lines
       ? {
           line_items: lines.map((l) => ({

@@ -3,14 +3,14 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../db/orm.js'
+import { openOrm } from '../database.js'
 import type { BillingContext } from '../context.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { assertError } from '../../test/support/assertions.js'
 import { usePlatform } from '../../test/support/platform.js'
 import { finalizeDueInvoices } from './finalize-due.js'
 import { createSubscriptionInvoice } from '../billing/subscription-invoice.js'
-import { billedInvoices, eventNames, sql } from './test-helpers.js'
+import { billedInvoices, eventNames, sql } from '../../test/support/invoices.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)

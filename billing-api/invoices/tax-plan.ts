@@ -2,7 +2,7 @@
 import type { Decimal } from 'decimal.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import type { TaxAssociation } from '../taxes/tax-association.entity.js'
-import { taxAmount } from '../taxes/tax-amount.js'
+import { taxAmount } from '../taxes/index.js'
 import type { TaxRate } from '../taxes/tax-rate.entity.js'
 
 export interface TaxCandidate {

@@ -1,4 +1,4 @@
-// Wallet auto top-up invoices (the context's TopUpInvoicing, wired in scripts/platform.ts): a
+// Wallet auto top-up invoices (the context's TopUpInvoicing, wired in scripts/composition-root.ts): a
 // ONE_OFF invoice created and finalized in the caller's transaction.
 import type { TopUpInvoicing } from '../context.js'
 import { finalizeLockedInvoice, lockInvoice } from './lifecycle.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { serializeBase } from '../db/common.js'
 import { dateTime, decimalString, idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'

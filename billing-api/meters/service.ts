@@ -7,7 +7,7 @@ import type { WindowSize } from '../../clickhouse/queries/meter-usage.js'
 import type { UsageReader } from './usage-reader.js'
 import type { Scope } from '../db/scope.js'
 import { AGGREGATION_TYPES, MeterSchema, type Meter, type MeterAggregation, type MeterFilter } from './meter.entity.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, publishedBy } from '../db/scoped-records.js'
 
 export interface CreateMeterInput {
   name: string
@@ -33,10 +33,7 @@ export async function createMeter(em: EntityManager, scope: Scope, userId: strin
     aggregation: { type: agg.type, field: agg.field ?? null, multiplier: agg.multiplier ?? null, group_by: agg.group_by ?? null },
     filters: (input.filters ?? []).map((f) => ({ key: f.key, values: [...f.values] })),
     reset_usage: input.reset_usage ?? 'BILLING_PERIOD',
-    status: 'published',
-    metadata: input.metadata ?? {},
-    created_by: userId,
-    updated_by: userId,
+    ...publishedBy(userId, input.metadata),
   })
   await em.flush()
   return meter

@@ -1,10 +1,11 @@
 // How billing reads usage: one function from a usage query to its rows. The default asks
 // ClickHouse; a billing run swaps in one answered from its batch's prefetch
-// (invoices/usage-prefetch.ts), falling back to ClickHouse for what the prefetch does not hold.
-import { queryMeterUsage, type UsageQuery, type UsageRow } from '../../clickhouse/queries/meter-usage.js'
+// (billing/usage-prefetch.ts), falling back to ClickHouse for what the prefetch does not hold.
+import { queryMeterUsage } from '../../clickhouse/queries/meter-usage.js'
 import type { ClickHouse } from '../../clickhouse/client.js'
+import type { UsageReader } from '../context.js'
 
-export type UsageReader = (q: UsageQuery) => Promise<UsageRow[]>
+export type { UsageReader }
 
 export const clickhouseUsage = (ch: ClickHouse): UsageReader => (q) => queryMeterUsage(ch, q)
 

@@ -13,7 +13,7 @@ export type PriceColumns = Pick<Price, 'type' | 'billing_model' | 'tier_mode' | 
 export const fieldPath = (field: string, name: string): string => (field ? `${field}.${name}` : name)
 
 const toEngineTiers = (tiers: PriceTier[]): EngineTier[] =>
-  tiers.map((t) => ({ up_to: t.up_to, unit_amount: t.unit_amount, ...(t.flat_amount ? { flat_amount: t.flat_amount } : {}) }))
+  tiers.map((t) => ({ up_to: t.up_to ?? null, unit_amount: t.unit_amount, ...(t.flat_amount ? { flat_amount: t.flat_amount } : {}) }))
 
 export function toPriceDefinition(p: PriceColumns): PriceDefinition {
   return {

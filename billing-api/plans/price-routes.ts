@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { RECORD_STATUSES } from '../http/metadata-filter.js'
 import { idParams, listResponse, paginationQuery } from '../http/schemas.js'
 import { createPriceBody, updatePriceBody } from './schemas.js'
 import { serializePrice } from './serialize.js'
-import { archivePrice, createPrice, getPrice, listPrices, updatePrice, type CreatePriceInput, type PriceFilter, type PriceUpdate } from './price-service.js'
+import { archivePrice, createPrice, getPrice, listPrices, updatePrice } from './price-service.js'
+import { typed } from '../http/typed-routes.js'
 
 const listQuery = {
   type: 'object',
@@ -17,17 +18,18 @@ const listQuery = {
   },
 } as const
 
-export async function priceRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function priceRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   const em = () => ctx.orm.em.fork()
   const id = (params: unknown) => (params as { id: string }).id
 
   app.post('/prices', { schema: { tags: ['prices'], body: createPriceBody } }, async (request, reply) => {
-    const price = await createPrice(em(), scopeOf(request), request.auth.userId, request.body as CreatePriceInput)
+    const price = await createPrice(em(), scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(serializePrice(price))
   })
 
   app.get('/prices', { schema: { tags: ['prices'], querystring: listQuery } }, async (request) => {
-    const q = request.query as PriceFilter
+    const q = request.query
     const { items, total } = await listPrices(em(), scopeOf(request), q)
     return listResponse(items.map(serializePrice), total, q)
   })
@@ -37,7 +39,7 @@ export async function priceRoutes(app: FastifyInstance, ctx: BillingContext): Pr
   })
 
   app.put('/prices/:id', { schema: { tags: ['prices'], params: idParams, body: updatePriceBody } }, async (request) => {
-    return serializePrice(await updatePrice(em(), scopeOf(request), request.auth.userId, id(request.params), request.body as PriceUpdate))
+    return serializePrice(await updatePrice(em(), scopeOf(request), request.auth.userId, id(request.params), request.body))
   })
 
   app.delete('/prices/:id', { schema: { tags: ['prices'], params: idParams } }, async (request, reply) => {

@@ -7,7 +7,7 @@ import type { RecordStatus } from '../http/metadata-filter.js'
 import type { Page } from '../http/schemas.js'
 import { PriceSchema, type Price } from './price.entity.js'
 import { assertPriceLookupKeyFree, buildPrice, checkInvoiceCadence, validatePriceInput, type PriceInput } from './price-input.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, retireRecord } from '../db/scoped-records.js'
 
 export interface CreatePriceInput extends PriceInput {
   entity_type: 'PLAN'
@@ -57,9 +57,7 @@ export async function updatePrice(em: EntityManager, scope: Scope, userId: strin
 
 export async function archivePrice(em: EntityManager, scope: Scope, userId: string, id: string): Promise<void> {
   const price = await getPrice(em, scope, id)
-  price.status = 'archived'
-  price.updated_by = userId
-  await em.flush()
+  await retireRecord(em, price, 'archived', userId)
 }
 
 /**

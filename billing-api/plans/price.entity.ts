@@ -4,7 +4,8 @@ import type { BillingPeriod } from '../periods/periods.js'
 
 
 export interface PriceTier {
-  up_to: number | null
+  /** null or absent: the open last tier */
+  up_to?: number | null
   unit_amount: string
   flat_amount?: string | null
 }

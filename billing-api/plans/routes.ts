@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { idParams, listResponse, paginationQuery, type Page } from '../http/schemas.js'
+import { idParams, listResponse, paginationQuery } from '../http/schemas.js'
 import { createPlanBody, searchPlansBody, updatePlanBody } from './schemas.js'
 import { serializePlan } from './serialize.js'
-import { archivePlan, createPlan, readPlan, searchPlans, updatePlan, type PlanDetail, type PlanInput, type PlanSearch, type PlanUpdate } from './service.js'
+import { archivePlan, createPlan, readPlan, searchPlans, updatePlan, type PlanDetail } from './service.js'
+import { typed } from '../http/typed-routes.js'
 
 // Other modules import these from here.
 export { priceInputSchema } from './schemas.js'
@@ -12,23 +13,24 @@ export { serializePlan, serializePrice } from './serialize.js'
 
 const detail = (d: PlanDetail) => serializePlan(d.plan, d.prices, d.creditGrants, d.entitlements)
 
-export async function planRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function planRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   const em = () => ctx.orm.em.fork()
   const id = (params: unknown) => (params as { id: string }).id
 
   app.post('/plans', { schema: { tags: ['plans'], body: createPlanBody } }, async (request, reply) => {
-    const { plan, prices } = await createPlan(em(), scopeOf(request), request.auth.userId, request.body as PlanInput)
+    const { plan, prices } = await createPlan(em(), scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(serializePlan(plan, prices, [], []))
   })
 
   app.get('/plans', { schema: { tags: ['plans'], querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
-    const q = request.query as Page
+    const q = request.query
     const { items, total } = await searchPlans(em(), scopeOf(request), q)
     return listResponse(items.map((p) => serializePlan(p.plan, p.prices)), total, q)
   })
 
   app.post('/plans/search', { schema: { tags: ['plans'], body: searchPlansBody } }, async (request) => {
-    const search = request.body as PlanSearch
+    const search = request.body
     const { items, total } = await searchPlans(em(), scopeOf(request), search)
     return listResponse(items.map((p) => serializePlan(p.plan, p.prices)), total, search)
   })
@@ -38,7 +40,7 @@ export async function planRoutes(app: FastifyInstance, ctx: BillingContext): Pro
   })
 
   app.put('/plans/:id', { schema: { tags: ['plans'], params: idParams, body: updatePlanBody } }, async (request) => {
-    return detail(await updatePlan(em(), scopeOf(request), request.auth.userId, id(request.params), request.body as PlanUpdate))
+    return detail(await updatePlan(em(), scopeOf(request), request.auth.userId, id(request.params), request.body))
   })
 
   app.delete('/plans/:id', { schema: { tags: ['plans'], params: idParams } }, async (request, reply) => {

@@ -1,4 +1,4 @@
-import { serializeCreditGrant } from '../credit-grants/serialize.js'
+import { serializeCreditGrant } from '../credit-grants/index.js'
 import type { CreditGrant } from '../credit-grants/credit-grant.entity.js'
 import { iso, serializeBase } from '../db/common.js'
 import type { Plan } from './plan.entity.js'

@@ -6,13 +6,13 @@ import { AlreadyExistsError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { CreditGrant } from '../credit-grants/credit-grant.entity.js'
-import { listCreditGrants } from '../credit-grants/service.js'
-import { listEntitlements, type EntitlementResponse } from '../entitlements/read.js'
+import { listCreditGrants } from '../credit-grants/index.js'
+import { listEntitlements, type EntitlementResponse } from '../entitlements/index.js'
 import { findPage, type SearchInput } from '../http/metadata-filter.js'
 import { PlanSchema, type Plan } from './plan.entity.js'
 import { PriceSchema, type Price } from './price.entity.js'
 import { buildPrice, validatePriceInput, type PriceInput } from './price-input.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, retireRecord } from '../db/scoped-records.js'
 
 export { buildPrice, validatePriceInput, type PriceInput } from './price-input.js'
 
@@ -79,9 +79,7 @@ export async function updatePlan(em: EntityManager, scope: Scope, userId: string
 
 export async function archivePlan(em: EntityManager, scope: Scope, userId: string, id: string): Promise<void> {
   const plan = await findPlan(em, scope, id)
-  plan.status = 'archived'
-  plan.updated_by = userId
-  await em.flush()
+  await retireRecord(em, plan, 'archived', userId)
 }
 
 export async function searchPlans(em: EntityManager, scope: Scope, search: PlanSearch): Promise<{ items: PlanWithPrices[]; total: number }> {

@@ -10,7 +10,7 @@ import type { RecordStatus } from '../http/metadata-filter.js'
 import type { Page } from '../http/schemas.js'
 import { D } from '../pricing/index.js'
 import { PricingUnitSchema, type PricingUnit } from './pricing-unit.entity.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, retireRecord, publishedBy } from '../db/scoped-records.js'
 
 export interface PricingUnitInput {
   name: string
@@ -43,10 +43,7 @@ export async function createPricingUnit(em: EntityManager, scope: Scope, userId:
     symbol: input.symbol ?? null,
     base_currency: input.base_currency.toUpperCase(),
     conversion_rate: input.conversion_rate,
-    status: 'published',
-    metadata: input.metadata ?? {},
-    created_by: userId,
-    updated_by: userId,
+    ...publishedBy(userId, input.metadata),
   })
   await em.flush()
   return unit
@@ -78,9 +75,7 @@ export async function updatePricingUnit(em: EntityManager, scope: Scope, userId:
 
 export async function archivePricingUnit(em: EntityManager, scope: Scope, userId: string, id: string): Promise<void> {
   const unit = await getPricingUnit(em, scope, id)
-  unit.status = 'archived'
-  unit.updated_by = userId
-  await em.flush()
+  await retireRecord(em, unit, 'archived', userId)
 }
 
 function checkConversionRate(rate: string): void {

@@ -4,7 +4,7 @@
 import { InvalidOperationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { followParent } from './hierarchy.js'
 import { eventPayload, lockSubscription } from './service.js'
 import type { Subscription } from './subscription.entity.js'

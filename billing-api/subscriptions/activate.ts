@@ -7,13 +7,11 @@
 import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
 import { PriceSchema } from '../plans/price.entity.js'
-import { invoiceFirstPeriod } from '../billing/first-invoice.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { followParent } from './hierarchy.js'
 import { eventPayload, firstPeriod, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema } from './subscription.entity.js'
-import { createTrialInvoice } from '../billing/trial-invoice.js'
 
 export interface ActivateSubscriptionInput {
   start_date?: string
@@ -39,10 +37,10 @@ export async function activateSubscription(ctx: BillingContext, scope: Scope, us
     sub.updated_by = userId
     const lineItems = await tx.find(SubscriptionLineItemSchema, { subscription_id: id, ...scope, status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' } })
     for (const li of lineItems) li.start_date = start
-    if (trialEnd) await createTrialInvoice(tx, ctx.clock, sub)
+    if (trialEnd) await ctx.subscriptionInvoicing.createTrialInvoice(tx, ctx.clock, sub)
     await followParent(tx, sub, 'DRAFT', true) // hierarchy: DRAFT children start with their parent
     publishSystemEvent(tx, scope, { event_name: 'subscription.updated', entity_type: 'subscription', entity_id: sub.id, payload: eventPayload(sub) })
-    await invoiceFirstPeriod(ctx, tx, sub, await tx.find(PriceSchema, { id: { $in: lineItems.map((l) => l.price_id) }, ...scope }))
+    await ctx.subscriptionInvoicing.invoiceFirstPeriod(ctx, tx, sub, await tx.find(PriceSchema, { id: { $in: lineItems.map((l) => l.price_id) }, ...scope }))
     await tx.flush()
     return { subscription: sub, lineItems }
   })

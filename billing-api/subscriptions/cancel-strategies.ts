@@ -9,7 +9,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
 import { distinctCadences, lineItemPeriod } from '../periods/cadence.js'
 import { eventPayload } from './service.js'

@@ -10,14 +10,15 @@
 import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { eventPayload, lockSubscription } from './service.js'
-import { SubscriptionLineItemSchema, type CancellationType } from './subscription.entity.js'
+import { SubscriptionLineItemSchema } from './subscription.entity.js'
 import { terminateSubscription } from './terminate.js'
 import { isCadenceStrategy, normalizeCancellationType, scheduleStrategyCancel } from './cancel-strategies.js'
 
 export interface CancelSubscriptionInput {
-  cancellation_type: CancellationType
+  /** a CancellationType or one of its aliases (cancel-strategies.ts normalizes it) */
+  cancellation_type: string
   cancel_at?: string
   version?: number
 }

@@ -1,19 +1,18 @@
 // Routes of line item search and subscription modification; registered with the subscription
 // routes by module.ts.
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso } from '../db/common.js'
 import { dateTime, idParams, listResponse, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
-import { serializeInvoice } from '../invoices/serialize.js'
-import { LINE_ITEM_SORT_FIELDS, LINE_ITEM_STATUSES, searchLineItems, type SubscriptionLineItemFilter } from './line-items-search.js'
+import { serializeInvoice } from '../invoices/index.js'
+import { LINE_ITEM_SORT_FIELDS, LINE_ITEM_STATUSES, searchLineItems } from './line-items-search.js'
 import { applyModification, CHANGE_TYPES, previewModification, PRORATION_BEHAVIORS, type ModificationInput, type ModificationPlan } from './modify.js'
 import { serializeLineItem, serializeSubscription } from './routes.js'
 import { isLineSetChange, LINE_SET_CHANGE_TYPES } from './line-set-change.js'
 import { applyLineSet, lineSetBodyProperties, previewLineSet } from './line-set-routes.js'
-import {
-  applyGroupedInvoicing, GROUPED_INVOICING_CHANGE_TYPES, groupedInvoicingBodyProperties, isGroupedInvoicingChange, previewGroupedInvoicing,
-} from './grouped-invoicing.js'
+import { applyGroupedInvoicing, GROUPED_INVOICING_CHANGE_TYPES, groupedInvoicingBodyProperties, isGroupedInvoicingChange, previewGroupedInvoicing } from './grouped-invoicing.js'
+import { typed } from '../http/typed-routes.js'
 
 const ids = { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 100 } } as const
 
@@ -51,7 +50,8 @@ function serializePlan(p: ModificationPlan) {
   }
 }
 
-export async function subscriptionChangeRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function subscriptionChangeRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post(
     '/subscriptions/lineitems/search',
     {
@@ -86,7 +86,7 @@ export async function subscriptionChangeRoutes(app: FastifyInstance, ctx: Billin
       },
     },
     async (request) => {
-      const filter = request.body as SubscriptionLineItemFilter
+      const filter = request.body
       const [items, total] = await searchLineItems(ctx.orm.em.fork(), scopeOf(request), filter)
       return listResponse(items.map(serializeLineItem), total, filter)
     },
@@ -96,8 +96,8 @@ export async function subscriptionChangeRoutes(app: FastifyInstance, ctx: Billin
     '/subscriptions/:id/modify/preview',
     { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
     async (request) => {
-      const { id } = request.params as { id: string }
-      const body = request.body as ModificationInput | { change_type: string }
+      const { id } = request.params
+      const body = request.body
       if (isLineSetChange(body)) return previewLineSet(ctx, scopeOf(request), id, body)
       if (isGroupedInvoicingChange(body)) return previewGroupedInvoicing(ctx, scopeOf(request), id, body)
       return serializePlan(await previewModification(ctx, scopeOf(request), id, body as ModificationInput))
@@ -108,8 +108,8 @@ export async function subscriptionChangeRoutes(app: FastifyInstance, ctx: Billin
     '/subscriptions/:id/modify',
     { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
     async (request) => {
-      const { id } = request.params as { id: string }
-      const body = request.body as ModificationInput | { change_type: string }
+      const { id } = request.params
+      const body = request.body
       const applied = isLineSetChange(body)
         ? await applyLineSet(ctx, scopeOf(request), request.auth.userId, id, body)
         : isGroupedInvoicingChange(body)

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { lineItemCommitmentProperties } from './commitments.js'
-import { updateLineItemCommitment, type UpdateLineCommitmentInput } from './commitment-update.js'
+import { updateLineItemCommitment } from './commitment-update.js'
 import { serializeSubscription } from './routes.js'
+import { typed } from '../http/typed-routes.js'
 
-export async function subscriptionCommitmentRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function subscriptionCommitmentRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.put(
     '/subscriptions/:id/line_items/:line_item_id/commitment',
     {
@@ -16,9 +18,9 @@ export async function subscriptionCommitmentRoutes(app: FastifyInstance, ctx: Bi
       },
     },
     async (request) => {
-      const { id, line_item_id } = request.params as { id: string; line_item_id: string }
+      const { id, line_item_id } = request.params
       const { subscription, lineItems } = await updateLineItemCommitment(
-        ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, line_item_id, request.body as UpdateLineCommitmentInput,
+        ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, line_item_id, request.body,
       )
       return serializeSubscription(subscription, lineItems)
     },

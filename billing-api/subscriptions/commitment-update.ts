@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { NotFoundError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import { PriceSchema } from '../plans/price.entity.js'
 import { resolveLineCommitment, type LineItemCommitmentInput } from './commitments.js'

@@ -16,7 +16,7 @@ import { InvalidOperationError, NotFoundError, ValidationError, VersionConflictE
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { requireParent } from './hierarchy.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema, type Subscription, type SubscriptionLineItem, type SubscriptionType } from './subscription.entity.js'

@@ -8,7 +8,7 @@
 import { InvalidOperationError, ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { inheritCustomers, liveInheritedChildren, resolveCustomers } from './hierarchy.js'
 import { eventPayload, getSubscription, lockSubscription } from './service.js'
 import { SubscriptionSchema, type Subscription } from './subscription.entity.js'

@@ -1,20 +1,22 @@
 // Routes of subscription hierarchies: the inherited subscriptions of a PARENT (hierarchy-inherited.ts).
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { idParams } from '../http/schemas.js'
-import { changeInheritedSubscriptions, listInheritedSubscriptions, type InheritedChangeInput, type InheritedChildren } from './hierarchy-inherited.js'
+import { changeInheritedSubscriptions, listInheritedSubscriptions, type InheritedChildren } from './hierarchy-inherited.js'
 import { inheritedChangeBody } from './hierarchy-schemas.js'
 import { serializeSubscription } from './routes.js'
+import { typed } from '../http/typed-routes.js'
 
 const serialize = (r: InheritedChildren) => ({
   subscription: serializeSubscription(r.parent),
   inherited_subscriptions: r.children.map((c) => serializeSubscription(c)),
 })
 
-export async function subscriptionHierarchyRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function subscriptionHierarchyRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.get('/subscriptions/:id/inherited', { schema: { tags: ['subscriptions'], params: idParams } }, async (request) =>
-    serialize(await listInheritedSubscriptions(ctx, scopeOf(request), (request.params as { id: string }).id)),
+    serialize(await listInheritedSubscriptions(ctx, scopeOf(request), request.params.id)),
   )
 
   app.post(
@@ -22,7 +24,7 @@ export async function subscriptionHierarchyRoutes(app: FastifyInstance, ctx: Bil
     { schema: { tags: ['subscriptions'], params: idParams, body: inheritedChangeBody } },
     async (request) =>
       serialize(await changeInheritedSubscriptions(
-        ctx, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as InheritedChangeInput,
+        ctx, scopeOf(request), request.auth.userId, request.params.id, request.body,
       )),
   )
 }

@@ -12,7 +12,7 @@ import { InvalidOperationError, ValidationError } from '../../platform/errors.js
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import { CustomerSchema, type Customer } from '../customers/customer.entity.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { SubscriptionSchema, type Subscription, type SubscriptionType } from './subscription.entity.js'
 
 export interface InheritanceInput {

@@ -22,19 +22,16 @@ import { InvalidOperationError, NotFoundError, ValidationError, VersionConflictE
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { InvoiceLineItemSchema, type Invoice, type InvoiceLineItem } from '../invoices/invoice.entity.js'
-import { invoiceIdempotencyKey } from '../billing/subscription-invoice.js'
-import { toPriceDefinition } from '../plans/price-definition.js'
+import { invoiceIdempotencyKey, findLiveInvoice } from '../invoices/index.js'
+import { toPriceDefinition } from '../plans/index.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
 import { calculateAmount, D, toMoneyString } from '../pricing/index.js'
 import { minuteKey } from '../periods/periods.js'
 import { prorateQuantityChange } from '../periods/proration.js'
 import { eventPayload, lockSubscription } from './service.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
-import { writeSubscriptionInvoice } from '../billing/subscription-invoice-rows.js'
-import { findLiveInvoice } from '../invoices/live-invoice.js'
-
 export const PRORATION_BEHAVIORS = ['create_prorations', 'none'] as const
 
 export const CHANGE_TYPES = ['quantity_change', 'add_line_item', 'remove_line_item'] as const
@@ -298,7 +295,7 @@ export function createModificationInvoice(
 ): Invoice {
   const sub = plan.subscription
   // A negative net (a decrease) stays as the invoice total with nothing due, like a cancellation's.
-  const { invoice } = writeSubscriptionInvoice(tx, {
+  const { invoice } = ctx.subscriptionInvoicing.writeSubscriptionInvoice(tx, {
     subscription: sub, billingReason: 'PRORATION', periodStart: plan.effective, periodEnd: sub.current_period_end,
     idempotencyKey: plan.idempotencyKey, subtotal: plan.total, total: plan.total, now: ctx.clock.now(),
   }, plan.lines.map((l) => ({

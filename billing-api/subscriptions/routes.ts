@@ -1,21 +1,17 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
-import { dateTime, decimalString, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
+import { dateTime, decimalString, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
 import { BILLING_PERIODS } from '../periods/periods.js'
-import { activateSubscription, type ActivateSubscriptionInput } from './activate.js'
+import { activateSubscription } from './activate.js'
 import { hierarchyCreateProperties } from './hierarchy-schemas.js'
-import { cancelSubscription, type CancelSubscriptionInput } from './cancel.js'
+import { cancelSubscription } from './cancel.js'
 import { CANCELLATION_TYPE_ALIASES } from './cancel-strategies.js'
 import { overrideLineItemSchema, serializeLineCommitment } from './commitments.js'
-import {
-  createSubscription, getSubscription, listSubscriptions, planPricesOutOfSync, updateSubscription,
-  type CreateSubscriptionInput, type ListSubscriptionsFilter, type UpdateSubscriptionInput,
-} from './service.js'
-import {
-  CANCELLATION_TYPES, COLLECTION_METHODS, SUBSCRIPTION_STATUSES, SUBSCRIPTION_TYPES, type Subscription, type SubscriptionLineItem,
-} from './subscription.entity.js'
+import { createSubscription, getSubscription, listSubscriptions, planPricesOutOfSync, updateSubscription } from './service.js'
+import { CANCELLATION_TYPES, COLLECTION_METHODS, SUBSCRIPTION_STATUSES, SUBSCRIPTION_TYPES, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
+import { typed } from '../http/typed-routes.js'
 
 export function serializeLineItem(li: SubscriptionLineItem) {
   return {
@@ -50,7 +46,8 @@ export function serializeSubscription(s: Subscription, lineItems?: SubscriptionL
 const lookupKey = { type: ['string', 'null'], minLength: 1, maxLength: 255 } as const
 const threshold = { anyOf: [decimalString, { type: 'null' }] } as const
 
-export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function subscriptionRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post(
     '/subscriptions',
     {
@@ -92,14 +89,14 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
       },
     },
     async (request, reply) => {
-      const { billing_cadence: _cadence, ...input } = request.body as CreateSubscriptionInput & { billing_cadence?: string }
+      const { billing_cadence: _cadence, ...input } = request.body
       const { subscription, lineItems } = await createSubscription(ctx, ctx.orm.em.fork(), scopeOf(request), request.auth.userId, input)
       return reply.code(201).send(serializeSubscription(subscription, lineItems))
     },
   )
 
   app.get('/subscriptions/:id', { schema: { tags: ['subscriptions'], params: idParams } }, async (request) => {
-    const { subscription, lineItems } = await getSubscription(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id)
+    const { subscription, lineItems } = await getSubscription(ctx.orm.em.fork(), scopeOf(request), request.params.id)
     return serializeSubscription(subscription, lineItems)
   })
 
@@ -118,7 +115,7 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
     },
     async (request) => {
       const { subscription, lineItems } = await updateSubscription(
-        ctx.orm.em.fork(), scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as UpdateSubscriptionInput,
+        ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.params.id, request.body,
       )
       return serializeSubscription(subscription, lineItems)
     },
@@ -140,7 +137,7 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
     },
     async (request) => {
       const { subscription, lineItems } = await cancelSubscription(
-        ctx, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as CancelSubscriptionInput,
+        ctx, scopeOf(request), request.auth.userId, request.params.id, request.body,
       )
       return serializeSubscription(subscription, lineItems)
     },
@@ -157,7 +154,7 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
     },
     async (request) => {
       const { subscription, lineItems } = await activateSubscription(
-        ctx, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as ActivateSubscriptionInput,
+        ctx, scopeOf(request), request.auth.userId, request.params.id, request.body,
       )
       return serializeSubscription(subscription, lineItems)
     },
@@ -182,7 +179,7 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
       },
     },
     async (request) => {
-      const q = request.query as Page & ListSubscriptionsFilter
+      const q = request.query
       const [items, total] = await listSubscriptions(ctx.orm.em.fork(), scopeOf(request), q)
       return listResponse(items.map((s) => serializeSubscription(s)), total, q)
     },
@@ -190,11 +187,12 @@ export async function subscriptionRoutes(app: FastifyInstance, ctx: BillingConte
 }
 
 /** Registered under /v2 by app.ts: the v1 read plus plan_prices_out_of_sync. */
-export async function subscriptionV2Routes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function subscriptionV2Routes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.get('/subscriptions/:id', { schema: { tags: ['subscriptions'], params: idParams } }, async (request) => {
     const em = ctx.orm.em.fork()
     const scope = scopeOf(request)
-    const { subscription, lineItems } = await getSubscription(em, scope, (request.params as { id: string }).id)
+    const { subscription, lineItems } = await getSubscription(em, scope, request.params.id)
     return { ...serializeSubscription(subscription, lineItems), plan_prices_out_of_sync: await planPricesOutOfSync(em, scope, subscription) }
   })
 }

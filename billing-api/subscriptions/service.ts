@@ -7,15 +7,13 @@ import { newId } from '../../platform/ids.js'
 import type { BillingContext } from '../context.js'
 import type { Scope } from '../db/scope.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
-import { publishSystemEvent } from '../events/publish.js'
-import { getPlan } from '../plans/service.js'
+import { publishSystemEvent } from '../events/index.js'
+import { getPlan } from '../plans/index.js'
 import { PlanSchema } from '../plans/plan.entity.js'
 import { PriceSchema, type Price } from '../plans/price.entity.js'
 import { type BillingPeriod } from '../periods/periods.js'
 import { D } from '../pricing/index.js'
 import { calendarAnchor, nextBoundary } from '../periods/periods.js'
-import { createTrialInvoice } from '../billing/trial-invoice.js'
-import { invoiceFirstPeriod } from '../billing/first-invoice.js'
 import { applyOverrideCommitments, checkSubscriptionCommitment, type OverrideLineItemInput } from './commitments.js'
 import {
   checkInvoicingCustomer, checkMayHoldOwnSubscription, inheritCustomers, lockCustomers, requestedType, resolveCustomers, type HierarchyCreateInput,
@@ -32,8 +30,8 @@ export interface CreateSubscriptionInput extends HierarchyCreateInput {
   customer_id?: string
   external_customer_id?: string
   /** optional only with parent_subscription_id (the child takes the parent's) */
-  plan_id: string
-  currency: string
+  plan_id?: string
+  currency?: string
   billing_period?: Exclude<BillingPeriod, 'ONETIME'>
   billing_period_count?: number
   billing_cycle?: 'anniversary' | 'calendar'
@@ -140,6 +138,9 @@ export async function createSubscription(ctx: BillingContext, em: EntityManager,
   // hierarchy (hierarchy.ts): the requested type; an INHERITED child is created from its parent
   const type = requestedType(input)
   if (type === 'INHERITED') return createInheritedSubscription(em, scope, userId, clock, input)
+  const { plan_id: planId, currency: requestedCurrency } = input
+  if (planId === undefined) throw new ValidationError('plan_id is required unless the subscription inherits its parent\'s plan', 'plan_id')
+  if (requestedCurrency === undefined) throw new ValidationError('currency is required unless the subscription inherits its parent\'s plan', 'currency')
   return em.transactional(async (tx) => {
     const customer = input.customer_id
       ? await tx.findOne(CustomerSchema, { id: input.customer_id, ...scope, status: 'published' })
@@ -154,12 +155,12 @@ export async function createSubscription(ctx: BillingContext, em: EntityManager,
     await lockCustomers(tx, [customer.id, ...children.map((c) => c.id)])
     await checkMayHoldOwnSubscription(tx, scope, customer.id, type)
     if (input.invoicing_customer_id) await checkInvoicingCustomer(tx, scope, input.invoicing_customer_id, customer.id)
-    const { plan, prices } = await getPlan(tx, scope, input.plan_id).catch((err) => {
-      if (err instanceof NotFoundError) throw new ValidationError(`plan ${input.plan_id} not found`, 'plan_id')
+    const { plan, prices } = await getPlan(tx, scope, planId).catch((err) => {
+      if (err instanceof NotFoundError) throw new ValidationError(`plan ${planId} not found`, 'plan_id')
       throw err
     })
     if (plan.status !== 'published') throw new ValidationError(`plan ${plan.id} is ${plan.status} and takes no new subscriptions`, 'plan_id')
-    const currency = input.currency.toUpperCase()
+    const currency = requestedCurrency.toUpperCase()
     const period = input.billing_period ?? 'MONTHLY'
     const count = input.billing_period_count ?? 1
     const chosen = selectPrices(prices, currency, period, count)
@@ -200,9 +201,9 @@ export async function createSubscription(ctx: BillingContext, em: EntityManager,
     )
     await applyOverrideCommitments(tx, scope, lineItems, chosen, input.override_line_items)
     // A trial on a finalized (non-draft) subscription gets its zero-amount invoice in the same commit.
-    if (subscriptionStatus === 'TRIALING') await createTrialInvoice(tx, clock, sub)
+    if (subscriptionStatus === 'TRIALING') await ctx.subscriptionInvoicing.createTrialInvoice(tx, clock, sub)
     publishSystemEvent(tx, scope, { event_name: 'subscription.created', entity_type: 'subscription', entity_id: sub.id, payload: eventPayload(sub) })
-    await invoiceFirstPeriod(ctx, tx, sub, chosen)
+    await ctx.subscriptionInvoicing.invoiceFirstPeriod(ctx, tx, sub, chosen)
     // children created with their parent start with it (a backdated start too: credit grant catch-up applies to them)
     if (type === 'PARENT') await inheritCustomers(tx, userId, start, sub, children)
     return { subscription: sub, lineItems }

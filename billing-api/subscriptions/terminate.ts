@@ -5,19 +5,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
-import { createSubscriptionInvoice } from '../billing/subscription-invoice.js'
+import { publishSystemEvent } from '../events/index.js'
 import { InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
-import { createManualInvoice, manualInvoiceKey } from '../invoices/manual-invoices.js'
+import { createManualInvoice, manualInvoiceKey, invoiceEventPayload, findLiveInvoice } from '../invoices/index.js'
 import { D, toMoneyString } from '../pricing/index.js'
-import { invoiceEventPayload } from '../invoices/serialize.js'
-import { createProrationInvoice } from '../billing/final-invoice.js'
 import { nextBoundary } from '../periods/periods.js'
 import { billsOwnInvoices, liveInheritedChildren } from './hierarchy.js'
 import { eventPayload } from './service.js'
 import { SubscriptionLineItemSchema, type Subscription } from './subscription.entity.js'
-import { findLiveInvoice } from '../invoices/live-invoice.js'
-
 const scopeOf = (s: Subscription): Scope => ({ tenant_id: s.tenant_id, environment_id: s.environment_id })
 
 /** Moves the subscription to its next billing period. */
@@ -37,7 +32,7 @@ export async function startPaidBilling(ctx: BillingContext, tx: EntityManager, s
   sub.current_period_start = from
   sub.current_period_end = nextBoundary(sub.billing_anchor, sub.billing_period, sub.billing_period_count, from)
   const own = billsOwnInvoices(sub)
-  if (own) await createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CREATE')
+  if (own) await ctx.subscriptionInvoicing.createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CREATE')
   publishSystemEvent(tx, scopeOf(sub), { event_name: 'subscription.updated', entity_type: 'subscription', entity_id: sub.id, payload: eventPayload(sub) })
   // hierarchy (hierarchy.ts): a parent's trial end ends its inherited children's trials
   for (const child of await liveInheritedChildren(tx, sub, 'TRIALING')) await startPaidBilling(ctx, tx, child)
@@ -104,14 +99,14 @@ export async function terminateSubscription(ctx: BillingContext, tx: EntityManag
   if (sub.subscription_status === 'TRIALING' && sub.trial_end && end > sub.trial_end) invoices += await startPaidBilling(ctx, tx, sub)
   if (sub.subscription_status === 'ACTIVE' && end > sub.start_date && billsOwnInvoices(sub)) {
     while (sub.current_period_end < end) {
-      await createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CYCLE')
+      await ctx.subscriptionInvoicing.createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CYCLE')
       advancePeriod(sub)
       invoices++
     }
     if (end.getTime() === sub.current_period_end.getTime()) {
-      await createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CYCLE')
+      await ctx.subscriptionInvoicing.createSubscriptionInvoice(ctx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CYCLE')
     } else {
-      await createProrationInvoice(ctx, tx, sub, end)
+      await ctx.subscriptionInvoicing.createProrationInvoice(ctx, tx, sub, end)
     }
     invoices++
   }

@@ -11,7 +11,7 @@ import type { Page } from '../http/schemas.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { TaxAssociationSchema, type TaxAssociation, type TaxEntityType } from './tax-association.entity.js'
 import { requirePublishedTaxRate } from './tax-rate.service.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, retireRecord, publishedBy } from '../db/scoped-records.js'
 
 export interface CreateTaxAssociationInput {
   tax_rate_id: string
@@ -35,10 +35,7 @@ export async function createTaxAssociation(em: EntityManager, scope: Scope, user
         entity_id: input.entity_id,
         priority: input.priority ?? 0,
         auto_apply: input.auto_apply ?? true,
-        status: 'published',
-        metadata: input.metadata ?? {},
-        created_by: userId,
-        updated_by: userId,
+        ...publishedBy(userId, input.metadata),
       })
       await tx.flush()
       return association
@@ -85,7 +82,5 @@ export async function listTaxAssociations(em: EntityManager, scope: Scope, filte
 
 export async function deleteTaxAssociation(em: EntityManager, scope: Scope, userId: string, id: string): Promise<void> {
   const association = await getTaxAssociation(em, scope, id)
-  association.status = 'deleted'
-  association.updated_by = userId
-  await em.flush()
+  await retireRecord(em, association, 'deleted', userId)
 }

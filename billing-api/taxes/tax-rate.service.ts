@@ -9,7 +9,7 @@ import type { Page } from '../http/schemas.js'
 import { TaxAssociationSchema } from './tax-association.entity.js'
 import { TaxRateSchema, type TaxRate } from './tax-rate.entity.js'
 import { taxRateValue, type TaxRateValueInput } from './tax-rate-value.js'
-import { findInScope } from '../db/scoped-records.js'
+import { findInScope, publishedBy } from '../db/scoped-records.js'
 
 export interface CreateTaxRateInput extends TaxRateValueInput {
   name: string
@@ -27,10 +27,7 @@ export async function createTaxRate(em: EntityManager, scope: Scope, userId: str
     code,
     description: input.description ?? null,
     ...taxRateValue(input),
-    status: 'published',
-    metadata: input.metadata ?? {},
-    created_by: userId,
-    updated_by: userId,
+    ...publishedBy(userId, input.metadata),
   })
   await flushUniqueCode(em, code)
   return rate

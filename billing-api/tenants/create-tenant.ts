@@ -2,7 +2,7 @@
 // Used by the operator CLI (scripts/create-tenant.ts), the demo set-up and tests.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
-import { generateApiKey } from '../auth/api-key.js'
+import { generateApiKey, type ApiKeyHashing } from '../auth/index.js'
 import { ApiKeySchema } from '../auth/api-key.entity.js'
 import { UserSchema } from '../auth/user.entity.js'
 import { EnvironmentSchema, TenantSchema, type TenantBillingDetails } from './tenant.entity.js'
@@ -21,7 +21,7 @@ export interface CreatedTenant {
   apiKey: string
 }
 
-export async function createTenant(em: EntityManager, input: CreateTenantInput): Promise<CreatedTenant> {
+export async function createTenant(em: EntityManager, input: CreateTenantInput, keyHashing: ApiKeyHashing): Promise<CreatedTenant> {
   return em.transactional(async (tx) => {
     const tenantId = newId('tenant')
     tx.create(TenantSchema, {
@@ -45,10 +45,10 @@ export async function createTenant(em: EntityManager, input: CreateTenantInput):
       id: userId, tenant_id: tenantId, name: 'admin', email: null, type: 'service_account', roles: ['super_admin'],
       status: 'published', metadata: {},
     })
-    const key = generateApiKey()
+    const key = generateApiKey(keyHashing)
     tx.create(ApiKeySchema, {
       id: newId('key'), tenant_id: tenantId, environment_id: envs[input.keyEnvironment ?? 'production'], user_id: userId,
-      name: 'bootstrap', key_hash: key.hash, display_id: key.displayId, status: 'published', expires_at: null,
+      name: 'bootstrap', key_hash: key.hash, key_hash_scheme: key.scheme, display_id: key.displayId, status: 'published', expires_at: null,
       last_used_at: null, metadata: {}, created_by: userId, updated_by: userId,
     })
     return { tenantId, environments: envs, userId, apiKey: key.plaintext }

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { NotFoundError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import { requireRole } from '../auth/authenticate.js'
+import { requireRole } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso } from '../db/common.js'
 import { idParams, metadataSchema } from '../http/schemas.js'
 import { EnvironmentSchema, TenantSchema, type Environment, type Tenant } from './tenant.entity.js'
+import { typed } from '../http/typed-routes.js'
 
 function serializeTenant(t: Tenant) {
   return {
@@ -26,9 +27,10 @@ function serializeEnvironment(e: Environment) {
   }
 }
 
-export async function tenantRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function tenantRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.get('/tenants/:id', { schema: { tags: ['tenants'], params: idParams } }, async (request) => {
-    const { id } = request.params as { id: string }
+    const { id } = request.params
     // Another tenant's id answers exactly like an unknown one: existence is not leaked.
     if (id !== request.auth.tenantId) throw new NotFoundError('tenant', id)
     const tenant = await ctx.orm.em.fork().findOne(TenantSchema, { id })
@@ -62,7 +64,7 @@ export async function tenantRoutes(app: FastifyInstance, ctx: BillingContext): P
     },
     async (request, reply) => {
       requireRole(request, 'super_admin')
-      const body = request.body as { name: string; type: 'production' | 'development'; metadata?: Record<string, string> }
+      const body = request.body
       const em = ctx.orm.em.fork()
       const env = em.create(EnvironmentSchema, {
         id: newId('env'), tenant_id: request.auth.tenantId, name: body.name, type: body.type, status: 'published',

@@ -8,7 +8,7 @@ import { ManualClock } from '../../platform/clock.js'
 import { assertError } from '../../test/support/assertions.js'
 import { created } from '../../test/support/fixtures.js'
 import { type ApiClient, usePlatform } from '../../test/support/platform.js'
-import { billedInvoices } from '../invoices/test-helpers.js'
+import { billedInvoices } from '../../test/support/invoices.js'
 import { nextSettings } from './settings.js'
 
 const clock = new ManualClock(new Date('2026-11-10T00:00:00Z'))

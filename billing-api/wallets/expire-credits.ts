@@ -8,7 +8,7 @@
 // wallet) makes a second expiry of the same credit impossible.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import { creditsToCurrency } from './allocate.js'
 import { rowBase } from './ledger.js'
 import { serializeTransaction } from './serialize.js'

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify'
-import { scopeOf } from '../auth/authenticate.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { dateTime, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery, type Page } from '../http/schemas.js'
-import { debitWallet, pageTransactions, topUpWallet, type DebitInput, type LedgerResult, type TopUpInput } from './ledger.js'
+import { dateTime, idParams, listResponse, metadataSchema, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
+import { debitWallet, pageTransactions, topUpWallet, type LedgerResult } from './ledger.js'
 import { serializeTransaction, serializeWallet } from './serialize.js'
-import { createWallet, getWallet, modifyWallet, pageWallets, type ModificationType, type WalletInput } from './service.js'
+import { createWallet, getWallet, modifyWallet, pageWallets } from './service.js'
 import type { WalletView } from './wallet-rows.js'
-import { updateWalletSettings, walletSettingsProperties, type WalletSettingsInput } from './settings.js'
+import { updateWalletSettings, walletSettingsProperties } from './settings.js'
 import { CREDIT_REASONS, WALLET_TYPES } from './wallet.entity.js'
+import { typed } from '../http/typed-routes.js'
 
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
 const idempotencyKey = { type: 'string', minLength: 1, maxLength: 255 } as const
@@ -71,17 +72,18 @@ const pageQuery = { type: 'object', properties: { ...paginationQuery } } as cons
 const wire = (v: WalletView) => serializeWallet(v.wallet, v.balance)
 const ledgerWire = (r: LedgerResult) => ({ transaction: serializeTransaction(r.transaction), wallet: wire(r.wallet) })
 
-export async function walletRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function walletRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   const em = () => ctx.orm.em.fork()
   const walletId = (params: unknown) => (params as { id: string }).id
 
   app.post('/wallets', { schema: { tags, body: createBody } }, async (request, reply) => {
-    const view = await createWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, request.body as WalletInput)
+    const view = await createWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(wire(view))
   })
 
   app.get('/wallets', { schema: { tags, querystring: listQuery } }, async (request) => {
-    const q = request.query as { customer_id?: string } & Page
+    const q = request.query
     const { items, total } = await pageWallets(em(), ctx.clock, scopeOf(request), q)
     return listResponse(items.map(wire), total, q)
   })
@@ -91,27 +93,27 @@ export async function walletRoutes(app: FastifyInstance, ctx: BillingContext): P
   })
 
   app.post('/wallets/:id/top-up', { schema: { tags, params: idParams, body: topUpBody } }, async (request, reply) => {
-    const result = await topUpWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body as TopUpInput)
+    const result = await topUpWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body)
     return reply.code(201).send(ledgerWire(result))
   })
 
   app.post('/wallets/:id/debit', { schema: { tags, params: idParams, body: debitBody } }, async (request, reply) => {
-    const result = await debitWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body as DebitInput, ctx)
+    const result = await debitWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body, ctx)
     return reply.code(201).send(ledgerWire(result))
   })
 
   app.get('/wallets/:id/transactions', { schema: { tags, params: idParams, querystring: pageQuery } }, async (request) => {
-    const page = request.query as Page
+    const page = request.query
     const { items, total } = await pageTransactions(em(), scopeOf(request), walletId(request.params), page)
     return listResponse(items.map(serializeTransaction), total, page)
   })
 
   app.put('/wallets/:id/settings', { schema: { tags, params: idParams, body: settingsBody } }, async (request) => {
-    return wire(await updateWalletSettings(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body as WalletSettingsInput))
+    return wire(await updateWalletSettings(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body))
   })
 
   app.post('/wallets/:id/modify', { schema: { tags, params: idParams, body: modifyBody } }, async (request) => {
-    const { modification_type } = request.body as { modification_type: ModificationType }
+    const { modification_type } = request.body
     const { original, updated } = await modifyWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), modification_type)
     return { original: wire(original), updated: wire(updated) }
   })

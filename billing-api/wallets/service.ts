@@ -8,13 +8,14 @@ import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import type { Metadata } from '../db/common.js'
-import { publishSystemEvent } from '../events/publish.js'
+import { publishSystemEvent } from '../events/index.js'
 import type { Page } from '../http/schemas.js'
 import { D } from '../pricing/index.js'
 import { serializeWallet } from './serialize.js'
 import { nextSettings, type WalletSettingsInput } from './settings.js'
 import { findWallet, lockWallet, withBalances, type WalletView } from './wallet-rows.js'
 import { WalletSchema, type Wallet, type WalletType } from './wallet.entity.js'
+import { publishedBy } from '../db/scoped-records.js'
 
 export interface WalletInput {
   customer_id: string
@@ -29,6 +30,7 @@ export interface WalletInput {
 
 export const MODIFICATION_TYPES = ['prepaid_to_postpaid'] as const
 export type ModificationType = (typeof MODIFICATION_TYPES)[number]
+const isModificationType = (v: string): v is ModificationType => (MODIFICATION_TYPES as readonly string[]).includes(v)
 
 export async function createWallet(em: EntityManager, clock: Clock, scope: Scope, userId: string, input: WalletInput): Promise<WalletView> {
   const rate = input.conversion_rate ?? '1'
@@ -51,10 +53,7 @@ export async function createWallet(em: EntityManager, clock: Clock, scope: Scope
         { alert_threshold: null, alert_state: 'armed', auto_topup_enabled: false, auto_topup_amount: null, auto_topup_mode: null, conversion_rate: rate, currency: input.currency },
         input,
       ),
-      status: 'published',
-      metadata: input.metadata ?? {},
-      created_by: userId,
-      updated_by: userId,
+      ...publishedBy(userId, input.metadata),
     })
     await tx.flush()
     const view = { wallet, balance: new D(0) }
@@ -76,9 +75,9 @@ export async function pageWallets(em: EntityManager, clock: Clock, scope: Scope,
 
 /** prepaid_to_postpaid: the only modification (spec); answers the wallet before and after. */
 export async function modifyWallet(
-  em: EntityManager, clock: Clock, scope: Scope, userId: string, id: string, modification: ModificationType,
+  em: EntityManager, clock: Clock, scope: Scope, userId: string, id: string, modification: string,
 ): Promise<{ original: WalletView; updated: WalletView }> {
-  if (!MODIFICATION_TYPES.includes(modification)) throw new ValidationError(`modification_type ${modification} is not supported`, 'modification_type')
+  if (!isModificationType(modification)) throw new ValidationError(`modification_type ${modification} is not supported`, 'modification_type')
   return em.transactional(async (tx) => {
     const wallet = await lockWallet(tx, scope, id)
     if (wallet.wallet_type !== 'PREPAID') throw new InvalidOperationError(`wallet ${id} is ${wallet.wallet_type}, not PREPAID`)

@@ -3,8 +3,7 @@
 // produce no second delivery.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
-import type { SystemEventMessage } from '../events/publish.js'
-
+import type { SystemEventMessage } from '../events/index.js'
 export async function createDeliveries(em: EntityManager, events: SystemEventMessage[]): Promise<string[]> {
   if (events.length === 0) return []
   const conn = em.getConnection()

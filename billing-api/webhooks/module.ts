@@ -5,6 +5,9 @@ import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } fr
 export const webhooksModule: DomainModule = {
   name: 'webhooks',
   entities: [WebhookEndpointSchema, WebhookDeliverySchema, WebhookAttemptSchema],
-  migrations: [sqlMigration('webhooks_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  migrations: [
+    sqlMigration('webhooks_0001_init', new URL('./migrations/0001_init.sql', import.meta.url)),
+    sqlMigration('webhooks_0002_secret_encrypted', new URL('./migrations/0002_secret_encrypted.sql', import.meta.url)),
+  ],
   routes: webhookRoutes,
 }

@@ -3,17 +3,19 @@
 import type { FastifyInstance } from 'fastify'
 import { InvalidOperationError, NotFoundError, ServiceUnavailableError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
-import { scopeOf } from '../auth/authenticate.js'
+import { validateOutboundUrl } from '../../platform/outbound-url-guard.js'
+import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
 import { idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
 import { obscureSecret } from '../http/obscure-secret.js'
 import { newWebhookSecret } from './signature.js'
+import { openWebhookSecret, sealWebhookSecret } from './secret-at-rest.js'
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema, type WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js'
 
-const serializeEndpoint = (e: WebhookEndpoint, revealSecret = false) => ({
+const serializeEndpoint = (e: WebhookEndpoint, secret: string, revealSecret = false) => ({
   ...serializeBase(e), url: e.url, event_types: e.event_types, description: e.description,
-  secret: revealSecret ? e.secret : obscureSecret(e.secret),
+  secret: revealSecret ? secret : obscureSecret(secret),
 })
 
 const serializeDelivery = (d: WebhookDelivery) => ({
@@ -24,6 +26,7 @@ const serializeDelivery = (d: WebhookDelivery) => ({
 export async function webhookRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   const tags = ['webhooks']
   const id = (params: unknown) => (params as { id: string }).id
+  const secretOf = (e: WebhookEndpoint) => openWebhookSecret(ctx.config.integrations, e).value
 
   app.post(
     '/webhooks/endpoints',
@@ -45,27 +48,31 @@ export async function webhookRoutes(app: FastifyInstance, ctx: BillingContext): 
     },
     async (request, reply) => {
       const body = request.body as { url: string; event_types?: string[]; description?: string; metadata?: Record<string, string> }
+      await validateOutboundUrl(ctx.config.outbound, body.url, 'url')
       const em = ctx.orm.em.fork()
+      const endpointId = newId('wh')
+      const secret = newWebhookSecret()
       const endpoint = em.create(WebhookEndpointSchema, {
-        id: newId('wh'), ...scopeOf(request), url: body.url, event_types: body.event_types ?? [], secret: newWebhookSecret(),
+        id: endpointId, ...scopeOf(request), url: body.url, event_types: body.event_types ?? [],
+        secret: null, secret_encrypted: sealWebhookSecret(ctx.config.integrations, { id: endpointId, ...scopeOf(request) }, secret),
         description: body.description ?? null, status: 'published', metadata: body.metadata ?? {},
         created_by: request.auth.userId, updated_by: request.auth.userId,
       })
       await em.flush()
-      return reply.code(201).send(serializeEndpoint(endpoint, true))
+      return reply.code(201).send(serializeEndpoint(endpoint, secret, true))
     },
   )
 
   app.get('/webhooks/endpoints', { schema: { tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
     const q = request.query as Page
     const [items, total] = await ctx.orm.em.fork().findAndCount(WebhookEndpointSchema, { ...scopeOf(request), status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
-    return listResponse(items.map((e) => serializeEndpoint(e)), total, q)
+    return listResponse(items.map((e) => serializeEndpoint(e, secretOf(e))), total, q)
   })
 
   app.get('/webhooks/endpoints/:id', { schema: { tags, params: idParams } }, async (request) => {
     const endpoint = await ctx.orm.em.fork().findOne(WebhookEndpointSchema, { id: id(request.params), ...scopeOf(request), status: 'published' })
     if (!endpoint) throw new NotFoundError('webhook endpoint', id(request.params))
-    return serializeEndpoint(endpoint)
+    return serializeEndpoint(endpoint, secretOf(endpoint))
   })
 
   app.delete('/webhooks/endpoints/:id', { schema: { tags, params: idParams } }, async (request, reply) => {

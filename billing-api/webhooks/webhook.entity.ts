@@ -5,14 +5,17 @@ export interface WebhookEndpoint extends BaseRecord {
   url: string
   /** system event names; empty means every event */
   event_types: string[]
-  secret: string
+  /** plaintext: only rows from before encryption at rest, until scripts/rotate-secrets.ts seals them */
+  secret: string | null
+  /** secret-at-rest.ts */
+  secret_encrypted: string | null
   description: string | null
 }
 
 export const WebhookEndpointSchema = new EntitySchema<WebhookEndpoint>({
   name: 'WebhookEndpoint',
   tableName: 'webhook_endpoints',
-  properties: { ...baseColumns<WebhookEndpoint>(), url: text(), event_types: json(), secret: text(), description: text(true) },
+  properties: { ...baseColumns<WebhookEndpoint>(), url: text(), event_types: json(), secret: text(true), secret_encrypted: text(true), description: text(true) },
 })
 
 export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED'

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Producer } from 'kafkajs'
-import { relaySystemEvents } from '../events/relay.js'
+import { relaySystemEvents } from '../outbox/relay.js'
 import { createKafka, createProducer } from '../../platform/kafka.js'
-import { eventually, startTestPlatform, type TestPlatform } from '../../test/support/platform.js'
+import { eventually, startTestPlatform, testConfig, type TestPlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { assertError } from '../../test/support/assertions.js'
 import { verify } from './signature.js'
@@ -34,7 +34,7 @@ before(async () => {
   })
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
-  p = await startTestPlatform({ services: ['billing-api', 'scheduler'], config: { webhooks: { timeoutMs: 2000, attempts: 4, backoffMs: 50 } } })
+  p = await startTestPlatform({ services: ['billing-api', 'scheduler'], config: { webhooks: { ...testConfig().webhooks, timeoutMs: 2000, attempts: 4, backoffMs: 50 } } })
   producer = await createProducer(createKafka(p.config, 'webhooks-test'))
 })
 after(async () => {

@@ -301,6 +301,655 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the recurring jobs of the scheduler, with their cadence */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                every_ms: number;
+                                name: string;
+                                /** Format: date-time */
+                                next_run_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/jobs/{name}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** run a scheduler job now (poll GET /v1/admin/queues/scheduler/jobs/{id}) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description run for this tenant only */
+                        tenant_id?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attempts_made: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            failed_reason: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: string;
+                            name: string;
+                            /** Format: date-time */
+                            processed_at: string | null;
+                            queue: string;
+                            /** @description what the job returned (scheduler jobs: the number of items processed) */
+                            return_value?: unknown;
+                            /** @enum {string} */
+                            state: "waiting" | "active" | "delayed" | "prioritized" | "waiting-children" | "completed" | "failed" | "unknown";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** every background queue: jobs per state and recent failures */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description recent failures to show per queue */
+                    failures?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                counts: {
+                                    active: number;
+                                    completed: number;
+                                    delayed: number;
+                                    failed: number;
+                                    prioritized: number;
+                                    waiting: number;
+                                    "waiting-children": number;
+                                };
+                                queue: string;
+                                recent_failures: {
+                                    attempts_made: number;
+                                    /** Format: date-time */
+                                    failed_at: string | null;
+                                    failed_reason: string;
+                                    id: string;
+                                    name: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/queues/{queue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one queue: jobs per state and recent failures */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description recent failures to show per queue */
+                    failures?: number;
+                };
+                header?: never;
+                path: {
+                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            counts: {
+                                active: number;
+                                completed: number;
+                                delayed: number;
+                                failed: number;
+                                prioritized: number;
+                                waiting: number;
+                                "waiting-children": number;
+                            };
+                            queue: string;
+                            recent_failures: {
+                                attempts_made: number;
+                                /** Format: date-time */
+                                failed_at: string | null;
+                                failed_reason: string;
+                                id: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/queues/{queue}/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one job: state, attempts, result or failure reason */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attempts_made: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            failed_reason: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: string;
+                            name: string;
+                            /** Format: date-time */
+                            processed_at: string | null;
+                            queue: string;
+                            /** @description what the job returned (scheduler jobs: the number of items processed) */
+                            return_value?: unknown;
+                            /** @enum {string} */
+                            state: "waiting" | "active" | "delayed" | "prioritized" | "waiting-children" | "completed" | "failed" | "unknown";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/queues/{queue}/jobs/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** retry a failed job */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attempts_made: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            failed_reason: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: string;
+                            name: string;
+                            /** Format: date-time */
+                            processed_at: string | null;
+                            queue: string;
+                            /** @description what the job returned (scheduler jobs: the number of items processed) */
+                            return_value?: unknown;
+                            /** @enum {string} */
+                            state: "waiting" | "active" | "delayed" | "prioritized" | "waiting-children" | "completed" | "failed" | "unknown";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/queues/{queue}/retry-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** retry every failed job of a queue */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            queue: string;
+                            retried: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** create a tenant with its environments, a super_admin service account and a first API key */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the environment the first API key is bound to
+                         * @default production
+                         * @enum {string}
+                         */
+                        key_environment?: "production" | "development";
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description shown once */
+                            api_key: string;
+                            environments: {
+                                development: string;
+                                production: string;
+                            };
+                            tenant_id: string;
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/coupon_associations": {
         parameters: {
             query?: never;
@@ -3228,7 +3877,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/invoices/{id}/payments": {
+    "/v1/invoices/{id}/lines/{line_id}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    events_cursor?: string;
+                    events_limit?: number;
+                    window_size?: "MINUTE" | "HOUR" | "DAY";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                    line_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            amount: string;
+                            amount_matches: boolean;
+                            events: unknown;
+                            explained_amount: string;
+                            invoice_id: string;
+                            line_id: string;
+                            meter: unknown;
+                            period: unknown;
+                            pricing: unknown;
+                            quantity: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invoices/{id}/payment_failures": {
         parameters: {
             query?: never;
             header?: never;
@@ -3236,6 +3958,213 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        failed_at?: string;
+                        failure_code?: string;
+                        idempotency_key?: string;
+                        reason?: string;
+                        version?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failure: unknown;
+                            invoice: unknown;
+                            replayed: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failure: unknown;
+                            invoice: unknown;
+                            replayed: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invoices/{id}/payment_link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        cancel_url?: string;
+                        /** Format: uri */
+                        success_url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            amount: unknown;
+                            currency: unknown;
+                            invoice_id: unknown;
+                            mode: unknown;
+                            provider: unknown;
+                            provider_session_id: unknown;
+                            url: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invoices/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failures: unknown;
+                            invoice_id: unknown;
+                            payments: unknown;
+                            refunds: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         post: {
             parameters: {
@@ -3345,6 +4274,95 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invoices/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        amount: string;
+                        idempotency_key?: string;
+                        payment_id?: string;
+                        reason?: string;
+                        reference?: string;
+                        version?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            credit_note: unknown;
+                            invoice: unknown;
+                            refund: unknown;
+                            replayed: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            credit_note: unknown;
+                            invoice: unknown;
+                            refund: unknown;
+                            replayed: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -3555,15 +4573,29 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        amount_due_gt?: string;
-                        amount_remaining_gt?: string;
+                        amount_due_gt?: number | string;
+                        amount_remaining_gt?: number | string;
                         /** @enum {string} */
                         billing_reason?: "SUBSCRIPTION_CREATE" | "SUBSCRIPTION_CYCLE" | "SUBSCRIPTION_UPDATE" | "SUBSCRIPTION_TRIAL_END" | "SUBSCRIPTION_TRIAL_START" | "PRORATION" | "MANUAL" | "AUTO_INVOICE_THRESHOLD" | "WALLET_AUTO_TOPUP";
                         currency?: string;
                         customer_id?: string;
                         /** Format: date-time */
                         end_time?: string;
+                        expand?: string;
                         external_customer_id?: string;
+                        filters?: {
+                            field: string;
+                            /** @enum {string} */
+                            operator?: "eq" | "ne" | "in" | "gt" | "gte" | "lt" | "lte";
+                            value: {
+                                array?: string[];
+                                boolean?: boolean;
+                                /** Format: date-time */
+                                date?: string;
+                                number?: number | string;
+                                string?: string;
+                            };
+                        }[];
                         invoice_ids?: string[];
                         invoice_status?: ("DRAFT" | "FINALIZED" | "VOIDED" | "SKIPPED")[];
                         /** @enum {string} */
@@ -3660,15 +4692,29 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        amount_due_gt?: string;
-                        amount_remaining_gt?: string;
+                        amount_due_gt?: number | string;
+                        amount_remaining_gt?: number | string;
                         /** @enum {string} */
                         billing_reason?: "SUBSCRIPTION_CREATE" | "SUBSCRIPTION_CYCLE" | "SUBSCRIPTION_UPDATE" | "SUBSCRIPTION_TRIAL_END" | "SUBSCRIPTION_TRIAL_START" | "PRORATION" | "MANUAL" | "AUTO_INVOICE_THRESHOLD" | "WALLET_AUTO_TOPUP";
                         currency?: string;
                         customer_id?: string;
                         /** Format: date-time */
                         end_time?: string;
+                        expand?: string;
                         external_customer_id?: string;
+                        filters?: {
+                            field: string;
+                            /** @enum {string} */
+                            operator?: "eq" | "ne" | "in" | "gt" | "gte" | "lt" | "lte";
+                            value: {
+                                array?: string[];
+                                boolean?: boolean;
+                                /** Format: date-time */
+                                date?: string;
+                                number?: number | string;
+                                string?: string;
+                            };
+                        }[];
                         invoice_ids?: string[];
                         invoice_status?: ("DRAFT" | "FINALIZED" | "VOIDED" | "SKIPPED")[];
                         /** @enum {string} */

@@ -1,20 +1,13 @@
 // The provisioned dashboards (grafana/dashboards/*.json are generated from this file:
 // `npm run dashboards:build`). Metric names are those of platform/metrics.ts and
-// platform/business-metrics.ts, except meterline_webhook_*: the webhook delivery metrics are
-// being added separately, and the names below are the ones expected (WEBHOOK_METRICS).
+// platform/business-metrics.ts.
 import { dashboard, row, stat, ts, type DashboardSpec } from './panels.js'
 
 const R = '$__rate_interval'
 
-/** Expected from the webhook delivery work; listed so the dashboard check knows they are pending. */
-export const WEBHOOK_METRICS = [
-  'meterline_webhook_deliveries_total',
-  'meterline_webhook_delivery_duration_seconds_bucket',
-  'meterline_webhook_deliveries_pending',
-]
-
 const http5xxRatio = `(sum(rate(meterline_http_request_duration_seconds_count{status_code=~"5.."}[${R}])) or vector(0)) / clamp_min(sum(rate(meterline_http_request_duration_seconds_count[${R}])), 1e-9)`
-const webhookFailureRatio = `sum(rate(meterline_webhook_deliveries_total{outcome="failure"}[${R}])) / clamp_min(sum(rate(meterline_webhook_deliveries_total[${R}])), 1e-9)`
+/** Attempts that failed (retried, or failed for good) among all attempts; postponements are not attempts. */
+const webhookFailureRatio = `(sum(rate(meterline_webhook_deliveries_total{outcome=~"failed|retried"}[${R}])) or vector(0)) / clamp_min(sum(rate(meterline_webhook_deliveries_total{outcome=~"success|failed|retried"}[${R}])), 1e-9)`
 
 /** Failed scheduled runs and failed queue jobs; 0, not "no data", while nothing failed. */
 const jobFailures = (range: string) =>
@@ -50,7 +43,7 @@ const overview: DashboardSpec = {
     ts('HTTP requests /s by status', [{ expr: `sum by (status_code) (rate(meterline_http_request_duration_seconds_count[${R}]))`, legend: '{{status_code}}' }], 'reqps'),
     ts('Invoices per hour', [{ expr: 'sum by (event) (increase(meterline_invoices_total[1h]))', legend: '{{event}}' }], 'short'),
     ts('Invoiced per hour (minor units)', [{ expr: 'sum by (currency) (increase(meterline_invoiced_amount_minor_total[1h]))', legend: '{{currency}}' }], 'short'),
-    ts('Webhook deliveries /s', [{ expr: `sum by (outcome) (rate(meterline_webhook_deliveries_total[${R}]))`, legend: '{{outcome}}' }], 'ops'),
+    ts('Webhook delivery steps /s', [{ expr: `sum by (outcome) (rate(meterline_webhook_deliveries_total[${R}]))`, legend: '{{outcome}}' }], 'ops'),
   ],
 }
 
@@ -131,22 +124,23 @@ const billing: DashboardSpec = {
 const webhooks: DashboardSpec = {
   uid: 'meterline-webhooks',
   title: 'Meterline webhooks',
-  description: 'Outbound webhook deliveries. The meterline_webhook_* names are those expected from the webhook delivery metrics work; check them against platform/metrics.ts.',
+  description: 'Outbound webhook deliveries: outcomes (success, retried, failed for good, postponed by an open circuit or a concurrency limit), latency from enqueue to success, attempt durations and endpoint circuits.',
   tags: ['meterline'],
   panels: [
-    stat('Deliveries /s', `sum(rate(meterline_webhook_deliveries_total[${R}]))`, 'ops'),
-    stat('Failure ratio', webhookFailureRatio, 'percentunit', { red: 0.2 }),
-    stat('Pending deliveries', 'sum(meterline_webhook_deliveries_pending)', 'short', { red: 1000 }),
-    stat('Delivery p99', `histogram_quantile(0.99, sum by (le) (rate(meterline_webhook_delivery_duration_seconds_bucket[${R}])))`, 's', { red: 10 }),
+    stat('Delivered /s', `sum(rate(meterline_webhook_deliveries_total{outcome="success"}[${R}])) or vector(0)`, 'ops'),
+    stat('Attempt failure ratio', webhookFailureRatio, 'percentunit', { red: 0.2 }),
+    stat('Failed for good (1 h)', 'sum(increase(meterline_webhook_deliveries_total{outcome="failed"}[1h])) or vector(0)', 'short', { red: 1 }),
+    stat('Enqueue to delivered p99', `histogram_quantile(0.99, sum by (le) (rate(meterline_webhook_delivery_latency_seconds_bucket[${R}])))`, 's', { red: 60 }),
     stat('Outbox relay failures (1 h)', 'sum(increase(meterline_background_failures_total{operation="outbox_relay"}[1h])) or vector(0)', 'short', { red: 1 }),
     stat('Webhook retry job failures (1 h)', 'sum(increase(meterline_scheduler_job_runs_total{job_name=~".*webhook.*", outcome="failure"}[1h])) or vector(0)', 'short', { red: 1 }),
-    ts('Deliveries /s by outcome', [{ expr: `sum by (outcome) (rate(meterline_webhook_deliveries_total[${R}]))`, legend: '{{outcome}}' }], 'ops', { width: 12, stacked: true }),
-    ts('Failure ratio', [{ expr: webhookFailureRatio, legend: 'failed / all' }], 'percentunit', { width: 12 }),
-    ts('Delivery latency', [
-      { expr: `histogram_quantile(0.5, sum by (le) (rate(meterline_webhook_delivery_duration_seconds_bucket[${R}])))`, legend: 'p50' },
-      { expr: `histogram_quantile(0.99, sum by (le) (rate(meterline_webhook_delivery_duration_seconds_bucket[${R}])))`, legend: 'p99' },
-    ], 's', { width: 12 }),
-    ts('Pending deliveries', [{ expr: 'sum(meterline_webhook_deliveries_pending)', legend: 'pending' }], 'short', { width: 12 }),
+    ts('Delivery steps /s by outcome', [{ expr: `sum by (outcome) (rate(meterline_webhook_deliveries_total[${R}]))`, legend: '{{outcome}}' }], 'ops', { width: 12, stacked: true }),
+    ts('Attempt failure ratio', [{ expr: webhookFailureRatio, legend: 'failed attempts / attempts' }], 'percentunit', { width: 12 }),
+    ts('Enqueue to delivered', [
+      { expr: `histogram_quantile(0.5, sum by (le) (rate(meterline_webhook_delivery_latency_seconds_bucket[${R}])))`, legend: 'p50' },
+      { expr: `histogram_quantile(0.99, sum by (le) (rate(meterline_webhook_delivery_latency_seconds_bucket[${R}])))`, legend: 'p99' },
+    ], 's', { width: 8 }),
+    ts('Attempt duration p99 by outcome', [{ expr: `histogram_quantile(0.99, sum by (le, outcome) (rate(meterline_webhook_attempt_duration_seconds_bucket[${R}])))`, legend: '{{outcome}}' }], 's', { width: 8 }),
+    ts('Endpoint circuits opened and closed (per 5 m)', [{ expr: 'sum by (to) (increase(meterline_webhook_circuit_transitions_total[5m]))', legend: '{{to}}' }], 'short', { width: 8 }),
   ],
 }
 

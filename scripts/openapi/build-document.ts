@@ -5,10 +5,12 @@
 import { MikroORM, defineConfig } from '@mikro-orm/postgresql'
 import type { Producer } from 'kafkajs'
 import { registerBillingApi } from '../../billing-api/app.js'
-import { createAuthenticator } from '../../billing-api/auth/authenticate.js'
+import { createAuthenticator } from '../../billing-api/auth/index.js'
 import type { BillingContext } from '../../billing-api/context.js'
-import { entities } from '../../billing-api/db/orm.js'
-import { topUpInvoicing } from '../../billing-api/invoices/top-up-invoices.js'
+import { subscriptionInvoicing } from '../../billing-api/billing/index.js'
+import { entities } from '../../billing-api/database.js'
+import { topUpInvoicing } from '../../billing-api/invoices/index.js'
+import { paymentFailureReporting } from '../../billing-api/payments/index.js'
 import { registerOpenApi } from '../../billing-api/openapi/swagger.js'
 import { ClickHouse } from '../../clickhouse/client.js'
 import { registerIngest } from '../../ingest/app.js'
@@ -30,10 +32,10 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
   )
   const ch = ClickHouse.open({ ...config.clickhouse, url: UNUSED_CLICKHOUSE })
   const producer: Producer = createKafka(config, 'openapi').producer()
-  const ctx: BillingContext = { config, orm, ch, clock: systemClock, topUpInvoicing }
+  const ctx: BillingContext = { config, orm, ch, clock: systemClock, topUpInvoicing, subscriptionInvoicing, paymentFailures: paymentFailureReporting }
   const app = createHttpServer({ service: 'openapi', logLevel: 'silent', ...config.http })
   try {
-    const auth = createAuthenticator(orm, systemClock, config.apiKeyCacheTtlMs)
+    const auth = createAuthenticator(orm, systemClock, config.apiKeyCacheTtlMs, config.apiKeyHashing)
     await registerOpenApi(app)
     await registerBillingApi(app, ctx, auth)
     await registerIngest(app, { producer, topic: config.eventsTopic, clock: systemClock, timeWindow: config.ingestTimeWindow }, auth, config.ingestBodyLimitBytes)

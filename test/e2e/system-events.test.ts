@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Consumer } from 'kafkajs'
 import { publishSystemEvent } from '../../billing-api/events/publish.js'
-import { relaySystemEvents } from '../../billing-api/events/relay.js'
+import { relaySystemEvents } from '../../billing-api/outbox/relay.js'
 import type { SystemEventMessage } from '../../billing-api/events/publish.js'
 import { createConsumer, createKafka, createProducer } from '../../platform/kafka.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
@@ -57,6 +57,6 @@ test('customer.created is delivered once; a rolled-back event never is', async (
   assert.equal(mine[0].entity_type, 'customer')
   assert.equal(mine[0].entity_id, customer.id)
   assert.equal(mine[0].environment_id, t.environments.production)
-  assert.equal((mine[0].payload as any).external_id, 'acme')
+  assert.equal((mine[0].payload as { external_id?: string }).external_id, 'acme')
   assert.ok(!received.some((e) => e.entity_id === 'ghost'))
 })

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer, type Socket } from 'node:net'
-import { openOrm } from '../../billing-api/db/orm.js'
+import { openOrm } from '../../billing-api/database.js'
 import { toErrorResponse } from '../../platform/http.js'
 import { assertError } from '../support/assertions.js'
 import { created, ingestAll, usage } from '../support/fixtures.js'

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { billedInvoices } from '../../billing-api/invoices/test-helpers.js'
+import { billedInvoices } from '../support/invoices.js'
 import { assertError } from '../support/assertions.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
 import { startPrivateRedis, type PrivateRedis } from '../support/private-services.js'

@@ -8,7 +8,8 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Clock } from '../../platform/clock.js'
 import { loadConfig, type Config } from '../../platform/config.js'
-import { startPlatform, type Platform, type PlatformOptions } from '../../scripts/platform.js'
+import { parseAllowList } from '../../platform/outbound-address.js'
+import { startPlatform, type Platform, type PlatformOptions } from '../../scripts/composition-root.js'
 import { createTenant, type CreatedTenant } from '../../billing-api/tenants/create-tenant.js'
 
 export interface TestPlatform extends Platform {
@@ -16,6 +17,13 @@ export interface TestPlatform extends Platform {
   client(apiKey?: string, environmentId?: string): ApiClient
   newTenant(name?: string): Promise<CreatedTenant & { api: ApiClient }>
 }
+
+/**
+ * Tests deliver webhooks and integration calls to receivers they start on 127.0.0.1, which the
+ * SSRF guard refuses by default: the test allow-list exempts that one address (any port), and
+ * nothing else (`localhost`, other loopback addresses and private ranges stay refused).
+ */
+export const TEST_OUTBOUND_ALLOW = '127.0.0.1'
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const id = `${process.pid}-${randomBytes(3).toString('hex')}`
@@ -32,6 +40,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     redisPrefix: `mltest-${id}`,
     clickhouse: { ...base.clickhouse, chdbPath },
     spool: { ...base.spool, dir: join(base.dataDir, 'spool-test', id) },
+    outbound: { allow: parseAllowList(TEST_OUTBOUND_ALLOW) },
     ...overrides,
   }
 }
@@ -55,7 +64,7 @@ export async function startTestPlatform(opts: PlatformOptions & { clock?: Clock;
       rmSync(config.spool.dir, { recursive: true, force: true })
     },
     async newTenant(name = 'Test tenant') {
-      const created = await createTenant(platform.ctx.orm.em.fork(), { name })
+      const created = await createTenant(platform.ctx.orm.em.fork(), { name }, config.apiKeyHashing)
       return { ...created, api: client(created.apiKey) }
     },
   }

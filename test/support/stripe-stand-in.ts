@@ -44,8 +44,11 @@ export class StripeStandIn {
   readonly invoiceItems = new Map<string, Obj>()
   private readonly replays = new Map<string, { status: number; body: Obj }>()
   private seq = 0
+  readonly checkoutSessions = new Map<string, Obj>()
   /** the next N requests answer 500 (a provider outage) */
   failNext = 0
+  /** the next N invoice payments (POST /v1/invoices/{id}/pay) are declined like a card with insufficient funds */
+  declineNextPay = 0
   private server?: Server
   url = ''
 
@@ -132,6 +135,23 @@ export class StripeStandIn {
       if (!inv) return missing(`invoice: '${m[1]}'`)
       inv.status = 'open'
       return ok(inv)
+    }
+    if (r.method === 'POST' && (m = /^\/v1\/invoices\/([^/]+)\/pay$/.exec(r.path))) {
+      const inv = this.invoices.get(m[1])
+      if (!inv) return missing(`invoice: '${m[1]}'`)
+      if (this.declineNextPay > 0) {
+        this.declineNextPay--
+        return { status: 402, body: { error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' } } }
+      }
+      inv.status = 'paid'
+      inv.amount_paid = inv.amount_due
+      return ok(inv)
+    }
+    if (r.method === 'POST' && r.path === '/v1/checkout/sessions') {
+      const id = this.id('cs')
+      const session = { id, object: 'checkout.session', status: 'open', url: `${this.url}/checkout/${id}`, ...r.body, metadata: r.body.metadata ?? {} }
+      this.checkoutSessions.set(id, session)
+      return ok(session)
     }
     if (r.method === 'GET' && (m = /^\/v1\/invoices\/([^/]+)$/.exec(r.path))) {
       const inv = this.invoices.get(m[1])

@@ -5,6 +5,7 @@
 // Stripe's total equals ours. Every create carries an idempotency key derived from our ids,
 // so a retried job never creates a second customer, invoice or line at Stripe.
 // Webhooks: Stripe's own scheme (Stripe-Signature, verified by webhooks.constructEvent).
+import Stripe from 'stripe'
 import { D } from '../../pricing/index.js'
 import { toMinorUnits } from '../minor-units.js'
 import { WebhookSignatureError, type CustomerForSync, type IntegrationProvider,} from '../provider.js'
@@ -75,6 +76,42 @@ export function stripeProvider(apiBase: string): IntegrationProvider {
       const stripe = stripeClient(conn.credentials.api_key, apiBase)
       const inv = await stripe.invoices.retrieve(providerInvoiceId)
       return { provider_entity_id: inv.id, status: (inv.status ?? 'draft') }
+    },
+
+    // Dunning: invoices.pay charges the customer's default payment method. A card decline is
+    // an answer (StripeCardError), anything else a failure the job retries.
+    async collectInvoice(conn, providerInvoiceId, idempotencyKey) {
+      const stripe = stripeClient(conn.credentials.api_key, apiBase)
+      try {
+        const inv = await stripe.invoices.pay(providerInvoiceId, {}, { idempotencyKey })
+        return inv.status === 'paid' ? { paid: true } : { paid: false, failure_code: 'not_paid', reason: `Stripe invoice is ${inv.status}` }
+      } catch (err) {
+        if (err instanceof Stripe.errors.StripeCardError) {
+          return { paid: false, failure_code: err.decline_code ?? err.code ?? 'card_declined', reason: err.message }
+        }
+        throw err
+      }
+    },
+
+    // A Checkout Session: mode payment for an amount (the card is kept for later charges),
+    // mode setup to capture a card when nothing is due yet (a trial-start invoice).
+    async createCheckout(conn, input) {
+      const stripe = stripeClient(conn.credentials.api_key, apiBase)
+      const currency = input.currency.toLowerCase()
+      const metadata = { meterline_invoice_id: input.invoiceId }
+      const common = {
+        customer: input.providerCustomerId, client_reference_id: input.invoiceId, metadata,
+        success_url: input.successUrl, ...(input.cancelUrl ? { cancel_url: input.cancelUrl } : {}),
+      }
+      const session = D(input.amount).gt(0)
+        ? await stripe.checkout.sessions.create({
+          ...common, mode: 'payment',
+          line_items: [{ quantity: 1, price_data: { currency, unit_amount: toMinorUnits(input.amount, input.currency), product_data: { name: `Invoice ${input.label}` } } }],
+          payment_intent_data: { setup_future_usage: 'off_session', metadata },
+        }, { idempotencyKey: input.idempotencyKey })
+        : await stripe.checkout.sessions.create({ ...common, mode: 'setup', currency, setup_intent_data: { metadata } }, { idempotencyKey: input.idempotencyKey })
+      if (!session.url) throw new Error(`Stripe checkout session ${session.id} has no url`)
+      return { id: session.id, url: session.url }
     },
 
     parseWebhook(conn, rawBody, headers, now) {

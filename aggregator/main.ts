@@ -1,4 +1,0 @@
-// The aggregator service alone, for split deployments (docker-compose) against real servers.
-import { runServices } from '../scripts/platform.js'
-
-await runServices(['aggregator'])

@@ -1,0 +1,80 @@
+// Inbound request limits per API key and per tenant, on every authenticated route (billing
+// API and ingest). Not to be confused with integrations/rate-limit.ts, which paces our own
+// outbound provider syncs. A fixed window per counter, started by its first request and kept
+// in Redis (one Lua call, both counters), so every process shares the counts. Over a limit:
+// 429 too_many_requests with Retry-After = the seconds left in that window. Redis down: the
+// request passes (ingest must keep accepting while Redis is away), and it is counted in
+// meterline_rate_limit_unchecked_total.
+import type { Redis } from 'ioredis'
+import { TooManyRequestsError } from '../../platform/errors.js'
+import { rateLimitUnchecked, requestsRateLimited } from '../../platform/metrics.js'
+
+export interface RequestRateLimitSettings {
+  windowSeconds: number
+  /** requests per window; 0 = no limit */
+  perKey: number
+  perTenant: number
+}
+
+/** A tenant's own limits (tenants.rate_limit_per_key / _per_tenant); null = the default. */
+export interface TenantRateLimits {
+  perKey: number | null
+  perTenant: number | null
+}
+
+export interface RateLimitSubject {
+  apiKeyId: string
+  tenantId: string
+  rateLimits?: TenantRateLimits
+}
+
+export function effectiveLimits(defaults: RequestRateLimitSettings, own: TenantRateLimits | undefined): { perKey: number; perTenant: number } {
+  return { perKey: own?.perKey ?? defaults.perKey, perTenant: own?.perTenant ?? defaults.perTenant }
+}
+
+// KEYS: key counter, tenant counter. ARGV: window ms, key limit, tenant limit (0 = none).
+// Returns {0, 0} when admitted, else {1 (key) or 2 (tenant), ms left in that window}. A
+// request refused on its key is not counted against the tenant.
+const HIT = `
+local window = tonumber(ARGV[1])
+local function over(key, limit)
+  if limit <= 0 then return false end
+  local n = redis.call('INCR', key)
+  if n == 1 then redis.call('PEXPIRE', key, window) end
+  return n > limit
+end
+if over(KEYS[1], tonumber(ARGV[2])) then return {1, redis.call('PTTL', KEYS[1])} end
+if over(KEYS[2], tonumber(ARGV[3])) then return {2, redis.call('PTTL', KEYS[2])} end
+return {0, 0}`
+
+export class RequestRateLimiter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly defaults: RequestRateLimitSettings,
+  ) {}
+
+  /** Throws TooManyRequestsError when the key's or the tenant's window is full. */
+  async admit(auth: RateLimitSubject): Promise<void> {
+    const { perKey, perTenant } = effectiveLimits(this.defaults, auth.rateLimits)
+    if (perKey <= 0 && perTenant <= 0) return
+    const windowMs = this.defaults.windowSeconds * 1000
+    let result: [number, number]
+    try {
+      result = (await this.redis.eval(
+        HIT, 2, `${this.prefix}:ratelimit:key:${auth.apiKeyId}`, `${this.prefix}:ratelimit:tenant:${auth.tenantId}`,
+        String(windowMs), String(perKey), String(perTenant),
+      )) as [number, number]
+    } catch {
+      rateLimitUnchecked.inc()
+      return
+    }
+    const [which, msLeft] = result
+    if (which === 0) return
+    // PTTL is -1 only if the expiry was lost; then the whole window is the honest answer.
+    const retryAfter = Math.max(1, Math.ceil((msLeft > 0 ? msLeft : windowMs) / 1000))
+    const [limit, whose] = which === 1 ? [perKey, 'this API key'] : [perTenant, 'this tenant']
+    requestsRateLimited.inc({ limit: which === 1 ? 'key' : 'tenant' })
+    throw new TooManyRequestsError(`rate limit exceeded: ${limit} requests per ${this.defaults.windowSeconds} s for ${whose}; retry after ${retryAfter} s`, retryAfter)
+  }
+}

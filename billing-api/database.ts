@@ -1,0 +1,54 @@
+// The one module that owns the Postgres connection (MikroORM). Entities and migrations
+// come from the domain modules (billing-api/modules.ts).
+import { MikroORM, defineConfig } from '@mikro-orm/postgresql'
+import { Migrator } from '@mikro-orm/migrations'
+import { modules } from './modules.js'
+import { sqlMigration } from './module.js'
+import { AfterCommitSubscriber } from './db/after-commit.js'
+
+export const entities = modules.flatMap((m) => m.entities)
+/** The foundation schema first; then each domain's own migrations, in module order. */
+const foundationMigrations = [sqlMigration('0001_foundation', new URL('./db/migrations/0001_foundation.sql', import.meta.url))]
+export const migrations = [...foundationMigrations, ...modules.flatMap((m) => m.migrations)]
+
+export type Orm = MikroORM
+
+export interface PoolTimeouts {
+  acquireTimeoutMs: number
+  connectTimeoutMs: number
+}
+
+/**
+ * With Postgres down, a request must fail within about 2 s (503, platform/unavailable.ts), not
+ * wait knex's default 60 s for a connection: connect attempts and pool waits have deadlines.
+ */
+export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = { acquireTimeoutMs: 1500, connectTimeoutMs: 1000 }
+
+export async function openOrm(databaseUrl: string, poolMax = 10, timeouts: PoolTimeouts = DEFAULT_POOL_TIMEOUTS): Promise<MikroORM> {
+  return MikroORM.init(
+    defineConfig({
+      clientUrl: databaseUrl,
+      entities,
+      discovery: { warnWhenNoEntities: false },
+      extensions: [Migrator],
+      migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations', silent: true },
+      pool: { min: 0, max: poolMax, acquireTimeoutMillis: timeouts.acquireTimeoutMs },
+      driverOptions: { connection: { connectionTimeoutMillis: timeouts.connectTimeoutMs } },
+      allowGlobalContext: false,
+      forceUtcTimezone: true,
+      subscribers: [new AfterCommitSubscriber()],
+      debug: false,
+    }),
+  )
+}
+
+/** Applies pending migrations; an advisory lock keeps concurrent starters from racing. */
+export async function migratePostgres(orm: MikroORM): Promise<string[]> {
+  const knex = orm.em.getConnection().getKnex()
+  return knex.transaction(async (trx) => {
+    // Transaction-scoped lock: released at commit, held while the migrator runs.
+    await trx.raw('SELECT pg_advisory_xact_lock(8134001)')
+    const applied = await orm.getMigrator().up()
+    return applied.map((m) => m.name)
+  })
+}

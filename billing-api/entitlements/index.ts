@@ -1,0 +1,4 @@
+// The entitlements domain's public surface: what other domains and the composition root use.
+// Records (*.entity.ts) are imported directly; everything else goes through here.
+export { listEntitlements, listEntitlementsByEntity } from './read.js'
+export type { EntitlementResponse } from './read.js'

@@ -1,0 +1,4 @@
+// The events domain's public surface: what other domains and the composition root use.
+// Records (*.entity.ts) are imported directly; everything else goes through here.
+export { publishSystemEvent } from './publish.js'
+export type { SystemEventMessage } from './publish.js'

@@ -1,0 +1,8 @@
+// The subscriptions domain's public surface: what other domains and the composition root use.
+// Records (*.entity.ts) are imported directly; everything else goes through here.
+export { activateIncompleteSubscription } from './activate-incomplete.js'
+export { billsOwnInvoices, invoiceParties, usageCustomersByWindow } from './hierarchy.js'
+export type { InvoiceLineRow, SubscriptionInvoiceRow, SubscriptionInvoicing } from './invoicing.js'
+export { serializeSubscription, subscriptionV2Routes } from './routes.js'
+export { getSubscription } from './service.js'
+export { advancePeriod, startPaidBilling, terminateSubscription } from './terminate.js'

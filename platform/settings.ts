@@ -1,0 +1,205 @@
+// Every environment variable Meterline reads, in one declarative list: platform/config.ts takes
+// its defaults from here (its readers accept only these names), `npm run docs:config` writes the
+// README's configuration table from it, and platform/settings.test.ts fails when code or a
+// shell script reads a variable this list does not name, or when the README table differs.
+
+export type SettingReader = 'services' | 'CLI' | 'stack scripts' | 'tests' | 'benchmarks'
+
+export interface Setting {
+  /** used when the variable is unset or empty; absent: computed by its reader, or no default */
+  default?: string
+  /** the default as documented, when it is computed or reads better than the raw value */
+  shown?: string
+  readBy: SettingReader
+  meaning: string
+}
+
+export const SETTINGS = {
+  // services: platform/config.ts
+  HOST: { default: '127.0.0.1', readBy: 'services', meaning: 'HTTP listen address' },
+  PORT: { default: '8080', readBy: 'services', meaning: 'HTTP listen port' },
+  LOG_LEVEL: { default: 'info', readBy: 'services', meaning: 'pino log level (`fatal` ... `trace`)' },
+  NODE_ENV: { readBy: 'services', shown: 'unset', meaning: '`production` makes `INTEGRATIONS_ENCRYPTION_KEY` and `API_KEY_HASH_SECRET` required' },
+  METERLINE_DATA_DIR: {
+    readBy: 'services', shown: '`.data` in the checkout',
+    meaning: 'local data: Postgres, Redis, broker files, chDB, the spool, pid files and the local admin token (also read by the stack scripts)',
+  },
+  PG_PORT: {
+    default: '54329', readBy: 'services',
+    meaning: 'port of the local Postgres (`scripts/stack.sh`); the default `DATABASE_URL` uses it',
+  },
+  REDIS_PORT: {
+    default: '63799', readBy: 'services',
+    meaning: 'port of the local Redis (`scripts/stack.sh`); the default `REDIS_URL` uses it',
+  },
+  DATABASE_URL: {
+    readBy: 'services', shown: '`postgres://meterline:meterline@127.0.0.1:$PG_PORT/meterline`', meaning: 'Postgres',
+  },
+  REDIS_URL: { readBy: 'services', shown: '`redis://127.0.0.1:$REDIS_PORT`', meaning: 'Redis (BullMQ queues)' },
+  REDIS_PREFIX: { default: 'meterline', readBy: 'services', meaning: 'BullMQ key prefix' },
+  KAFKA_BROKERS: {
+    readBy: 'services', shown: 'read from `$METERLINE_DATA_DIR/kafka/bootstrap`', meaning: 'comma-separated `host:port` list',
+  },
+  KAFKA_CLIENT_ID: { default: 'meterline', readBy: 'services', meaning: 'Kafka client id' },
+  KAFKA_EVENTS_TOPIC: { default: 'events', readBy: 'services', meaning: 'topic of ingested events' },
+  KAFKA_SYSTEM_EVENTS_TOPIC: { default: 'system_events', readBy: 'services', meaning: 'topic the outbox relay writes system events to' },
+  KAFKA_AGGREGATOR_GROUP: { default: 'meterline-aggregator', readBy: 'services', meaning: "the aggregator's consumer group" },
+  CLICKHOUSE_URL: { readBy: 'services', shown: 'unset: embedded chDB', meaning: 'a real ClickHouse server (`http(s)://...`)' },
+  CLICKHOUSE_USER: { readBy: 'services', shown: 'unset', meaning: 'ClickHouse server user' },
+  CLICKHOUSE_PASSWORD: { readBy: 'services', shown: 'unset', meaning: 'ClickHouse server password' },
+  CLICKHOUSE_DATABASE: { default: 'meterline', readBy: 'services', meaning: 'ClickHouse database (a plain identifier)' },
+  CHDB_PATH: { readBy: 'services', shown: '`$METERLINE_DATA_DIR/chdb`', meaning: "the embedded chDB's data directory (bound to one process)" },
+  INGEST_BODY_LIMIT_BYTES: { default: '10485760', shown: '`10485760` (10 MiB)', readBy: 'services', meaning: 'maximum ingest request body' },
+  INGEST_MIN_EVENT_TIME: { default: '2000-01-01T00:00:00Z', readBy: 'services', meaning: 'earliest accepted event `timestamp` (ISO 8601)' },
+  INGEST_MAX_FUTURE_MINUTES: { default: '5', readBy: 'services', meaning: 'how far ahead of the server clock an event `timestamp` may be' },
+  HTTP_MAX_URL_BYTES: { default: '8192', readBy: 'services', meaning: 'longer URLs get 414' },
+  HTTP_MAX_HEADER_BYTES: { default: '16384', readBy: 'services', meaning: 'request line and headers together; larger gets 431' },
+  PG_ACQUIRE_TIMEOUT_MS: { default: '1500', readBy: 'services', meaning: 'how long a request waits for a Postgres connection before it answers 503' },
+  PG_CONNECT_TIMEOUT_MS: { default: '1000', readBy: 'services', meaning: 'deadline of one Postgres connect attempt' },
+  REDIS_COMMAND_TIMEOUT_MS: { default: '1500', readBy: 'services', meaning: 'how long a request waits on Redis (job queues) before it answers 503' },
+  INGEST_MAX_PENDING_BYTES: {
+    default: '12582912', shown: '`12582912` (12 MiB)', readBy: 'services',
+    meaning: "all-in-one: how far the spool's forwarder may send ahead of the aggregator's commits (without the spool: ingest answers 429 beyond it); 0 disables",
+  },
+  SPOOL_ENABLED: { default: 'true', readBy: 'services', meaning: "`false`: no spool, the 202 waits for Kafka's ack and a Kafka failure is a 503" },
+  SPOOL_DIR: { readBy: 'services', shown: '`$METERLINE_DATA_DIR/spool`', meaning: "the ingest spool's segments" },
+  SPOOL_RETAIN_UNTIL: {
+    default: 'committed', shown: '`committed` (compose: `acked`)', readBy: 'services',
+    meaning: 'a spooled batch is kept until the in-process aggregator committed it (in-memory broker; needs the all-in-one process) or until Kafka acknowledged it (durable Kafka)',
+  },
+  SPOOL_MAX_BYTES: {
+    default: '2147483648', shown: '`2147483648` (2 GiB)', readBy: 'services',
+    meaning: 'disk bound on the spooled frames (plus one segment zero-filled ahead); beyond it ingest answers 503 with `Retry-After`',
+  },
+  SPOOL_SEGMENT_BYTES: { default: '16777216', shown: '`16777216` (16 MiB)', readBy: 'services', meaning: 'segment file size (zero-filled ahead of use)' },
+  SPOOL_MEMORY_BYTES: {
+    default: '67108864', shown: '`67108864` (64 MiB)', readBy: 'services',
+    meaning: 'spooled batches held in memory for the forwarder; the rest is read back from disk',
+  },
+  SPOOL_RESEND_AFTER_MS: {
+    default: '60000', readBy: 'services',
+    meaning: '`committed`: a batch Kafka acknowledged and the aggregator did not commit within this time is sent again',
+  },
+  SHUTDOWN_DRAIN_MS: {
+    default: '7000', readBy: 'services',
+    meaning: 'on SIGTERM, how long the spool may drain into Kafka and the aggregator; then the aggregator finishes the write in progress and the rest stays in the spool (a stop still running 5 s later exits anyway)',
+  },
+  API_KEY_CACHE_TTL_MS: { default: '30000', readBy: 'services', meaning: 'a revoked key may work this long in another process' },
+  FINALIZATION_DELAY_MINUTES: { default: '120', readBy: 'services', meaning: 'invoice finalization delay' },
+  BILLING_SCHEDULE_EVERY_MS: { default: '120000', readBy: 'services', meaning: 'subscription billing schedule' },
+  WEBHOOK_TIMEOUT_MS: { default: '10000', readBy: 'services', meaning: 'deadline of one webhook delivery attempt' },
+  WEBHOOK_MAX_ATTEMPTS: { default: '5', readBy: 'services', meaning: 'delivery attempts of a webhook before it is marked failed' },
+  WEBHOOK_BACKOFF_MS: { default: '1000', readBy: 'services', meaning: 'first retry delay of a webhook delivery (doubles per attempt)' },
+  WEBHOOK_WORKER_CONCURRENCY: { default: '10', readBy: 'services', meaning: 'parallel webhook deliveries of one scheduler process (at least 2)' },
+  WEBHOOK_ENDPOINT_CONCURRENCY: { default: '2', readBy: 'services', meaning: 'in-flight deliveries per endpoint across processes; must not exceed WEBHOOK_TENANT_CONCURRENCY' },
+  WEBHOOK_TENANT_CONCURRENCY: { default: '4', readBy: 'services', meaning: 'in-flight deliveries per tenant across processes; must be below WEBHOOK_WORKER_CONCURRENCY, so one tenant never holds every slot' },
+  WEBHOOK_CIRCUIT_FAILURES: { default: '5', readBy: 'services', meaning: "consecutive failed attempts that open an endpoint's circuit (deliveries wait, unspent, until a probe succeeds); 0 never opens it" },
+  WEBHOOK_CIRCUIT_COOLDOWN_MS: { default: '30000', readBy: 'services', meaning: 'how long an open circuit waits before one probe delivery' },
+  INTEGRATIONS_ENCRYPTION_KEY: {
+    readBy: 'services', shown: 'a fixed development key; **required** with `NODE_ENV=production`',
+    meaning: '32 bytes (hex or base64) encrypting provider credentials and webhook signing secrets at rest (AES-256-GCM)',
+  },
+  INTEGRATIONS_ENCRYPTION_KEY_PREVIOUS: {
+    readBy: 'services', shown: 'unset',
+    meaning: 'during a key rotation only: the key being replaced, still accepted for reading (README, "Security")',
+  },
+  API_KEY_HASH_SECRET: {
+    readBy: 'services', shown: 'a fixed development key; **required** with `NODE_ENV=production`',
+    meaning: '32 bytes (hex or base64): the HMAC-SHA256 key of stored API key hashes',
+  },
+  API_KEY_HASH_SECRET_PREVIOUS: {
+    readBy: 'services', shown: 'unset',
+    meaning: 'during a rotation only: the hash secret being replaced; keys under it still work and are re-hashed on use',
+  },
+  OUTBOUND_URL_ALLOW: {
+    readBy: 'services', shown: 'empty (tests: `127.0.0.1`)',
+    meaning: 'comma-separated destinations exempt from the SSRF guard on tenant-supplied URLs: `host`, `host:port`, an IP (`127.0.0.1`, `[::1]:9000`) or a CIDR range (`10.1.0.0/16`)',
+  },
+  RATE_LIMIT_WINDOW_SECONDS: { default: '60', readBy: 'services', meaning: 'window of the request rate limits' },
+  RATE_LIMIT_PER_KEY: {
+    default: '60000', readBy: 'services',
+    meaning: "requests per window per API key, billing API and ingest together; 0 = no limit; a tenant's own limit overrides it",
+  },
+  RATE_LIMIT_PER_TENANT: {
+    default: '120000', readBy: 'services',
+    meaning: "requests per window per tenant, billing API and ingest together; 0 = no limit; a tenant's own limit overrides it",
+  },
+  STRIPE_API_BASE: {
+    default: 'https://api.stripe.com', readBy: 'services',
+    meaning: 'where the Stripe adapter sends requests (tests point it at a local stand-in)',
+  },
+  INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND: { default: '10', readBy: 'services', meaning: 'per-tenant rate of background provider syncs (`integration_events`)' },
+  METRICS_TENANT_ALLOWLIST: {
+    readBy: 'services', shown: 'empty',
+    meaning: 'comma-separated tenant ids that per-tenant metrics label by id (README, "Metrics, dashboards and alert rules")',
+  },
+  METRICS_TENANT_BUCKETS: { default: '8', readBy: 'services', meaning: 'every other tenant is hashed into this many metric labels `other_00`..; 0: one label `other`' },
+  METRICS_METERS_PER_TENANT: {
+    default: '20', readBy: 'services',
+    meaning: "meters labelled by id per allow-listed tenant and process; later ones, and other tenants' meters, are `other`",
+  },
+  PAYMENT_RETRY_SCHEDULE: {
+    default: '1d,3d,5d', readBy: 'services',
+    meaning: 'dunning: the delay of the retry after the 1st, 2nd, ... failed payment attempt of an invoice (units `ms`, `s`, `m`, `h`, `d`); none after the last; `none`: no retries',
+  },
+  ADMIN_TOKEN: {
+    readBy: 'services', shown: 'unset: admin API off (`npm run up` generates one)',
+    meaning: 'bearer token of the operator API `/v1/admin` (at least 24 characters); the CLI `npm run admin` sends it too',
+  },
+  // the operators' CLI: scripts/admin.ts, job:run, tenant:create
+  METERLINE_API_URL: {
+    readBy: 'CLI', shown: '`http://127.0.0.1:$PORT`',
+    meaning: 'where `npm run admin` finds the platform; set, the CLI never falls back to offline mode',
+  },
+  // scripts/*.sh
+  KAFKA_PORT: { default: '19092', readBy: 'stack scripts', meaning: 'fixed port of the local Kafka-protocol broker' },
+  STACK_MODE: { default: 'dev', readBy: 'stack scripts', meaning: '`test`: Postgres without fsync and Redis without persistence (what `npm test` uses)' },
+  PG_DB_NAMES: { default: 'meterline meterline_test', readBy: 'stack scripts', meaning: 'databases `scripts/stack.sh` creates' },
+  TEST_CONCURRENCY: { default: '2', readBy: 'stack scripts', meaning: 'test files `npm test` runs at once' },
+  // tests
+  TEST_LOG_LEVEL: { shown: '`fatal` (fault suite: `warn`)', readBy: 'tests', meaning: 'log level of the platforms tests start' },
+  PROPERTY_SEED: { shown: 'random', readBy: 'tests', meaning: 'replays a run of the meter-usage property test' },
+  SNAPSHOT_PROMETHEUS_PORT: { default: '19494', readBy: 'tests', meaning: 'port of the local Prometheus that `npm run dashboards:snapshot` starts' },
+  FAULT_EVENTS: { default: '40000', readBy: 'tests', meaning: 'events per scenario of the local-platform fault suite' },
+  FUZZ_RUNS: { default: '200', readBy: 'tests', meaning: '`npm run fuzz`: requests per operation' },
+  FUZZ_SEED: { shown: 'random (printed)', readBy: 'tests', meaning: '`npm run fuzz`: the seed' },
+  // bench/
+  EVENTS: { shown: '500000 (`bench:ingest`), 200000 (`bench:aggregator`)', readBy: 'benchmarks', meaning: 'events a benchmark sends' },
+  BATCH: { default: '1000', readBy: 'benchmarks', meaning: 'events per ingest request' },
+  CONCURRENCY: { default: '8', readBy: 'benchmarks', meaning: 'ingest requests in flight' },
+  BACKLOG: { default: '1000000', readBy: 'benchmarks', meaning: '`bench:drain`: events sent before `npm run down`' },
+  BENCH_PORT: { default: '18080', readBy: 'benchmarks', meaning: "`bench:ingest`: the platform's port" },
+  BENCH_SPOOL: { default: 'both', readBy: 'benchmarks', meaning: '`bench:ingest`: `both`, `on` or `off` (runs with and without the spool)' },
+  BENCH_ROUNDS: { default: '1', readBy: 'benchmarks', meaning: '`bench:ingest`: rounds per mode' },
+  BENCH_NODE_ARGS: { shown: 'none', readBy: 'benchmarks', meaning: "`bench:ingest`: extra node arguments of the platform's process" },
+} as const satisfies Record<string, Setting>
+
+export type SettingName = keyof typeof SETTINGS
+
+/** The list's default of a setting; `undefined` when it is computed by its reader or has none. */
+export function settingDefault(name: SettingName): string | undefined {
+  const s: Setting = SETTINGS[name]
+  return s.default
+}
+
+const escapeCell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
+
+/** The README's configuration table, one row per setting in list order. */
+export function renderSettingsTable(settings: Record<string, Setting> = SETTINGS): string {
+  const rows = Object.entries(settings).map(([name, s]) => {
+    const shown = s.shown ?? (s.default === undefined ? 'unset' : `\`${s.default}\``)
+    return `| \`${name}\` | ${escapeCell(shown)} | ${s.readBy} | ${escapeCell(s.meaning)} |`
+  })
+  return ['| Variable | Default | Read by | Meaning |', '|---|---|---|---|', ...rows].join('\n')
+}
+
+export const README_TABLE_START = '<!-- settings-table:start (generated by npm run docs:config from platform/settings.ts) -->'
+export const README_TABLE_END = '<!-- settings-table:end -->'
+
+/** `readme` with the text between the markers replaced by the table. */
+export function replaceSettingsTable(readme: string, table: string): string {
+  const start = readme.indexOf(README_TABLE_START)
+  const end = readme.indexOf(README_TABLE_END)
+  if (start < 0 || end < start) throw new Error(`the README has no ${README_TABLE_START} ... ${README_TABLE_END} markers`)
+  return `${readme.slice(0, start + README_TABLE_START.length)}\n${table}\n${readme.slice(end)}`
+}

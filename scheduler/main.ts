@@ -1,4 +1,0 @@
-// The scheduler service alone, for split deployments (docker-compose) against real servers.
-import { runServices } from '../scripts/platform.js'
-
-await runServices(['scheduler'])

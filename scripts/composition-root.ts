@@ -1,0 +1,249 @@
+// The composition root: the one place where the services are wired together (configuration,
+// connections, queues, the context's ports such as the subscription lifecycle's invoicing).
+// Locally (chDB) all four services share one process (scripts/all-in-one.ts), because the
+// embedded ClickHouse binds its data directory to one process; in split deployments
+// scripts/run-service.ts starts one service against real servers.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { Producer } from 'kafkajs'
+import type { Redis } from 'ioredis'
+import type { MikroORM } from '@mikro-orm/postgresql'
+import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
+import { registerBillingApi } from '../billing-api/app.js'
+import { registerOpenApi } from '../billing-api/openapi/swagger.js'
+import { createAuthenticator, RequestRateLimiter } from '../billing-api/auth/index.js'
+import type { BillingContext } from '../billing-api/context.js'
+import { migratePostgres, openOrm } from '../billing-api/database.js'
+import { postgresMeterSource } from '../billing-api/meters/index.js'
+import { startOutboxRelay } from '../billing-api/outbox/relay.js'
+import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/index.js'
+import { topUpInvoicing } from '../billing-api/invoices/index.js'
+import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/index.js'
+import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/index.js'
+import { createPaymentRetryQueue, paymentFailureReporting, startPaymentRetryWorker } from '../billing-api/payments/index.js'
+import { ClickHouse } from '../clickhouse/client.js'
+import { migrateClickHouse } from '../clickhouse/migrate.js'
+import { registerIngest } from '../ingest/app.js'
+import { systemClock, type Clock } from '../platform/clock.js'
+import { ConfigError, type Config } from '../platform/config.js'
+import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool.js'
+import { createHttpServer } from '../platform/http.js'
+import { LagGate } from '../platform/lag-gate.js'
+import { configureMetricLabels } from '../platform/metric-labels.js'
+import { createKafka, createProducer } from '../platform/kafka.js'
+import { createQueueRedis, createRedis } from '../platform/redis.js'
+import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
+import { rotateSecrets } from './rotate-secrets.js'
+
+export type ServiceName = 'ingest' | 'aggregator' | 'billing-api' | 'scheduler'
+export const ALL_SERVICES: ServiceName[] = ['ingest', 'aggregator', 'billing-api', 'scheduler']
+
+export interface PlatformOptions {
+  services?: ServiceName[]
+  clock?: Clock
+  /** run migrations first: both stores, or only ClickHouse (tests migrate Postgres once up front) */
+  migrate?: boolean | 'clickhouse'
+  /** false: the scheduler processes on-demand triggers only */
+  schedule?: boolean
+  /** false: the scheduler does not relay the system-events outbox (tests relay per tenant) */
+  relay?: boolean
+  aggregatorHooks?: AggregatorHooks
+  listen?: boolean
+}
+
+export interface Platform {
+  app: FastifyInstance
+  url: string
+  ctx: BillingContext
+  aggregator?: Aggregator
+  scheduler?: Scheduler
+  spool?: IngestSpool
+  stop(): Promise<void>
+}
+
+export async function startPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
+  const services = new Set(opts.services ?? ALL_SERVICES)
+  configureMetricLabels(config.metricLabels)
+  const clock = opts.clock ?? systemClock
+  const closers: (() => Promise<unknown>)[] = []
+  // The HTTP server closes first (stop taking requests), then everything else in reverse order.
+  let closeHttp: (() => Promise<unknown>) | undefined
+  const stopAll = async () => {
+    await closeHttp?.().catch((err) => console.error('shutdown step failed', err))
+    for (const close of closers.reverse()) await close().catch((err) => console.error('shutdown step failed', err))
+  }
+  try {
+    const ch = ClickHouse.open(config.clickhouse)
+    closers.push(() => ch.close())
+    const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres)
+    closers.push(() => orm.close())
+    // After the Postgres migrations, secrets from before encryption at rest are sealed (rotate-secrets.ts).
+    await Promise.all([opts.migrate === true && migratePostgres(orm).then(() => rotateSecrets(orm, config)), opts.migrate && migrateClickHouse(ch)])
+    const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing, subscriptionInvoicing, paymentFailures: paymentFailureReporting }
+    let redis: Redis | undefined
+    if (services.has('billing-api') || services.has('scheduler')) {
+      redis = createRedis(config.redisUrl)
+      closers.push(() => redis!.quit())
+      // Queues (enqueue, job status) fail fast while Redis is down; workers use `redis` and wait.
+      const queueRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
+      closers.push(() => queueRedis.quit().catch(() => queueRedis.disconnect()))
+      const webhooks = createWebhookQueue(queueRedis, config.redisPrefix, config.webhooks)
+      closers.push(() => webhooks.close())
+      ctx.webhooks = webhooks
+      const invoiceCompute = createInvoiceComputeQueue(queueRedis, config.redisPrefix)
+      closers.push(() => invoiceCompute.close())
+      ctx.invoiceCompute = invoiceCompute
+      const integrations = createIntegrationQueue(queueRedis, config.redisPrefix)
+      closers.push(() => integrations.close())
+      ctx.integrations = integrations
+      const paymentRetries = createPaymentRetryQueue(queueRedis, config.redisPrefix)
+      closers.push(() => paymentRetries.close())
+      ctx.paymentRetries = paymentRetries
+    }
+    const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
+    const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
+    // Request rate limits (billing API and ingest): their own fail-fast connection, so a Redis
+    // outage lets requests through quickly instead of holding them.
+    let limiter: RequestRateLimiter | undefined
+    if (services.has('billing-api') || services.has('ingest')) {
+      const limiterRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
+      closers.push(() => limiterRedis.quit().catch(() => limiterRedis.disconnect()))
+      limiter = new RequestRateLimiter(limiterRedis, config.redisPrefix, config.requestRateLimit)
+    }
+    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter)
+
+    if (services.has('billing-api')) {
+      await registerOpenApi(app)
+      await registerBillingApi(app, ctx, auth)
+    }
+
+    // Both halves in one process: ingest can see how far the aggregator is behind. With the
+    // spool, its forwarder is paced instead of the HTTP route, so ingest keeps accepting.
+    const inProcess = services.has('ingest') && services.has('aggregator') && config.ingestMaxPendingBytes > 0
+    const gate = inProcess && !config.spool.enabled ? new LagGate(config.ingestMaxPendingBytes) : undefined
+
+    let producer: Producer | undefined
+    let spool: IngestSpool | undefined
+    if (services.has('ingest')) {
+      const kafka = createKafka(config, 'ingest')
+      producer = await createProducer(kafka)
+      closers.push(() => producer!.disconnect())
+      if (config.spool.enabled) {
+        if (config.spool.retainUntil === 'committed' && !services.has('aggregator')) {
+          throw new ConfigError('SPOOL_RETAIN_UNTIL=committed needs the aggregator in the same process (all-in-one); use acked with a durable Kafka')
+        }
+        spool = await startIngestSpool({
+          config: config.spool,
+          producer,
+          topic: config.eventsTopic,
+          kafka: config.spool.retainUntil === 'committed' ? kafka : undefined,
+          paceBytes: inProcess ? config.ingestMaxPendingBytes : 0,
+          log: (msg, err) => (err ? app.log.error({ err }, msg) : app.log.warn(msg)),
+        })
+        closers.push(() => spool!.close())
+      }
+      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool, timeWindow: config.ingestTimeWindow }, auth, config.ingestBodyLimitBytes)
+    }
+
+    // Every route is registered: serve now, while the background parts below start (a restart
+    // after a crash answers sooner; the spool takes events before the aggregator is back).
+    closeHttp = () => app.close()
+    await app.ready()
+    let url = ''
+    if (opts.listen !== false) {
+      url = await app.listen({ host: config.host, port: config.port })
+    }
+
+    let aggregator: Aggregator | undefined
+    if (services.has('aggregator')) {
+      aggregator = await startAggregator({
+        kafka: createKafka(config, 'aggregator'),
+        ch,
+        meters: postgresMeterSource(orm),
+        topic: config.eventsTopic,
+        groupId: config.aggregatorGroupId,
+        hooks: opts.aggregatorHooks,
+        onCommitted: (gate || spool) && ((c) => {
+          gate?.consumed(c.bytes)
+          spool?.spool.committed(c.keys)
+        }),
+        log: (msg, err) => app.log.error({ err }, msg),
+      })
+      closers.push(() => aggregator!.stop())
+      if (spool) spool.onBrokerRestart = () => aggregator!.brokerRestarted()
+    }
+    // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
+    // one process, through the aggregator) before the consumer and the producer stop.
+    if (spool) closers.push(() => spool!.drain(config.shutdownDrainMs))
+
+    let scheduler: Scheduler | undefined
+    if (services.has('scheduler')) {
+      scheduler = await startScheduler({ ctx, redis: redis!, prefix: config.redisPrefix, schedule: opts.schedule })
+      closers.push(() => scheduler!.stop())
+      const webhookWorker = startWebhookWorker(orm, redis!, config.redisPrefix, clock, { ...config.webhooks, outbound: config.outbound, keys: config.integrations })
+      closers.push(() => webhookWorker.stop())
+      const computeWorker = startInvoiceComputeWorker(ctx, redis!, config.redisPrefix)
+      closers.push(() => computeWorker.stop())
+      const integrationWorker = startIntegrationWorker(ctx, redis!, config.redisPrefix)
+      closers.push(() => integrationWorker.stop())
+      const paymentRetryWorker = startPaymentRetryWorker(ctx, redis!, config.redisPrefix)
+      closers.push(() => paymentRetryWorker.stop())
+    }
+    // The scheduler process also relays the system-events outbox to Kafka.
+    if (services.has('scheduler') && opts.relay !== false) {
+      const eventsProducer = await createProducer(createKafka(config, 'system-events'))
+      closers.push(() => eventsProducer.disconnect())
+      const relay = startOutboxRelay(orm, eventsProducer, config.systemEventsTopic, (msg, err) => app.log.error({ err }, msg), {
+        onDeliveries: (ids) => ctx.webhooks!.enqueue(ids),
+        integrations: ctx.integrations,
+      })
+      closers.push(() => relay.stop())
+    }
+
+    return { app, url, ctx, aggregator, scheduler, spool, stop: stopAll }
+  } catch (err) {
+    await stopAll()
+    throw err
+  }
+}
+
+/** Starts the given services with config from the environment and stops them on SIGINT/SIGTERM. */
+export async function runServices(services: ServiceName[], opts: PlatformOptions = {}): Promise<Platform> {
+  const { loadConfigOrExit } = await import('../platform/config.js')
+  const platform = await startPlatform(loadConfigOrExit(), { ...opts, services })
+  let stopping = false
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return
+      stopping = true
+      console.log(`${signal}: stopping ${services.join(', ')}...`)
+      const t0 = Date.now()
+      const report = (how: string) => {
+        const left = platform.spool?.spool.left()
+        const summary = `${how} in ${Date.now() - t0} ms` + (left
+          ? left.batches
+            ? `; the spool keeps ${left.batches} batches (${left.events} events, ${left.bytes} bytes) not yet in ClickHouse, sent again at the next start`
+            : `; the spool was drained${platform.spool?.lastDrain ? ` (${platform.spool.lastDrain.ms} ms)` : ''}`
+          : '')
+        console.log(summary)
+        try {
+          writeFileSync(join(platform.ctx.config.dataDir, 'last-stop.txt'), `${new Date().toISOString()} ${summary}\n`)
+        } catch {
+          // the data directory is gone: nothing to report to `npm run down`
+        }
+      }
+      // Never hang: a stop step stuck on a dead broker or database is left behind (the spool
+      // keeps what is not yet safe).
+      setTimeout(() => {
+        report('stop did not finish; exiting')
+        process.exit(1)
+      }, platform.ctx.config.shutdownDrainMs + 5000).unref()
+      void platform.stop().then(() => {
+        report('stopped')
+        process.exit(0)
+      })
+    })
+  }
+  return platform
+}

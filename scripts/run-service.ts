@@ -1,0 +1,10 @@
+// One service alone, for split deployments (docker-compose) against real ClickHouse and Kafka:
+//   npx tsx scripts/run-service.ts ingest|aggregator|billing-api|scheduler
+import { ALL_SERVICES, runServices, type ServiceName } from './composition-root.js'
+
+const name = process.argv[2]
+if (!ALL_SERVICES.includes(name as ServiceName)) {
+  console.error(`usage: run-service.ts ${ALL_SERVICES.join('|')} (got ${name ?? 'nothing'})`)
+  process.exit(2)
+}
+await runServices([name as ServiceName])
