@@ -2,6 +2,7 @@
 // fsync'ed in the ingest spool (ingest/spool), or, with the spool off, acknowledged by Kafka.
 // A failure answers 503 and the client retries with the same event_ids.
 import type { FastifyInstance } from 'fastify'
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts'
 import type { Producer } from 'kafkajs'
 import { ServiceUnavailableError } from '../platform/errors.js'
 import { ingestBackpressure, ingestEventsAccepted, ingestEventsRejected } from '../platform/metrics.js'
@@ -25,7 +26,14 @@ export interface IngestDeps {
   timeWindow: TimeWindow
 }
 
-export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
+/** Events in a request body that failed validation: the array's length, else one. */
+function eventCount(body: unknown): number {
+  const events = typeof body === 'object' && body !== null && 'events' in body ? body.events : undefined
+  return Array.isArray(events) ? events.length : 1
+}
+
+export async function ingestRoutes(instance: FastifyInstance, deps: IngestDeps): Promise<void> {
+  const app = instance.withTypeProvider<JsonSchemaToTsProvider>()
   async function accept(inputs: EventInput[], tenantId: string, environmentId: string, prefix: (i: number) => string) {
     try {
       // The later of the injected clock and the wall clock: the same in production, and a
@@ -79,19 +87,19 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
 
   app.addHook('onError', async (request, _reply, err) => {
     if ((err as { validation?: unknown }).validation) {
-      const n = Array.isArray((request.body as { events?: unknown[] })?.events) ? (request.body as { events: unknown[] }).events.length : 1
+      const n = eventCount(request.body)
       ingestEventsRejected.inc({ reason: 'validation' }, n)
       countTenantEvents(request.auth.tenantId, 'rejected', n)
     }
   })
 
   app.post('/events', { schema: { tags: ['events'], body: eventSchema, response: { 202: eventAcceptedSchema } } }, async (request, reply) => {
-    const batch = await accept([request.body as EventInput], request.auth.tenantId, request.auth.environmentId, () => '')
+    const batch = await accept([request.body], request.auth.tenantId, request.auth.environmentId, () => '')
     return reply.code(202).send({ message: 'event accepted for processing', event_id: batch.events[0].event_id })
   })
 
   app.post('/events/raw/bulk', { schema: { tags: ['events'], body: bulkSchema, response: { 202: bulkAcceptedSchema } } }, async (request, reply) => {
-    const { events } = request.body as { events: EventInput[] }
+    const { events } = request.body
     const batch = await accept(events, request.auth.tenantId, request.auth.environmentId, (i) => `events[${i}].`)
     return reply.code(202).send({ message: 'events accepted for processing', count: events.length, batch_id: batch.batch_id })
   })

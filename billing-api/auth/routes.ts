@@ -11,6 +11,7 @@ import { generateApiKey } from './api-key.js'
 import { ApiKeySchema, type ApiKey } from './api-key.entity.js'
 import { requireRole } from './authenticate.js'
 import { UserSchema, type User } from './user.entity.js'
+import { typed } from '../http/typed-routes.js'
 
 const ROLES = ['super_admin', 'member'] as const
 
@@ -40,7 +41,8 @@ const userBody = {
   },
 } as const
 
-export async function authRoutes(app: FastifyInstance, ctx: BillingContext, invalidateKeys: () => void): Promise<void> {
+export async function authRoutes(instance: FastifyInstance, ctx: BillingContext, invalidateKeys: () => void): Promise<void> {
+  const app = typed(instance)
   const findUser = async (tenantId: string, id: string) => {
     const user = await ctx.orm.em.fork().findOne(UserSchema, { id, tenant_id: tenantId, status: { $ne: 'deleted' } })
     if (!user) throw new NotFoundError('user', id)
@@ -53,12 +55,12 @@ export async function authRoutes(app: FastifyInstance, ctx: BillingContext, inva
   })
 
   app.get('/users/:id', { schema: { tags: ['users'], params: idParams } }, async (request) => {
-    return serializeUser(await findUser(request.auth.tenantId, (request.params as { id: string }).id))
+    return serializeUser(await findUser(request.auth.tenantId, request.params.id))
   })
 
   app.post('/users', { schema: { tags: ['users'], body: userBody } }, async (request, reply) => {
     requireRole(request, 'super_admin')
-    const body = request.body as { name?: string; roles?: string[]; metadata?: Record<string, string> }
+    const body = request.body
     const em = ctx.orm.em.fork()
     const user = em.create(UserSchema, {
       id: newId('user'), tenant_id: request.auth.tenantId, name: body.name ?? null, email: null, type: 'service_account',
@@ -71,10 +73,10 @@ export async function authRoutes(app: FastifyInstance, ctx: BillingContext, inva
 
   app.put('/users/:id', { schema: { tags: ['users'], params: idParams, body: userBody } }, async (request) => {
     requireRole(request, 'super_admin')
-    const body = request.body as { name?: string; roles?: string[]; metadata?: Record<string, string> }
+    const body = request.body
     const em = ctx.orm.em.fork()
-    const user = await em.findOne(UserSchema, { id: (request.params as { id: string }).id, tenant_id: request.auth.tenantId, status: 'published' })
-    if (!user) throw new NotFoundError('user', (request.params as { id: string }).id)
+    const user = await em.findOne(UserSchema, { id: request.params.id, tenant_id: request.auth.tenantId, status: 'published' })
+    if (!user) throw new NotFoundError('user', request.params.id)
     if (body.name !== undefined) user.name = body.name
     if (body.metadata !== undefined) user.metadata = body.metadata
     if (body.roles !== undefined) user.roles = body.roles
@@ -86,7 +88,7 @@ export async function authRoutes(app: FastifyInstance, ctx: BillingContext, inva
 
   app.delete('/users/:id', { schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
     requireRole(request, 'super_admin')
-    const { id } = request.params as { id: string }
+    const { id } = request.params
     await ctx.orm.em.fork().transactional(async (em) => {
       const user = await em.findOne(UserSchema, { id, tenant_id: request.auth.tenantId, status: 'published' }, { lockMode: LockMode.PESSIMISTIC_WRITE })
       if (!user) throw new NotFoundError('user', id)
@@ -116,7 +118,7 @@ export async function authRoutes(app: FastifyInstance, ctx: BillingContext, inva
       },
     },
     async (request) => {
-      const q = request.query as { user_id?: string; not_expired_at?: string }
+      const q = request.query
       const where: Record<string, unknown> = { tenant_id: request.auth.tenantId, status: 'published' }
       if (q.user_id) where.user_id = q.user_id
       if (q.not_expired_at) where.$or = [{ expires_at: null }, { expires_at: { $gt: new Date(q.not_expired_at) } }]
@@ -145,7 +147,7 @@ export async function authRoutes(app: FastifyInstance, ctx: BillingContext, inva
     },
     async (request, reply) => {
       requireRole(request, 'super_admin')
-      const body = request.body as { name: string; user_id?: string; environment_id?: string; expires_at?: string }
+      const body = request.body
       const em = ctx.orm.em.fork()
       const userId = body.user_id ?? request.auth.userId
       await findUser(request.auth.tenantId, userId)
@@ -168,7 +170,7 @@ export async function authRoutes(app: FastifyInstance, ctx: BillingContext, inva
 
   app.delete('/secrets/api/keys/:id', { schema: { tags: ['secrets'], params: idParams } }, async (request, reply) => {
     requireRole(request, 'super_admin')
-    const { id } = request.params as { id: string }
+    const { id } = request.params
     const em = ctx.orm.em.fork()
     const key = await em.findOne(ApiKeySchema, { id, tenant_id: request.auth.tenantId, status: 'published' })
     if (!key) throw new NotFoundError('api key', id)

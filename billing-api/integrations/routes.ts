@@ -4,19 +4,21 @@ import type { FastifyInstance } from 'fastify'
 import { NotFoundError } from '../../platform/errors.js'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
-import { createConnection, deleteConnection, serializeConnection, type ConnectionInput } from './connections.js'
+import { idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
+import { createConnection, deleteConnection, serializeConnection } from './connections.js'
 import { IntegrationConnectionSchema } from './entities.js'
-import { linkEntity, MAPPED_ENTITY_TYPES, serializeMapping, type LinkInput } from './mappings.js'
+import { linkEntity, MAPPED_ENTITY_TYPES, serializeMapping } from './mappings.js'
 import { PROVIDER_TYPES } from './providers.js'
-import { syncEntity, type SyncInput } from './sync.js'
+import { syncEntity } from './sync.js'
+import { typed } from '../http/typed-routes.js'
 
 const secret = { type: 'string', minLength: 1, maxLength: 500 } as const
 const providerField = { type: 'string', enum: [...PROVIDER_TYPES] } as const
 const entityType = { type: 'string', enum: MAPPED_ENTITY_TYPES } as const
 const id = { type: 'string', minLength: 1, maxLength: 200 } as const
 
-export async function integrationRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function integrationRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   const tags = ['integrations']
 
   app.post(
@@ -51,26 +53,26 @@ export async function integrationRoutes(app: FastifyInstance, ctx: BillingContex
       },
     },
     async (request, reply) => {
-      const c = await createConnection(ctx.config, ctx.orm.em.fork(), scopeOf(request), request.body as ConnectionInput, request.auth.userId)
+      const c = await createConnection(ctx.config, ctx.orm.em.fork(), scopeOf(request), request.body, request.auth.userId)
       return reply.code(201).send(serializeConnection(c))
     },
   )
 
   app.get('/integrations/connections', { schema: { tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
-    const q = request.query as Page
+    const q = request.query
     const [items, total] = await ctx.orm.em.fork().findAndCount(IntegrationConnectionSchema, { ...scopeOf(request), status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
     return listResponse(items.map(serializeConnection), total, q)
   })
 
   app.get('/integrations/connections/:id', { schema: { tags, params: idParams } }, async (request) => {
-    const { id: cid } = request.params as { id: string }
+    const { id: cid } = request.params
     const c = await ctx.orm.em.fork().findOne(IntegrationConnectionSchema, { id: cid, ...scopeOf(request), status: 'published' })
     if (!c) throw new NotFoundError('integration connection', cid)
     return serializeConnection(c)
   })
 
   app.delete('/integrations/connections/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
-    await deleteConnection(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id, request.auth.userId)
+    await deleteConnection(ctx.orm.em.fork(), scopeOf(request), request.params.id, request.auth.userId)
     return reply.code(204).send()
   })
 
@@ -86,7 +88,7 @@ export async function integrationRoutes(app: FastifyInstance, ctx: BillingContex
       },
     },
     async (request, reply) => {
-      const m = await linkEntity(ctx.orm.em.fork(), scopeOf(request), request.body as LinkInput, request.auth.userId)
+      const m = await linkEntity(ctx.orm.em.fork(), scopeOf(request), request.body, request.auth.userId)
       return reply.code(201).send(serializeMapping(m))
     },
   )
@@ -102,6 +104,6 @@ export async function integrationRoutes(app: FastifyInstance, ctx: BillingContex
         },
       },
     },
-    async (request) => syncEntity(ctx, scopeOf(request), request.body as SyncInput, request.auth.userId),
+    async (request) => syncEntity(ctx, scopeOf(request), request.body, request.auth.userId),
   )
 }

@@ -7,11 +7,12 @@ import { validateOutboundUrl } from '../../platform/outbound-url-guard.js'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
-import { idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
+import { idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { obscureSecret } from '../http/obscure-secret.js'
 import { newWebhookSecret } from './signature.js'
 import { openWebhookSecret, sealWebhookSecret } from './secret-at-rest.js'
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema, type WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js'
+import { typed } from '../http/typed-routes.js'
 
 const serializeEndpoint = (e: WebhookEndpoint, secret: string, revealSecret = false) => ({
   ...serializeBase(e), url: e.url, event_types: e.event_types, description: e.description,
@@ -23,7 +24,8 @@ const serializeDelivery = (d: WebhookDelivery) => ({
   attempts: d.attempts, last_status_code: d.last_status_code, last_error: d.last_error, delivered_at: iso(d.delivered_at),
 })
 
-export async function webhookRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function webhookRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   const tags = ['webhooks']
   const id = (params: unknown) => (params as { id: string }).id
   const secretOf = (e: WebhookEndpoint) => openWebhookSecret(ctx.config.integrations, e).value
@@ -47,7 +49,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: BillingContext): 
       },
     },
     async (request, reply) => {
-      const body = request.body as { url: string; event_types?: string[]; description?: string; metadata?: Record<string, string> }
+      const body = request.body
       await validateOutboundUrl(ctx.config.outbound, body.url, 'url')
       const em = ctx.orm.em.fork()
       const endpointId = newId('wh')
@@ -64,7 +66,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: BillingContext): 
   )
 
   app.get('/webhooks/endpoints', { schema: { tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
-    const q = request.query as Page
+    const q = request.query
     const [items, total] = await ctx.orm.em.fork().findAndCount(WebhookEndpointSchema, { ...scopeOf(request), status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
     return listResponse(items.map((e) => serializeEndpoint(e, secretOf(e))), total, q)
   })
@@ -85,7 +87,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: BillingContext): 
     '/webhooks/deliveries',
     { schema: { tags, querystring: { type: 'object', properties: { ...paginationQuery, endpoint_id: { type: 'string' }, delivery_status: { type: 'string', enum: ['PENDING', 'SUCCEEDED', 'FAILED'] } } } } },
     async (request) => {
-      const q = request.query as Page & { endpoint_id?: string; delivery_status?: string }
+      const q = request.query
       const where: Record<string, unknown> = { ...scopeOf(request) }
       if (q.endpoint_id) where.endpoint_id = q.endpoint_id
       if (q.delivery_status) where.delivery_status = q.delivery_status
