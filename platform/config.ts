@@ -67,6 +67,16 @@ export interface Config {
   authJwtSecret: Buffer | null
   /** POST /v1/signup creates tenants without an API key */
   signupEnabled: boolean
+  /** per-tenant metric labels, bounded (platform/metric-labels.ts) */
+  metricLabels: MetricLabelConfig
+}
+
+export interface MetricLabelConfig {
+  /** tenants labelled by their id; every other tenant falls into one of `tenantBuckets` */
+  tenantAllowlist: string[]
+  tenantBuckets: number
+  /** distinct meter labels per allow-listed tenant and process; later meters are "other" */
+  metersPerTenant: number
 }
 
 export interface WebhookConfig {
@@ -337,6 +347,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     pricingParser: pricingParser(env),
     authJwtSecret: jwtSecret(env),
     signupEnabled: bool(env, 'SIGNUP_ENABLED'),
+    metricLabels: {
+      tenantAllowlist: str(env, 'METRICS_TENANT_ALLOWLIST', '').split(',').map((t) => t.trim()).filter(Boolean),
+      tenantBuckets: int(env, 'METRICS_TENANT_BUCKETS'),
+      metersPerTenant: int(env, 'METRICS_METERS_PER_TENANT'),
+    },
   }
   const wh = config.webhooks
   // A tenant must never be able to hold every worker slot of a process, or the others wait for it.

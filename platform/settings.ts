@@ -129,6 +129,15 @@ export const SETTINGS = {
     meaning: 'where the Stripe adapter sends requests (tests point it at a local stand-in)',
   },
   INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND: { default: '10', readBy: 'services', meaning: 'per-tenant rate of background provider syncs (`integration_events`)' },
+  METRICS_TENANT_ALLOWLIST: {
+    readBy: 'services', shown: 'empty',
+    meaning: 'comma-separated tenant ids that per-tenant metrics label by id (README, "Metrics, dashboards and alert rules")',
+  },
+  METRICS_TENANT_BUCKETS: { default: '8', readBy: 'services', meaning: 'every other tenant is hashed into this many metric labels `other_00`..; 0: one label `other`' },
+  METRICS_METERS_PER_TENANT: {
+    default: '20', readBy: 'services',
+    meaning: "meters labelled by id per allow-listed tenant and process; later ones, and other tenants' meters, are `other`",
+  },
   PAYMENT_RETRY_SCHEDULE: {
     default: '1d,3d,5d', readBy: 'services',
     meaning: 'dunning: the delay of the retry after the 1st, 2nd, ... failed payment attempt of an invoice (units `ms`, `s`, `m`, `h`, `d`); none after the last; `none`: no retries',
@@ -166,6 +175,7 @@ export const SETTINGS = {
   // tests
   TEST_LOG_LEVEL: { shown: '`fatal` (fault suite: `warn`)', readBy: 'tests', meaning: 'log level of the platforms tests start' },
   PROPERTY_SEED: { shown: 'random', readBy: 'tests', meaning: 'replays a run of the meter-usage property test' },
+  SNAPSHOT_PROMETHEUS_PORT: { default: '19494', readBy: 'tests', meaning: 'port of the local Prometheus that `npm run dashboards:snapshot` starts' },
   FAULT_EVENTS: { default: '40000', readBy: 'tests', meaning: 'events per scenario of the local-platform fault suite' },
   FUZZ_RUNS: { default: '200', readBy: 'tests', meaning: '`npm run fuzz`: requests per operation' },
   FUZZ_SEED: { shown: 'random (printed)', readBy: 'tests', meaning: '`npm run fuzz`: the seed' },

@@ -5,13 +5,13 @@
 // scripts/run-service.ts starts one service against real servers.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import type { Producer } from 'kafkajs'
 import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
 import { registerBillingApi } from '../billing-api/app.js'
+import { registerOpenApi } from '../billing-api/openapi/swagger.js'
 import { createAuthenticator, RequestRateLimiter } from '../billing-api/auth/index.js'
 import type { BillingContext } from '../billing-api/context.js'
 import { migratePostgres, openOrm } from '../billing-api/database.js'
@@ -31,6 +31,7 @@ import { ConfigError, type Config } from '../platform/config.js'
 import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool.js'
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
+import { configureMetricLabels } from '../platform/metric-labels.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
 import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
@@ -64,6 +65,7 @@ export interface Platform {
 
 export async function startPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
   const services = new Set(opts.services ?? ALL_SERVICES)
+  configureMetricLabels(config.metricLabels)
   const clock = opts.clock ?? systemClock
   const closers: (() => Promise<unknown>)[] = []
   // The HTTP server closes first (stop taking requests), then everything else in reverse order.
@@ -116,14 +118,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter, config.authJwtSecret)
 
     if (services.has('billing-api')) {
-      await app.register(swagger, {
-        openapi: {
-          info: { title: 'Meterline API', version: '1.0.0' },
-          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' }, adminToken: { type: 'http', scheme: 'bearer' } } },
-          security: [{ apiKey: [] }],
-        },
-      })
-      app.get('/v1/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+      await registerOpenApi(app)
       await registerBillingApi(app, ctx, auth)
     }
 
