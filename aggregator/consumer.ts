@@ -7,6 +7,8 @@ import type { MeterSource } from '../schemas/meters.js'
 import { createConsumer } from '../platform/kafka.js'
 import { aggregatorConsumerLag } from '../platform/metrics.js'
 import { ActiveMeters } from './active-meters.js'
+import { CommitMetrics } from './commit-metrics.js'
+import { addLagCollector } from '../platform/business-metrics.js'
 import { MeterCache } from './meter-cache.js'
 import { commit, count, decode, write } from './pipeline.js'
 import { WriteStage, type Piece, type WriteStageHooks } from './write-stage.js'
@@ -48,6 +50,8 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   const meters = new ActiveMeters(opts.ch, new MeterCache(opts.meters, opts.meterRefreshMs ?? 500), log, opts.hooks?.afterBackfillPage)
   const stage = new WriteStage(opts.ch, meters, { hooks: opts.hooks })
   const stats = { batches: 0, events: 0, meterRows: 0, duplicates: 0 }
+  const commitMetrics = new CommitMetrics()
+  const removeLagCollector = addLagCollector(() => commitMetrics.collect())
   const consumer: Consumer = createConsumer(opts.kafka, opts.groupId, () => !stopping)
 
   /**
@@ -76,6 +80,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     stats.meterRows += result.meterRows
     stats.duplicates += result.duplicates
     count(result)
+    commitMetrics.committed(topic, partition, piece, result)
   }
 
   /** Re-read the partition from its last commit; the write stage makes the replay exact. */
@@ -110,7 +115,9 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
         : persist(batch.topic, batch.partition, piece, bytes, keys).catch((err) => rewind(batch.topic, batch.partition, err)),
     )
     resolveOffset(batch.lastOffset())
-    aggregatorConsumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, Number(BigInt(batch.highWatermark) - last - 1n))
+    const recordsBehind = Number(BigInt(batch.highWatermark) - last - 1n)
+    aggregatorConsumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, recordsBehind)
+    commitMetrics.fetched(batch.topic, batch.partition, recordsBehind)
     await heartbeat()
     // One batch of look-ahead per partition: bounded memory, and fetch overlaps the insert.
     await previous
@@ -166,6 +173,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     stop() {
       stopped ??= (async () => {
         clearInterval(timer)
+        removeLagCollector()
         stopping = true
         // What is not written yet stays uncommitted: Kafka or the ingest spool still has it.
         await stage.stop()

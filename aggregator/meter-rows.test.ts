@@ -66,7 +66,7 @@ test('rows: raw row per event, a meter event and a bucket input row per matching
   assert.deepEqual(meterEventRow(batch, ev1, m1.hits[1], m1.props).slice(0, 10), ['t', 'e', 'tokens', 'c', ev1.timestamp, 'e1', '3', '', 'api', []])
   assert.deepEqual(meterEventRow(batch, ev1, m1.hits[0], m1.props)[9], ['eu'])
   const minute = Date.parse('2026-10-01T00:00:00Z') / 1000
-  assert.deepEqual(bucketRow(batch, ev1, m1.hits[0], m1.props), ['t', 'e', 'calls', 'c', minute, ['eu'], 'api', '1', 1, '1', [0, '', '0'], [], ''])
+  assert.deepEqual(bucketRow(batch, ev1, m1.hits[0], m1.props), ['t', 'e', 'calls', 'c', minute, ['eu'], 'api', '1', 1, '1', [0, '', '0'], [], '', []])
   assert.deepEqual(bucketRow(batch, ev1, m1.hits[1], m1.props).slice(5, 7), [[], 'api'])
   assert.equal(groupValue({ n: 5, o: { a: 1 } }, 'n'), '5')
   assert.equal(groupValue({ o: { a: 1 } }, 'o'), '{"a":1}')
@@ -79,4 +79,37 @@ test('rows: raw row per event, a meter event and a bucket input row per matching
   assert.notDeepEqual(eventKey('t', 'e2', 'e1'), k, 'the environment is part of the identity')
   assert.match(k.key, /^\d+$/)
   assert.ok(dedupVersion(1000) > dedupVersion(2000), 'an earlier ingestion has the larger version')
+})
+
+test('expression meters: exact value per event; missing or non-numeric operands skip the event', () => {
+  const m = meter({ aggregation: { type: 'SUM', expression: 'input_tokens + 3 * output_tokens' } })
+  // 1200 + 3 x 450 = 2550; numeric strings are read exactly: 0.1 + 3 x 0.2 = 0.7
+  assert.deepEqual(meterValue(m, { input_tokens: 1200, output_tokens: 450 }), { value: '2550', text: '' })
+  assert.deepEqual(meterValue(m, { input_tokens: '0.1', output_tokens: '0.2' }), { value: '0.7', text: '' })
+  assert.deepEqual(meterValue(m, { input_tokens: 1 }), { skip: 'missing_field' })
+  assert.deepEqual(meterValue(m, { input_tokens: 1, output_tokens: null }), { skip: 'missing_field' })
+  assert.deepEqual(meterValue(m, { input_tokens: 1, output_tokens: 'many' }), { skip: 'non_numeric' })
+  assert.deepEqual(meterValue(m, { input_tokens: 1, output_tokens: true }), { skip: 'non_numeric' })
+  assert.deepEqual(meterValue(m, { input_tokens: 1, output_tokens: '0.0000000000001' }), { skip: 'inexact' })
+  // nested paths, the multiplier after the expression: (2 + 8) / 4 x 0.5 = 1.25
+  const nested = meter({ aggregation: { type: 'MAX', expression: '(usage.a + usage.b) / 4', multiplier: '0.5' } })
+  assert.deepEqual(meterValue(nested, { usage: { a: 2, b: 8 } }), { value: '1.25', text: '' })
+  // a division is rounded half-up to the stored 12 decimals: 2/3 = 0.666666666667
+  const third = meter({ aggregation: { type: 'SUM', expression: 'a / 3' } })
+  assert.deepEqual(meterValue(third, { a: 2 }), { value: '0.666666666667', text: '' })
+  assert.deepEqual(meterValue(third, { a: 0 }), { value: '0', text: '' })
+  assert.deepEqual(meterValue(meter({ aggregation: { type: 'SUM', expression: 'a / b' } }), { a: 1, b: 0 }), { skip: 'division_by_zero' })
+  // a product beyond Decimal(38, 12) is out of range, not wrapped: 1e13 x 1e13 = 1e26
+  assert.deepEqual(meterValue(meter({ aggregation: { type: 'SUM', expression: 'a * a' } }), { a: 1e13 }), { skip: 'out_of_range' })
+})
+
+test('WEIGHTED_SUM rows keep the point and the latest tuple', () => {
+  const batch: IngestBatch = { batch_id: 'b', tenant_id: 't', environment_id: 'e', ingested_at: 0, events: [] }
+  const ts = Date.parse('2026-11-03T10:15:30.250Z')
+  const ev = { event_id: 'g1', event_name: 'call', external_customer_id: 'c', customer_id: null, timestamp: ts, source: null, properties: '{"gb":"12.5"}' }
+  const index = indexMeters([meter({ id: 'storage', aggregation: { type: 'WEIGHTED_SUM', field: 'gb' } })])
+  const hit = meterHits(index, 't', 'e', ev, {})!
+  const row = bucketRow(batch, ev, hit.hits[0], hit.props)
+  assert.deepEqual(row.slice(10), [[ts, 'g1', '12.5'], [], '', [[ts, 'g1', '12.5']]])
+  assert.equal(row[4], Date.parse('2026-11-03T10:15:00Z') / 1000)
 })

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto'
 import { Decimal } from 'decimal.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 import type { MeterDefinition } from '../schemas/meters.js'
+import { evaluateExpression, parseExpression, type ExpressionArithmetic, type ExpressionNode, type ExpressionResult } from '../schemas/meter-expression.js'
 
 const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP })
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/
@@ -57,25 +58,79 @@ export function matchesFilters(meter: MeterDefinition, props: Record<string, unk
   return true
 }
 
-export type MeterValue = { value: string; text: string } | { skip: 'missing_field' | 'non_numeric' | 'out_of_range' | 'inexact' }
+export type MeterValue =
+  | { value: string; text: string }
+  | { skip: 'missing_field' | 'non_numeric' | 'out_of_range' | 'inexact' | 'division_by_zero' }
 
-export function meterValue(meter: MeterDefinition, props: Record<string, unknown>): MeterValue {
-  const { type, field, multiplier } = meter.aggregation
-  if (type === 'COUNT') return { value: '1', text: '' }
-  const raw = field ? readProperty(props, field) : undefined
-  if (raw === undefined || raw === null) return { skip: 'missing_field' }
-  if (type === 'COUNT_UNIQUE') return { value: '1', text: scalarText(raw) }
+/** A property's exact number: JSON numbers and decimal strings; anything else is non-numeric. */
+function numberOf(raw: unknown): Decimal | 'missing_field' | 'non_numeric' | 'inexact' {
+  if (raw === undefined || raw === null) return 'missing_field'
   let text: string
   if (typeof raw === 'number' && Number.isFinite(raw)) text = String(raw)
   else if (typeof raw === 'string') text = raw.trim()
-  else return { skip: 'non_numeric' }
-  if (!multiplier && PLAIN_VALUE.test(text)) return { value: text, text: '' }
+  else return 'non_numeric'
   // String(number) may use exponent notation (1e-7); decimal.js reads it exactly.
-  if (!DECIMAL_TEXT.test(text) && !(typeof raw === 'number')) return { skip: 'non_numeric' }
-  let n: Decimal = new Dec(text)
+  if (!DECIMAL_TEXT.test(text) && !(typeof raw === 'number')) return 'non_numeric'
+  const n = new Dec(text)
   // Ingest refuses such values (ingest/event-rules.ts); one stored before that rule, or
   // produced by another writer, is skipped and counted rather than rounded silently.
-  if (n.decimalPlaces() > VALUE_SCALE) return { skip: 'inexact' }
+  return n.decimalPlaces() > VALUE_SCALE ? 'inexact' : n
+}
+
+/** Expressions compute with 120 significant digits: a product of two Decimal(38, 12) values is exact. */
+const ExprDec = Decimal.clone({ precision: 120, rounding: Decimal.ROUND_HALF_UP })
+const EXACT: ExpressionArithmetic<Decimal> = {
+  literal: (t) => new ExprDec(t),
+  add: (a, b) => a.plus(b),
+  sub: (a, b) => a.minus(b),
+  mul: (a, b) => a.times(b),
+  div: (a, b) => a.div(b),
+  neg: (a) => a.negated(),
+  isZero: (a) => a.isZero(),
+}
+const parsedExpressions = new Map<string, ExpressionNode>()
+
+function expressionOf(text: string): ExpressionNode {
+  let ast = parsedExpressions.get(text)
+  if (!ast) {
+    ast = parseExpression(text)
+    if (parsedExpressions.size > 10_000) parsedExpressions.clear()
+    parsedExpressions.set(text, ast)
+  }
+  return ast
+}
+
+/**
+ * The value of an expression meter. Any property it reads that is missing or null skips the
+ * event for the meter (missing_field), like a missing `field`; a non-numeric one (text, boolean,
+ * object) skips it as non_numeric, and a division by zero as division_by_zero. The result is
+ * rounded half-up to the 12 decimals of the stored value (only a division can need it).
+ */
+function expressionValue(expression: string, props: Record<string, unknown>): ExpressionResult<Decimal> {
+  return evaluateExpression<Decimal>(expressionOf(expression), (name) => {
+    const n = numberOf(readProperty(props, name))
+    return typeof n === 'string' ? { skip: n } : { value: n }
+  }, EXACT)
+}
+
+export function meterValue(meter: MeterDefinition, props: Record<string, unknown>): MeterValue {
+  const { type, field, multiplier, expression } = meter.aggregation
+  if (type === 'COUNT') return { value: '1', text: '' }
+  let n: Decimal
+  if (expression) {
+    const v = expressionValue(expression, props)
+    if ('skip' in v) return v
+    n = v.value
+  } else {
+    const raw = field ? readProperty(props, field) : undefined
+    if (raw === undefined || raw === null) return { skip: 'missing_field' }
+    if (type === 'COUNT_UNIQUE') return { value: '1', text: scalarText(raw) }
+    if (!multiplier && typeof raw === 'string' && PLAIN_VALUE.test(raw.trim())) return { value: raw.trim(), text: '' }
+    if (!multiplier && typeof raw === 'number' && PLAIN_VALUE.test(String(raw))) return { value: String(raw), text: '' }
+    const read = numberOf(raw)
+    if (typeof read === 'string') return { skip: read }
+    n = read
+  }
   if (multiplier) n = n.times(multiplier)
   n = n.toDecimalPlaces(VALUE_SCALE, Decimal.ROUND_HALF_UP)
   if (n.abs().gte(VALUE_LIMIT)) return { skip: 'out_of_range' }
@@ -167,8 +222,9 @@ export function bucketRow(batch: IngestBatch, e: UsageEvent, hit: MeterHit, prop
     batch.tenant_id, batch.environment_id, hit.meter.id, e.external_customer_id, Math.floor(e.timestamp / 60_000) * 60,
     groupValues(hit, props), e.source ?? '',
     hit.value, 1, hit.value,
-    type === 'LATEST' ? [e.timestamp, e.event_id, hit.value] : NO_LATEST,
+    type === 'LATEST' || type === 'WEIGHTED_SUM' ? [e.timestamp, e.event_id, hit.value] : NO_LATEST,
     type === 'COUNT_UNIQUE' ? [hit.text] : [],
     '',
+    type === 'WEIGHTED_SUM' ? [[e.timestamp, e.event_id, hit.value]] : [],
   ]
 }

@@ -31,3 +31,35 @@ export class Recount {
     }
   }
 }
+
+/**
+ * Pure recount of a WEIGHTED_SUM meter: every event of the meter (before the range too, for the
+ * value carried in), then the time-weighted average over [from, to) as the query layer gives it:
+ * per customer, each value holds from its event to the customer's next (by timestamp, event_id);
+ * the integrals add up and are divided by the range's length.
+ */
+export class WeightedRecount {
+  private points = new Map<string, { ts: number; id: string; value: string }[]>()
+
+  add(customer: string, value: string, ts: number, eventId: string): void {
+    const list = this.points.get(customer)
+    if (list) list.push({ ts, id: eventId, value })
+    else this.points.set(customer, [{ ts, id: eventId, value }])
+  }
+
+  /** integral in value x ms, and the events inside [from, to) */
+  over(from: number, to: number): { integral: Decimal; count: number } {
+    let integral = new Decimal(0)
+    let count = 0
+    for (const list of this.points.values()) {
+      list.sort((a, b) => a.ts - b.ts || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      list.forEach((p, i) => {
+        if (p.ts >= from && p.ts < to) count++
+        const start = Math.max(p.ts, from)
+        const end = Math.min(i + 1 < list.length ? list[i + 1].ts : to, to)
+        if (end > start) integral = integral.plus(new Decimal(p.value).times(end - start))
+      })
+    }
+    return { integral, count }
+  }
+}

@@ -37,6 +37,8 @@ export interface PieceResult {
   duplicates: number
   meterRows: number
   skipped: Record<string, number>
+  /** events counted per meter, keyed `tenant_id \0 meter_id` (metrics) */
+  perMeter: Map<string, number>
 }
 
 export interface WriteStageHooks {
@@ -183,7 +185,7 @@ export class WriteStage {
     const ownRecords = new Map<number, Set<string>>()
     const pieceMonths: Set<number>[] = []
     const results: PieceResult[] = pieces.map((p, pi) => {
-      const result: PieceResult = { events: 0, duplicates: 0, meterRows: 0, skipped: {} }
+      const result: PieceResult = { events: 0, duplicates: 0, meterRows: 0, skipped: {}, perMeter: new Map() }
       /** months this piece writes buckets (or skips vouched ones) for: its ledger rows */
       const ledgerMonths = new Set<number>()
       p.records.forEach((r, ri) => {
@@ -211,6 +213,8 @@ export class WriteStage {
           for (const hit of matched.hits) {
             meterEvents.push(meterEventRow(batch, e, hit, matched.props))
             result.meterRows++
+            const meterKey = `${batch.tenant_id}\0${hit.meter.id}`
+            result.perMeter.set(meterKey, (result.perMeter.get(meterKey) ?? 0) + 1)
             // Already in the buckets, written before a crash for every meter active then.
             if (vouchedUs !== undefined && this.meters.activatedUs(hit.meter.id) < vouchedUs) continue
             buckets.push(bucketRow(batch, e, hit, matched.props))

@@ -98,7 +98,7 @@ for (let lo = SQL_FROM; lo < SQL_FROM + SQL_EVENTS; lo += 10_000_000) {
       if(m = 'users', usr, ''), 'api', if(m = 'tokens', [model], []), now64(3) FROM ${gen} ARRAY JOIN ['tokens', 'users'] AS m`)
   await ch.command(`INSERT INTO ${ch.table('meter_buckets')} SELECT 'bench', 'prod', m, cust, toStartOfMinute(ts), if(m = 'tokens', [model], []), 'api',
       if(m = 'tokens', toDecimal128(tok, 12), toDecimal128(1, 12)), 1, if(m = 'tokens', toDecimal128(tok, 12), toDecimal128(1, 12)), ${nothing},
-      if(m = 'users', [usr], []), '' FROM ${gen} ARRAY JOIN ['tokens', 'users'] AS m`)
+      if(m = 'users', [usr], []), '', [] FROM ${gen} ARRAY JOIN ['tokens', 'users'] AS m`)
   process.stderr.write(`\r[sql] ${((lo + n - SQL_FROM) / 1e6).toFixed(0)}M / ${(SQL_EVENTS / 1e6).toFixed(0)}M events generated in ClickHouse`)
 }
 const sqlSeconds = (performance.now() - sqlT0) / 1000

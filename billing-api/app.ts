@@ -7,6 +7,8 @@ import { authRoutes } from './auth/index.js'
 import { inboundWebhookRoutes } from './integrations/index.js'
 import { modules } from './modules.js'
 import { subscriptionV2Routes } from './subscriptions/index.js'
+import { signupRoutes } from './tenants/index.js'
+
 export interface Authenticator {
   hook: onRequestHookHandler
   invalidate(): void
@@ -24,6 +26,8 @@ export async function registerBillingApi(app: FastifyInstance, ctx: BillingConte
     },
     { prefix: '/v1' },
   )
+  // Signup needs no API key (off unless SIGNUP_ENABLED).
+  await app.register(async (s) => signupRoutes(s, ctx), { prefix: '/v1' })
   // Version 2 reads (spec: the v2 subscription response), same auth.
   await app.register(
     async (v2) => {

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
-import type { IntegrationQueue, InvoiceComputeQueue, PaymentRetryQueue, WebhookQueue } from './queues.js'
+import type { EnvironmentCloneQueue, IntegrationQueue, InvoiceComputeQueue, PaymentRetryQueue, WebhookQueue } from './queues.js'
 import type { UsageQuery, UsageRow } from '../clickhouse/queries/meter-usage.js'
 import type { Scope } from './db/scope.js'
 
@@ -22,6 +22,8 @@ export interface BillingContext {
   paymentRetries?: PaymentRetryQueue
   /** failed payment attempts as inbound provider events report them (payments/payment-failures.ts) */
   paymentFailures?: PaymentFailureReporting
+  /** environment clone jobs (environment-clone/queue.ts); present where Redis is configured */
+  environmentClone?: EnvironmentCloneQueue
   /** how usage is read; absent: straight from ClickHouse (meters/usage-reader.ts). A billing run sets its prefetch. */
   usage?: UsageReader
   /** invoicing for wallet auto top-ups (invoices/top-up-invoices.ts) */

@@ -4,6 +4,7 @@ import { MikroORM, defineConfig } from '@mikro-orm/postgresql'
 import { Migrator } from '@mikro-orm/migrations'
 import { modules } from './modules.js'
 import { sqlMigration } from './module.js'
+import { AfterCommitSubscriber } from './db/after-commit.js'
 
 export const entities = modules.flatMap((m) => m.entities)
 /** The foundation schema first; then each domain's own migrations, in module order. */
@@ -35,6 +36,7 @@ export async function openOrm(databaseUrl: string, poolMax = 10, timeouts: PoolT
       driverOptions: { connection: { connectionTimeoutMillis: timeouts.connectTimeoutMs } },
       allowGlobalContext: false,
       forceUtcTimezone: true,
+      subscribers: [new AfterCommitSubscriber()],
       debug: false,
     }),
   )

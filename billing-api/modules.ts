@@ -22,6 +22,9 @@ import { walletsModule } from './wallets/module.js'
 import { webhooksModule } from './webhooks/module.js'
 import { integrationsModule } from './integrations/module.js'
 import { paymentsModule } from './payments/module.js'
+import { aiPricingModule } from './ai-pricing/module.js'
+import { environmentCloneModule } from './environment-clone/module.js'
+import { subscriptionPhasesModule } from './subscription-phases/module.js'
 import { usageAlertsModule } from './usage-alerts/module.js'
 import { analyticsModule } from './analytics/module.js'
 
@@ -47,6 +50,9 @@ export const modules: DomainModule[] = [
   webhooksModule,
   integrationsModule,
   paymentsModule,
+  aiPricingModule,
+  environmentCloneModule,
+  subscriptionPhasesModule,
   usageAlertsModule,
   analyticsModule,
 ]

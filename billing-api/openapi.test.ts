@@ -14,17 +14,23 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
   assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'x-api-key' })
   const expected: [string, string][] = [
     ['post', '/v1/events'], ['post', '/v1/events/raw/bulk'], ['get', '/v1/tenants/{id}'], ['put', '/v1/users/{id}'],
-    ['delete', '/v1/users/{id}'], ['get', '/v1/secrets/api/keys'], ['post', '/v1/meters'], ['post', '/v1/meters/{id}/usage'],
+    ['delete', '/v1/users/{id}'], ['get', '/v1/secrets/api/keys'], ['post', '/v1/meters'], ['put', '/v1/meters/{id}'], ['post', '/v1/meters/{id}/usage'],
     ['post', '/v1/customers'], ['post', '/v1/customers/search'], ['post', '/v1/plans/search'], ['post', '/v1/prices'],
     ['post', '/v1/features'], ['post', '/v1/entitlements'], ['post', '/v1/addons'], ['post', '/v1/groups'],
     ['post', '/v1/coupons'], ['post', '/v1/taxes/rates'], ['post', '/v1/pricing-units'], ['post', '/v1/creditgrants'],
     ['post', '/v1/subscriptions'], ['post', '/v1/invoices/internal/preview'],
     ['post', '/v1/invoices/{id}/refunds'], ['post', '/v1/invoices/{id}/payment_failures'], ['post', '/v1/invoices/{id}/payment_link'],
     ['get', '/v1/invoices/{id}/payments'], ['get', '/v1/invoices/{id}/lines/{line_id}/explain'],
+    ['post', '/v1/ai/pricing/parse'], ['post', '/v1/environments/clone'], ['get', '/v1/environments/clone-jobs/{job_id}'], ['post', '/v1/subscriptions/{id}/phases'], ['post', '/v1/signup'],
     ['post', '/v1/entitlements/check'], ['post', '/v1/analytics/meter-usage'], ['post', '/v1/analytics/usage/export'],
     ['post', '/v1/dashboard/revenue-dashboard'],
   ]
   for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
+  const meterUpdate = doc.paths['/v1/meters/{id}'].put
+  assert.deepEqual(meterUpdate.requestBody.content['application/json'].schema.properties.bucket_size.enum, ['HOUR', 'MINUTE'])
+  assert.ok(meterUpdate.responses['200'].content['application/json'].schema.properties.rounding)
+  // signup is the one /v1 route without an API key
+  assert.deepEqual(doc.paths['/v1/signup'].post.security, [])
   const customerBody = doc.paths['/v1/customers'].post.requestBody.content['application/json'].schema
   assert.equal(customerBody.properties.address_line1.maxLength, 255)
   assert.deepEqual(customerBody.required, ['external_id'])

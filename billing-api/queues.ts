@@ -67,3 +67,30 @@ export interface PaymentRetryQueue {
   schedule(job: PaymentRetryJob, delayMs: number): Promise<void>
   close(): Promise<void>
 }
+
+export interface EnvironmentCloneJobData {
+  tenant_id: string
+  source_environment_id: string
+  target_environment_id: string
+  actor: string
+}
+
+export interface EnvironmentCloneJobView {
+  job_id: string
+  status: ComputeStatus
+  source_environment_id: string
+  target_environment_id: string
+  /** environment-clone/run-clone.ts CloneProgress; null until the job starts */
+  progress: object | null
+  attempts: number
+  error: string | null
+  created_at: string
+  finished_at: string | null
+}
+
+export interface EnvironmentCloneQueue {
+  enqueue(data: EnvironmentCloneJobData): Promise<string>
+  /** another tenant's job, or one neither of whose environments is the caller's, is not found */
+  status(tenantId: string, environmentId: string, jobId: string): Promise<EnvironmentCloneJobView>
+  close(): Promise<void>
+}

@@ -26,6 +26,19 @@ export const bulkSchema = {
   },
 } as const
 
+/** The 202 answers: the ids a client needs to resend the same events after an unclear failure. */
+export const eventAcceptedSchema = {
+  type: 'object',
+  required: ['message', 'event_id'],
+  properties: { message: { type: 'string' }, event_id: { type: 'string' } },
+} as const
+
+export const bulkAcceptedSchema = {
+  type: 'object',
+  required: ['message', 'count', 'batch_id'],
+  properties: { message: { type: 'string' }, count: { type: 'integer' }, batch_id: { type: 'string' } },
+} as const
+
 export interface EventInput {
   event_id?: string
   event_name: string

@@ -8,9 +8,10 @@ import { ServiceUnavailableError } from '../platform/errors.js'
 import { ingestBackpressure, ingestEventsAccepted, ingestEventsRejected } from '../platform/metrics.js'
 import type { Clock } from '../platform/clock.js'
 import type { LagGate } from '../platform/lag-gate.js'
-import { bulkSchema, eventSchema, type EventInput } from './event-schema.js'
+import { bulkAcceptedSchema, bulkSchema, eventAcceptedSchema, eventSchema, type EventInput } from './event-schema.js'
 import { checkEvents, type TimeWindow } from './event-rules.js'
 import { encode, enrich, produce } from './pipeline.js'
+import { countTenantEvents } from './tenant-metrics.js'
 import type { Spool } from './spool/spool.js'
 
 export interface IngestDeps {
@@ -40,6 +41,7 @@ export async function ingestRoutes(instance: FastifyInstance, deps: IngestDeps):
       checkEvents(inputs, deps.timeWindow, Math.max(deps.clock.now().getTime(), Date.now()), prefix)
     } catch (err) {
       ingestEventsRejected.inc({ reason: 'validation' }, inputs.length)
+      countTenantEvents(tenantId, 'rejected', inputs.length)
       throw err
     }
     const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
@@ -49,9 +51,11 @@ export async function ingestRoutes(instance: FastifyInstance, deps: IngestDeps):
         await deps.spool.append(records)
       } catch (err) {
         ingestEventsRejected.inc({ reason: 'spool_unavailable' }, inputs.length)
+        countTenantEvents(tenantId, 'rejected', inputs.length)
         throw err
       }
       ingestEventsAccepted.inc(inputs.length)
+      countTenantEvents(tenantId, 'accepted', inputs.length)
       return batch
     }
     try {
@@ -59,10 +63,12 @@ export async function ingestRoutes(instance: FastifyInstance, deps: IngestDeps):
       deps.gate?.produced(records.reduce((n, r) => n + r.value.length, 0))
     } catch (err) {
       ingestEventsRejected.inc({ reason: 'kafka_unavailable' }, inputs.length)
+      countTenantEvents(tenantId, 'rejected', inputs.length)
       app.log.error({ err }, 'kafka produce failed')
       throw new ServiceUnavailableError('the event log did not acknowledge the batch; retry with the same event_ids')
     }
     ingestEventsAccepted.inc(inputs.length)
+    countTenantEvents(tenantId, 'accepted', inputs.length)
     return batch
   }
 
@@ -81,16 +87,18 @@ export async function ingestRoutes(instance: FastifyInstance, deps: IngestDeps):
 
   app.addHook('onError', async (request, _reply, err) => {
     if ((err as { validation?: unknown }).validation) {
-      ingestEventsRejected.inc({ reason: 'validation' }, eventCount(request.body))
+      const n = eventCount(request.body)
+      ingestEventsRejected.inc({ reason: 'validation' }, n)
+      countTenantEvents(request.auth.tenantId, 'rejected', n)
     }
   })
 
-  app.post('/events', { schema: { tags: ['events'], body: eventSchema } }, async (request, reply) => {
+  app.post('/events', { schema: { tags: ['events'], body: eventSchema, response: { 202: eventAcceptedSchema } } }, async (request, reply) => {
     const batch = await accept([request.body], request.auth.tenantId, request.auth.environmentId, () => '')
     return reply.code(202).send({ message: 'event accepted for processing', event_id: batch.events[0].event_id })
   })
 
-  app.post('/events/raw/bulk', { schema: { tags: ['events'], body: bulkSchema } }, async (request, reply) => {
+  app.post('/events/raw/bulk', { schema: { tags: ['events'], body: bulkSchema, response: { 202: bulkAcceptedSchema } } }, async (request, reply) => {
     const { events } = request.body
     const batch = await accept(events, request.auth.tenantId, request.auth.environmentId, (i) => `events[${i}].`)
     return reply.code(202).send({ message: 'events accepted for processing', count: events.length, batch_id: batch.batch_id })

@@ -53,3 +53,18 @@ test('webhook fairness settings: defaults, and a tenant cap that could take ever
   assert.throws(() => loadConfig({ ...env, WEBHOOK_ENDPOINT_CONCURRENCY: '0' }), /WEBHOOK_ENDPOINT_CONCURRENCY must be an integer >= 1/)
   assert.equal(loadConfig({ ...env, WEBHOOK_CIRCUIT_FAILURES: '0' }).webhooks.circuitFailures, 0, '0: the circuit never opens')
 })
+
+test('PRICING_PARSER: rule-based by default; openai needs its API key', () => {
+  assert.deepEqual(loadConfig(env).pricingParser, { kind: 'deterministic' })
+  assert.deepEqual(loadConfig({ ...env, PRICING_PARSER: 'openai', PRICING_LLM_API_KEY: 'sk-1' }).pricingParser, {
+    kind: 'openai', llm: { url: 'https://api.openai.com/v1', apiKey: 'sk-1', model: 'gpt-4o-mini', timeoutMs: 15000 },
+  })
+  assert.throws(() => loadConfig({ ...env, PRICING_PARSER: 'openai' }), /PRICING_LLM_API_KEY is required with PRICING_PARSER=openai/)
+  assert.throws(() => loadConfig({ ...env, PRICING_PARSER: 'gpt' }), /PRICING_PARSER must be one of deterministic, openai/)
+})
+
+test('AUTH_JWT_SECRET: unset refuses bearer tokens; a short one stops start-up', () => {
+  assert.equal(loadConfig(env).authJwtSecret, null)
+  assert.deepEqual(loadConfig({ ...env, AUTH_JWT_SECRET: 'x'.repeat(32) }).authJwtSecret, Buffer.from('x'.repeat(32)))
+  assert.throws(() => loadConfig({ ...env, AUTH_JWT_SECRET: 'short' }), /AUTH_JWT_SECRET must be at least 32 bytes/)
+})

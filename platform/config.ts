@@ -65,6 +65,22 @@ export interface Config {
   apiKeyHashing: { secret: Buffer; previous?: Buffer }
   /** SSRF guard for tenant-supplied URLs: OUTBOUND_URL_ALLOW exempts destinations (local development, tests) */
   outbound: OutboundPolicy
+  /** billing-api/ai-pricing: the rule-based reader, or an OpenAI-compatible endpoint with it as the fallback */
+  pricingParser: PricingParserConfig
+  /** HS256 secret of the JWTs whose environment_id claim selects the environment; null: bearer tokens are refused */
+  authJwtSecret: Buffer | null
+  /** POST /v1/signup creates tenants without an API key */
+  signupEnabled: boolean
+  /** per-tenant metric labels, bounded (platform/metric-labels.ts) */
+  metricLabels: MetricLabelConfig
+}
+
+export interface MetricLabelConfig {
+  /** tenants labelled by their id; every other tenant falls into one of `tenantBuckets` */
+  tenantAllowlist: string[]
+  tenantBuckets: number
+  /** distinct meter labels per allow-listed tenant and process; later meters are "other" */
+  metersPerTenant: number
 }
 
 export interface WebhookConfig {
@@ -80,6 +96,10 @@ export interface WebhookConfig {
   circuitFailures: number
   circuitCooldownMs: number
 }
+
+export type PricingParserConfig =
+  | { kind: 'deterministic' }
+  | { kind: 'openai'; llm: { url: string; apiKey: string; model: string; timeoutMs: number } }
 
 export interface SpoolConfig {
   enabled: boolean
@@ -207,6 +227,29 @@ function adminToken(env: Env): string | undefined {
   return raw
 }
 
+function pricingParser(env: Env): PricingParserConfig {
+  const kind = oneOf(env, 'PRICING_PARSER', ['deterministic', 'openai'] as const)
+  if (kind === 'deterministic') return { kind }
+  const apiKey = str(env, 'PRICING_LLM_API_KEY', '')
+  if (!apiKey) throw new ConfigError('PRICING_LLM_API_KEY is required with PRICING_PARSER=openai')
+  return {
+    kind,
+    llm: {
+      url: url(env, 'PRICING_LLM_URL', listed('PRICING_LLM_URL'), ['http:', 'https:']),
+      apiKey,
+      model: str(env, 'PRICING_LLM_MODEL'),
+      timeoutMs: int(env, 'PRICING_LLM_TIMEOUT_MS', 100),
+    },
+  }
+}
+
+function jwtSecret(env: Env): Buffer | null {
+  const v = str(env, 'AUTH_JWT_SECRET', '')
+  if (!v) return null
+  if (Buffer.byteLength(v) < 32) throw new ConfigError('AUTH_JWT_SECRET must be at least 32 bytes')
+  return Buffer.from(v)
+}
+
 /** Local mode: the broker launcher writes its (random) bootstrap address here. */
 function kafkaBrokers(env: Env, dataDir: string): string[] {
   let raw = env.KAFKA_BROKERS
@@ -306,6 +349,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     apiKeyHashing: {
       secret: encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET),
       previous: previousKey(env, 'API_KEY_HASH_SECRET_PREVIOUS', encryptionKey(env, 'API_KEY_HASH_SECRET', DEV_API_KEY_HASH_SECRET)),
+    },
+    pricingParser: pricingParser(env),
+    authJwtSecret: jwtSecret(env),
+    signupEnabled: bool(env, 'SIGNUP_ENABLED'),
+    metricLabels: {
+      tenantAllowlist: str(env, 'METRICS_TENANT_ALLOWLIST', '').split(',').map((t) => t.trim()).filter(Boolean),
+      tenantBuckets: int(env, 'METRICS_TENANT_BUCKETS'),
+      metersPerTenant: int(env, 'METRICS_METERS_PER_TENANT'),
     },
   }
   const wh = config.webhooks

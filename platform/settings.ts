@@ -131,6 +131,15 @@ export const SETTINGS = {
     meaning: 'where the Stripe adapter sends requests (tests point it at a local stand-in)',
   },
   INTEGRATION_EVENTS_RATE_LIMIT_PER_SECOND: { default: '10', readBy: 'services', meaning: 'per-tenant rate of background provider syncs (`integration_events`)' },
+  METRICS_TENANT_ALLOWLIST: {
+    readBy: 'services', shown: 'empty',
+    meaning: 'comma-separated tenant ids that per-tenant metrics label by id (README, "Metrics, dashboards and alert rules")',
+  },
+  METRICS_TENANT_BUCKETS: { default: '8', readBy: 'services', meaning: 'every other tenant is hashed into this many metric labels `other_00`..; 0: one label `other`' },
+  METRICS_METERS_PER_TENANT: {
+    default: '20', readBy: 'services',
+    meaning: "meters labelled by id per allow-listed tenant and process; later ones, and other tenants' meters, are `other`",
+  },
   PAYMENT_RETRY_SCHEDULE: {
     default: '1d,3d,5d', readBy: 'services',
     meaning: 'dunning: the delay of the retry after the 1st, 2nd, ... failed payment attempt of an invoice (units `ms`, `s`, `m`, `h`, `d`); none after the last; `none`: no retries',
@@ -138,6 +147,22 @@ export const SETTINGS = {
   ADMIN_TOKEN: {
     readBy: 'services', shown: 'unset: admin API off (`npm run up` generates one)',
     meaning: 'bearer token of the operator API `/v1/admin` (at least 24 characters); the CLI `npm run admin` sends it too',
+  },
+  PRICING_PARSER: {
+    default: 'deterministic', readBy: 'services',
+    meaning: 'who reads `POST /v1/ai/pricing/parse` descriptions: the built-in rule-based reader, or `openai` (an OpenAI-compatible chat completions endpoint, its answer checked against the same schema, falling back to the rule-based reader when it fails)',
+  },
+  PRICING_LLM_URL: { default: 'https://api.openai.com/v1', readBy: 'services', meaning: '`PRICING_PARSER=openai`: the endpoint\'s base URL' },
+  PRICING_LLM_MODEL: { default: 'gpt-4o-mini', readBy: 'services', meaning: '`PRICING_PARSER=openai`: the model' },
+  PRICING_LLM_API_KEY: { readBy: 'services', shown: 'unset; **required** with `PRICING_PARSER=openai`', meaning: 'bearer token for that endpoint' },
+  PRICING_LLM_TIMEOUT_MS: { default: '15000', readBy: 'services', meaning: 'how long a parse waits for the model before falling back' },
+  AUTH_JWT_SECRET: {
+    readBy: 'services', shown: 'unset: bearer tokens are refused',
+    meaning: 'at least 32 bytes; HS256 secret of the JWTs (`Authorization: Bearer`) whose `environment_id` claim selects the environment (API basics)',
+  },
+  SIGNUP_ENABLED: {
+    default: 'false', readBy: 'services',
+    meaning: '`true`: `POST /v1/signup` creates a tenant, its first user and API key without an API key (rate-limit it at the edge)',
   },
   // the operators' CLI: scripts/admin.ts, job:run, tenant:create
   METERLINE_API_URL: {
@@ -152,6 +177,7 @@ export const SETTINGS = {
   // tests
   TEST_LOG_LEVEL: { shown: '`fatal` (fault suite: `warn`)', readBy: 'tests', meaning: 'log level of the platforms tests start' },
   PROPERTY_SEED: { shown: 'random', readBy: 'tests', meaning: 'replays a run of the meter-usage property test' },
+  SNAPSHOT_PROMETHEUS_PORT: { default: '19494', readBy: 'tests', meaning: 'port of the local Prometheus that `npm run dashboards:snapshot` starts' },
   FAULT_EVENTS: { default: '40000', readBy: 'tests', meaning: 'events per scenario of the local-platform fault suite' },
   FUZZ_RUNS: { default: '200', readBy: 'tests', meaning: '`npm run fuzz`: requests per operation' },
   FUZZ_SEED: { shown: 'random (printed)', readBy: 'tests', meaning: '`npm run fuzz`: the seed' },

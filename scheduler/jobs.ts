@@ -6,6 +6,7 @@ import { billDueSubscriptions, invoiceUsageOverThreshold, cancelDueSubscriptions
 import { finalizeDueInvoices } from '../billing-api/invoices/index.js'
 import { expireWalletCredits } from '../billing-api/wallets/index.js'
 import { retryStaleWebhooks } from '../billing-api/webhooks/index.js'
+import { startDuePhases } from '../billing-api/subscription-phases/index.js'
 import { checkUsageAlerts } from '../billing-api/usage-alerts/index.js'
 
 export interface JobData {
@@ -29,6 +30,11 @@ export const JOBS: Record<string, JobDefinition> = {
   'subscription-trial-end': {
     everyMs: () => 60_000,
     run: async (ctx, data) => (await endDueTrials(ctx, { tenantId: data.tenant_id })).ended,
+  },
+  // Subscription phases whose start is reached take over (billing-api/subscription-phases/phase-switch.ts).
+  'subscription-phase-start': {
+    everyMs: () => 60_000,
+    run: async (ctx, data) => (await startDuePhases(ctx, { tenantId: data.tenant_id })).started,
   },
   'subscription-scheduled-cancellation': {
     everyMs: () => 60_000,

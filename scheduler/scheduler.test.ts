@@ -23,6 +23,7 @@ test('the subscription jobs are registered with their cadence', () => {
   const cadence = Object.fromEntries(Object.entries(JOBS).map(([name, def]) => [name, def.everyMs(p.ctx)]))
   assert.equal(cadence['subscription-trial-end'], 60_000)
   assert.equal(cadence['subscription-scheduled-cancellation'], 60_000)
+  assert.equal(cadence['subscription-phase-start'], 60_000)
   assert.equal(cadence['auto-invoice-threshold'], 5 * 60_000)
   assert.equal(cadence['subscription-billing'], p.config.billingScheduleEveryMs)
 })

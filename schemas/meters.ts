@@ -7,7 +7,14 @@ export interface MeterDefinition {
   tenant_id: string
   environment_id: string
   event_name: string
-  aggregation: { type: string; field?: string | null; multiplier?: string | null; group_by?: string | null }
+  aggregation: {
+    type: string
+    field?: string | null
+    /** arithmetic over event properties (schemas/meter-expression.ts), instead of `field` */
+    expression?: string | null
+    multiplier?: string | null
+    group_by?: string | null
+  }
   filters: { key: string; values: string[] }[]
 }
 

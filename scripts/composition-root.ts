@@ -5,13 +5,13 @@
 // scripts/run-service.ts starts one service against real servers.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import type { Producer } from 'kafkajs'
 import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
 import { registerBillingApi } from '../billing-api/app.js'
+import { registerOpenApi } from '../billing-api/openapi/swagger.js'
 import { createAuthenticator, RequestRateLimiter } from '../billing-api/auth/index.js'
 import type { BillingContext } from '../billing-api/context.js'
 import { migratePostgres, openOrm } from '../billing-api/database.js'
@@ -22,6 +22,7 @@ import { topUpInvoicing } from '../billing-api/invoices/index.js'
 import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/index.js'
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/index.js'
 import { createPaymentRetryQueue, paymentFailureReporting, startPaymentRetryWorker } from '../billing-api/payments/index.js'
+import { createEnvironmentCloneQueue, startEnvironmentCloneWorker } from '../billing-api/environment-clone/index.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
@@ -30,6 +31,7 @@ import { ConfigError, type Config } from '../platform/config.js'
 import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool.js'
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
+import { configureMetricLabels } from '../platform/metric-labels.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
 import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
@@ -63,6 +65,7 @@ export interface Platform {
 
 export async function startPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
   const services = new Set(opts.services ?? ALL_SERVICES)
+  configureMetricLabels(config.metricLabels)
   const clock = opts.clock ?? systemClock
   const closers: (() => Promise<unknown>)[] = []
   // The HTTP server closes first (stop taking requests), then everything else in reverse order.
@@ -98,6 +101,9 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const paymentRetries = createPaymentRetryQueue(queueRedis, config.redisPrefix)
       closers.push(() => paymentRetries.close())
       ctx.paymentRetries = paymentRetries
+      const environmentClone = createEnvironmentCloneQueue(queueRedis, config.redisPrefix)
+      closers.push(() => environmentClone.close())
+      ctx.environmentClone = environmentClone
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
@@ -109,17 +115,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => limiterRedis.quit().catch(() => limiterRedis.disconnect()))
       limiter = new RequestRateLimiter(limiterRedis, config.redisPrefix, config.requestRateLimit)
     }
-    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter)
+    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter, config.authJwtSecret)
 
     if (services.has('billing-api')) {
-      await app.register(swagger, {
-        openapi: {
-          info: { title: 'Meterline API', version: '1.0.0' },
-          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' }, adminToken: { type: 'http', scheme: 'bearer' } } },
-          security: [{ apiKey: [] }],
-        },
-      })
-      app.get('/v1/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+      await registerOpenApi(app)
       await registerBillingApi(app, ctx, auth)
     }
 
@@ -194,6 +193,8 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => integrationWorker.stop())
       const paymentRetryWorker = startPaymentRetryWorker(ctx, redis!, config.redisPrefix)
       closers.push(() => paymentRetryWorker.stop())
+      const cloneWorker = startEnvironmentCloneWorker(orm, redis!, config.redisPrefix)
+      closers.push(() => cloneWorker.stop())
     }
     // The scheduler process also relays the system-events outbox to Kafka.
     if (services.has('scheduler') && opts.relay !== false) {

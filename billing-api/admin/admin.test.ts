@@ -98,7 +98,7 @@ test('a job triggered now runs in the scheduler and shows completed with its ite
   assert.equal(status.body.counts.completed, before.completed + 1)
   assert.equal(status.body.counts.failed, before.failed)
   const all = await asAdmin('GET', '/queues?failures=0')
-  assert.deepEqual(all.body.items.map((q: { queue: string }) => q.queue), ['scheduler', 'webhook-delivery', 'invoice-compute', 'integration-sync'])
+  assert.deepEqual(all.body.items.map((q: { queue: string }) => q.queue), ['scheduler', 'webhook-delivery', 'invoice-compute', 'integration-sync', 'environment-clone'])
   assert.deepEqual(all.body.items[0].counts, status.body.counts)
 
   assertError(await asAdmin('POST', '/jobs/no-such-job/runs', {}), 404, 'not_found', /job no-such-job/)

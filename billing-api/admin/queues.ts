@@ -10,10 +10,11 @@ import { JOBS, type JobData } from '../../scheduler/jobs.js'
 import { INVOICE_COMPUTE_QUEUE } from '../billing/index.js'
 import { INTEGRATION_QUEUE } from '../integrations/index.js'
 import { WEBHOOK_QUEUE } from '../webhooks/index.js'
+import { ENVIRONMENT_CLONE_QUEUE } from '../environment-clone/index.js'
 import type { Config } from '../../platform/config.js'
 import { failureView, jobView, JOB_STATES, stateCounts, type FailureView, type JobView } from './job-view.js'
 
-export const QUEUE_NAMES = [SCHEDULER_QUEUE, WEBHOOK_QUEUE, INVOICE_COMPUTE_QUEUE, INTEGRATION_QUEUE] as const
+export const QUEUE_NAMES = [SCHEDULER_QUEUE, WEBHOOK_QUEUE, INVOICE_COMPUTE_QUEUE, INTEGRATION_QUEUE, ENVIRONMENT_CLONE_QUEUE] as const
 
 export interface QueueStatus {
   queue: string

@@ -44,6 +44,8 @@ export interface MeterAnalyticsItem {
   buckets: AnalyticsBucket[] | null
 }
 
+const isWeighted = (m: Meter) => m.aggregation.type === 'WEIGHTED_SUM'
+
 const isoUtc = (chTime: string) => new Date(chTime.replace(' ', 'T') + 'Z').toISOString()
 
 /** The published meters asked for (all of them when none are named); an unknown id is a 400. */
@@ -73,6 +75,11 @@ export async function meterAnalytics(ctx: BillingContext, em: EntityManager, sco
   const read = usageReader(ctx)
   const items: MeterAnalyticsItem[] = []
   for (const meter of meters) {
+    if (isWeighted(meter) && req.group_by?.some((g) => g !== meter.aggregation.group_by)) {
+      throw new ValidationError(`group_by of WEIGHTED_SUM meter ${meter.id} may only be its declared group_by (${meter.aggregation.group_by ?? 'none'})`, 'group_by')
+    }
+  }
+  for (const meter of meters) {
     const feature = features.get(meter.id) ?? null
     const report = (value: string) => toReportingUnit(value, feature?.reporting_unit ?? null)
     const agg = meter.aggregation.type
@@ -85,7 +92,7 @@ export async function meterAnalytics(ctx: BillingContext, em: EntityManager, sco
     const key = (groups: Record<string, string>) => JSON.stringify(groups)
     const bucketsOf = new Map<string, AnalyticsBucket[]>()
     for (const r of series) {
-      const value = meterValue(agg, r.value, r.event_count)
+      const value = meterValue(meter, r.value, r.event_count)
       const list = bucketsOf.get(key(r.groups)) ?? []
       list.push({ window_start: isoUtc(r.window_start!), value, event_count: Number(r.event_count), reported_usage: report(value) })
       bucketsOf.set(key(r.groups), list)
@@ -93,7 +100,7 @@ export async function meterAnalytics(ctx: BillingContext, em: EntityManager, sco
     for (const t of totals) {
       // Without group_by the total row exists even with no usage at all: a meter with nothing shows 0.
       if (req.group_by?.length && t.event_count === '0') continue
-      const value = meterValue(agg, t.value, t.event_count)
+      const value = meterValue(meter, t.value, t.event_count)
       items.push({
         meter_id: meter.id, meter_name: meter.name, event_name: meter.event_name, aggregation: agg, feature_id: feature?.id ?? null,
         group_by: t.groups, value, event_count: Number(t.event_count), reported_usage: report(value),

@@ -12,7 +12,7 @@ import type { Scope } from '../db/scope.js'
 import { toReportingUnit } from '../features/index.js'
 import { csvChunks, type CsvValue } from '../http/csv.js'
 import { MeterSchema, type Meter } from '../meters/meter.entity.js'
-import { meterValue, usageReader } from '../meters/index.js'
+import { meterValue, usageByCustomer, usageReader } from '../meters/index.js'
 import { reportingFeatures } from './meter-analytics.js'
 
 export interface UsageExportRequest {
@@ -69,13 +69,13 @@ export async function usageExport(
   async function rowsOf(customers: Customer[], meter: Meter): Promise<Map<string, CsvValue[][]>> {
     const property = meter.aggregation.group_by ?? null
     const agg = meter.aggregation.type
-    const usage = await usageReader(ctx)({
+    const usage = await usageByCustomer(usageReader(ctx), {
       tenantId: scope.tenant_id, environmentId: scope.environment_id, meterId: meter.id, aggregation: agg, declaredGroupBy: property,
-      externalCustomerIds: customers.map((c) => c.external_id), byCustomer: true, groupBy: property ? [property] : undefined, start, end,
-    })
+      groupBy: property ? [property] : undefined, start, end,
+    }, customers.map((c) => c.external_id))
     const out = new Map<string, CsvValue[][]>()
     for (const r of usage) {
-      const value = meterValue(agg, r.value, r.event_count)
+      const value = meterValue(meter, r.value, r.event_count)
       const row = [meter.id, meter.name, property, property ? r.groups[property] : null, value, r.event_count, ...reportedColumns(value, meter)]
       out.set(r.customer!, [...(out.get(r.customer!) ?? []), row])
     }

@@ -1,6 +1,7 @@
 // API-key authentication and tenancy scoping for every /v1 route (spec: Authentication).
-// The tenant comes from the key; the environment from the X-Environment-ID header when
-// present (it must belong to the key's tenant), else the key's own environment.
+// The tenant comes from the key; the environment from a JWT's environment_id claim
+// (environment-claim.ts), else the X-Environment-ID header, when present (it must belong to the
+// key's tenant), else the key's own environment.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { NotFoundError, PermissionDeniedError } from '../../platform/errors.js'
@@ -8,6 +9,7 @@ import type { Clock } from '../../platform/clock.js'
 import { unavailableDependency } from '../../platform/unavailable.js'
 import { candidateHashes, type ApiKeyHashing, type StoredHash } from './api-key.js'
 import type { RequestRateLimiter } from './request-rate-limit.js'
+import { environmentFromJwt } from './environment-claim.js'
 
 export const API_KEY_HEADER = 'x-api-key'
 export const ENVIRONMENT_HEADER = 'x-environment-id'
@@ -48,7 +50,9 @@ async function staleOnOutage<T>(stale: T | null | undefined, query: () => Promis
  * under an older hash (legacy SHA-256, or the previous HMAC secret) is re-hashed in place.
  * With a limiter, an authenticated request over its key's or tenant's rate limit is a 429.
  */
-export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number, keyHashing: ApiKeyHashing, limiter?: RequestRateLimiter) {
+export function createAuthenticator(
+  orm: MikroORM, clock: Clock, ttlMs: number, keyHashing: ApiKeyHashing, limiter?: RequestRateLimiter, jwtSecret: Buffer | null = null,
+) {
   const keys = new Map<string, { row: KeyRow | null; until: number }>()
   const envs = new Map<string, { ok: boolean; until: number }>()
   const conn = orm.em.getConnection()
@@ -108,10 +112,12 @@ export function createAuthenticator(orm: MikroORM, clock: Clock, ttlMs: number, 
       throw new PermissionDeniedError('invalid or expired API key', 401)
     }
     const envHeader = request.headers[ENVIRONMENT_HEADER]
+    const requested = environmentFromJwt(request.headers.authorization, jwtSecret, row.tenant_id, clock.now())
+      ?? (typeof envHeader === 'string' && envHeader !== '' ? envHeader : undefined)
     let environmentId = row.environment_id
-    if (typeof envHeader === 'string' && envHeader !== '' && envHeader !== row.environment_id) {
-      if (!(await environmentBelongs(row.tenant_id, envHeader))) throw new NotFoundError('environment', envHeader)
-      environmentId = envHeader
+    if (requested !== undefined && requested !== row.environment_id) {
+      if (!(await environmentBelongs(row.tenant_id, requested))) throw new NotFoundError('environment', requested)
+      environmentId = requested
     }
     request.auth = {
       tenantId: row.tenant_id,

@@ -3,11 +3,9 @@
 // the usage up to the cut once it reaches the threshold, and the cycle invoice bills only the
 // rest, so the two add up to the period's usage exactly. Plus Errors 7 on update.
 // Plan (EUR, monthly): seat 30.00 FIXED in ARREAR, 0.50 per call (USAGE) in ARREAR.
-import {  test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../database.js'
-import type { BillingContext } from '../context.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { assertError, countRows } from '../../test/support/assertions.js'
@@ -15,6 +13,7 @@ import { JOBS } from '../../scheduler/jobs.js'
 import { billDueSubscriptions } from './bill-due.js'
 import { cancelDueSubscriptions } from './cancel-due.js'
 import { AUTO_INVOICE_THRESHOLD_BATCH_SIZE, invoiceUsageOverThreshold } from './auto-invoice-threshold.js'
+import { withSecondProcess } from '../../test/support/second-process.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
 const p = usePlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
@@ -81,14 +80,10 @@ test('threshold invoice for [period start, cut) plus the cycle invoice after the
   await counted('acme', 10)
   // At 12:00:30 the calls before 12:00 are 5 * 0.50 = 2.50 >= 2.00. Two scheduler processes race.
   clock.set(new Date('2026-10-10T12:00:30Z'))
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const [a, b] = await Promise.all([invoiceUsageOverThreshold(p.ctx, { tenantId: t.tenantId }), invoiceUsageOverThreshold(ctxB, { tenantId: t.tenantId })])
     assert.equal(a.invoices + b.invoices, 1, JSON.stringify([a, b]))
-  } finally {
-    await second.close()
-  }
+  })
   assert.equal(await JOBS['auto-invoice-threshold'].run(p.ctx, { tenant_id: t.tenantId }), 0, 'same minute again: nothing')
   // After the cut: 4 calls by Nov 1 (2.00), but only 3 by Oct 20 (1.50 < 2.00).
   clock.set(new Date('2026-10-20T00:00:00Z'))
@@ -159,16 +154,12 @@ test('bounded batches: two racing scans invoice each subscription over its thres
   await ingestAll(t.api, customers.flatMap((c) => [1, 2, 3, 4].map((i) => call(`${c}-${i}`, c, `2026-10-0${i + 1}T00:00:00Z`))))
   for (const c of customers) await counted(c, 4)
   clock.set(new Date('2026-10-15T08:00:00Z'))
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const only = { tenantId: t.tenantId, batchSize: 2 }
     const [a, b] = await Promise.all([invoiceUsageOverThreshold(p.ctx, only), invoiceUsageOverThreshold(ctxB, only)])
     assert.equal(a.invoices + b.invoices, 5, JSON.stringify([a, b]))
     assert.ok(a.scanned <= 2 * a.batches && b.scanned <= 2 * b.batches, JSON.stringify([a, b]))
-  } finally {
-    await second.close()
-  }
+  })
   for (const s of over) {
     assert.deepEqual((await invoicesOf(s.id)).map((i: any) => [i.billing_reason, i.start, i.end, i.total]), [['AUTO_INVOICE_THRESHOLD', '10-01T00:00', '10-15T08:00', '2.00']])
   }

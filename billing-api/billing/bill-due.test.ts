@@ -3,11 +3,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../database.js'
-import type { BillingContext } from '../context.js'
 import { usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { billDueSubscriptions } from './bill-due.js'
+import { withSecondProcess } from '../../test/support/second-process.js'
 
 const clock = new ManualClock(new Date('2026-09-15T00:00:00Z'))
 const p = usePlatform({ services: ['billing-api'], clock })
@@ -24,15 +23,11 @@ test('two concurrent billing runs bill each due period exactly once, catching up
     subs.push((await created(t.api.post('/v1/subscriptions', { customer_id: c.id, plan_id: plan.id, currency: 'EUR', start_date: '2026-07-01T00:00:00Z' }))).id)
   }
   // Two full periods have ended (July and August) when the runs start.
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const only = { tenantId: t.tenantId, batchSize: 5 }
     const [a, b] = await Promise.all([billDueSubscriptions(p.ctx, only), billDueSubscriptions(ctxB, only)])
     assert.equal(a.invoices + b.invoices, 24, `runs billed ${a.invoices} + ${b.invoices}`)
-  } finally {
-    await second.close()
-  }
+  })
   const rows = await p.ctx.orm.em.fork().getConnection().execute(
     `SELECT subscription_id, to_char(period_start AT TIME ZONE 'UTC', 'YYYY-MM') AS month, total::text AS total
        FROM invoices WHERE subscription_id IN (?) ORDER BY subscription_id, period_start`,

@@ -5,13 +5,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../database.js'
-import type { BillingContext } from '../context.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import { billDueSubscriptions } from './bill-due.js'
 import { CANCEL_DUE_BATCH_SIZE, cancelDueSubscriptions } from './cancel-due.js'
+import { withSecondProcess } from '../../test/support/second-process.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
 const p = usePlatform({ services: ['billing-api'], clock })
@@ -62,18 +61,14 @@ test('two concurrent runs terminate every reached cancel_at exactly once, in bat
   clock.set(new Date('2026-11-15T23:59:59Z'))
   assert.deepEqual(await cancelDueSubscriptions(p.ctx, { tenantId: t.tenantId }), { cancelled: 0, invoices: 0, batches: 0 }, 'not yet')
   clock.set(new Date('2026-11-16T05:00:00Z'))
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const only = { tenantId: t.tenantId, batchSize: 2 }
     const [a, b] = await Promise.all([cancelDueSubscriptions(p.ctx, only), cancelDueSubscriptions(ctxB, only)])
     assert.equal(a.cancelled + b.cancelled, 6, `runs cancelled ${a.cancelled} + ${b.cancelled}`)
     assert.equal(a.invoices + b.invoices, 6)
     // 6 rows in batches of at most 2: at least 3 transactions between the two runs.
     assert.ok(a.batches + b.batches >= 3 && a.cancelled <= 2 * a.batches && b.cancelled <= 2 * b.batches, JSON.stringify([a, b]))
-  } finally {
-    await second.close()
-  }
+  })
   // Nov 1..16 = 15 of 30 days: seat 30 * 15/30 = 15.00, unused fee -(6.00 - 3.00) = -3.00; total 12.00.
   for (const s of scheduled) {
     assert.deepEqual((await invoicesOf(s.id)).map((i: any) => [i.billing_reason, i.start, i.end, i.total]), [
@@ -112,17 +107,13 @@ test('the billing schedule and the cancellation job racing on the same rows term
     assert.equal((await t.api.post(`/v1/subscriptions/${s.id}/cancel`, { cancellation_type: 'scheduled_date', cancel_at: '2026-10-16T00:00:00Z' })).status, 200)
   }
   clock.set(new Date('2026-10-20T00:00:00Z'))
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const [a, b] = await Promise.all([
       cancelDueSubscriptions(p.ctx, { tenantId: t.tenantId, batchSize: 1 }),
       billDueSubscriptions(ctxB, { tenantId: t.tenantId, batchSize: 1 }),
     ])
     assert.equal(a.cancelled + b.subscriptions, 4, JSON.stringify([a, b]))
-  } finally {
-    await second.close()
-  }
+  })
   // Oct 1..16 = 15 of 31 days: seat 30 * 15/31 = 14.516.. -> 14.52; the October fee billed at creation
   // is credited for the unused 16 days: -(6.00 - 6 * 15/31 = 2.903..) = -3.10; total 11.42.
   for (const s of subs) {

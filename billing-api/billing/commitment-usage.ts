@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import { MeterSchema } from '../meters/meter.entity.js'
-import { meterUsage, type UsageRequest, usageReader } from '../meters/index.js'
+import { meterUsage, roundQuantity, type UsageRequest, usageReader } from '../meters/index.js'
 import { commitmentWindows, D, type TimeBucket } from '../pricing/index.js'
 import type { MeasuredCharge } from './charges.js'
 
@@ -37,7 +37,7 @@ export async function measureCommitmentWindows(
       }
       // One read in the finest step the windows need, each step added to the window holding it.
       const minutes = (buckets ?? []).some((b) => b.start.minute !== 0 || b.end.minute !== 0)
-      const usage = await meterUsage(read, meter, { ...range(c.periodStart, c.periodEnd), window_size: buckets ? (minutes ? 'MINUTE' : 'HOUR') : 'DAY' })
+      const usage = await meterUsage(read, meter, { ...range(c.periodStart, c.periodEnd), window_size: buckets ? (minutes ? 'MINUTE' : 'HOUR') : 'DAY' }, { raw: true })
       const sums = windows.map(() => D(0))
       for (const item of usage.items) {
         // a DAY step starts at midnight, before a period that starts mid-day
@@ -45,7 +45,7 @@ export async function measureCommitmentWindows(
         const i = windows.findIndex((w) => w.start.getTime() <= at && at < w.end.getTime())
         if (i >= 0) sums[i] = sums[i].plus(item.value)
       }
-      return { ...c, windowQuantities: sums.map((s) => s.toString()), windowShares: windows.map((w) => w.share) }
+      return { ...c, windowQuantities: sums.map((s) => roundQuantity(s.toString(), meter.rounding)), windowShares: windows.map((w) => w.share) }
     }),
   )
 }

@@ -23,6 +23,7 @@ import { InvoiceSchema } from '../invoices/invoice.entity.js'
 import type { ChangeOptions } from '../invoices/index.js'
 import { recomputeInvoice } from './recompute.js'
 import type { ComputeJobData, ComputeStatus, InvoiceComputeQueue } from '../queues.js'
+import { queueJobFailures } from '../../platform/business-metrics.js'
 
 export const INVOICE_COMPUTE_QUEUE = 'invoice-compute'
 
@@ -107,6 +108,7 @@ export function startInvoiceComputeWorker(ctx: BillingContext, redis: Redis, pre
   const worker = new Worker<ComputeJobData>(INVOICE_COMPUTE_QUEUE, async (job) => runComputeJob(ctx, job.data, settings.timeoutMs), {
     connection, prefix, concurrency: 2,
   })
+  worker.on('failed', () => queueJobFailures.inc({ queue: INVOICE_COMPUTE_QUEUE }))
   return {
     async stop() {
       await worker.close()

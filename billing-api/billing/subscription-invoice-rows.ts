@@ -4,6 +4,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
+import { afterCommit } from '../db/after-commit.js'
+import { invoicesCounted } from '../../platform/business-metrics.js'
 import { publishSystemEvent } from '../events/index.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { invoiceParties, type InvoiceLineRow, type SubscriptionInvoiceRow } from '../subscriptions/index.js'
@@ -39,6 +41,7 @@ export function writeSubscriptionInvoice(tx: EntityManager, row: SubscriptionInv
   })
   const written = writeInvoiceLines(tx, invoice, sub, lines)
   if (!skipped) publishSystemEvent(tx, scope, { event_name: 'invoice.drafted', entity_type: 'invoice', entity_id: invoice.id, payload: invoiceEventPayload(invoice) })
+  else afterCommit(tx, () => invoicesCounted.inc({ event: 'skipped' }))
   return { invoice, lines: written }
 }
 

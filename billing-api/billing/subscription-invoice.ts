@@ -14,6 +14,7 @@ import { applyThresholdCuts } from './usage-cuts.js'
 import { usageCustomersByWindow } from '../subscriptions/index.js'
 import { chargesForPeriod, commitmentsFor, periodShare, priceCharges, type BillingReason, type Charge, type PricedLine } from './charges.js'
 import { measureCommitmentWindows } from './commitment-usage.js'
+import { usageStart } from './usage-reset.js'
 import {  InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
 import { cappedQuantity, usageCapsByMeter } from './entitlement-limits.js'
 import { writeInvoiceLines, writeSubscriptionInvoice } from './subscription-invoice-rows.js'
@@ -70,7 +71,7 @@ export async function computeSubscriptionInvoice(
       if (!meter) throw new Error(`meter ${c.price.meter_id} of price ${c.price.id} not found`)
       const usage = await meterUsage(usageReader(ctx), meter, {
         external_customer_ids: await usageCustomers(c),
-        start_time: c.periodStart.toISOString(),
+        start_time: usageStart(meter, c).toISOString(),
         end_time: c.periodEnd.toISOString(),
       })
       // entitlement hard limits (entitlement-limits.ts): the line keeps the measured usage, prices the capped one

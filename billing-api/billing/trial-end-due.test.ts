@@ -4,13 +4,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../database.js'
-import type { BillingContext } from '../context.js'
 import { usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import { cancelDueSubscriptions } from './cancel-due.js'
 import { TRIAL_END_DUE_BATCH_SIZE, endDueTrials } from './trial-end-due.js'
+import { withSecondProcess } from '../../test/support/second-process.js'
 
 const clock = new ManualClock(new Date('2026-11-22T10:30:00Z'))
 const p = usePlatform({ services: ['billing-api'], clock })
@@ -42,17 +41,13 @@ test('two concurrent runs end each due trial exactly once, in batches of at most
   clock.set(new Date('2026-12-06T10:29:59Z'))
   assert.deepEqual(await endDueTrials(p.ctx, { tenantId: t.tenantId }), { ended: 0, invoices: 0, batches: 0 }, 'still in trial')
   clock.set(new Date('2026-12-06T11:00:00Z'))
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const only = { tenantId: t.tenantId, batchSize: 2 }
     const [a, b] = await Promise.all([endDueTrials(p.ctx, only), endDueTrials(ctxB, only)])
     assert.equal(a.ended + b.ended, 5, `runs ended ${a.ended} + ${b.ended}`)
     assert.equal(a.invoices + b.invoices, 5)
     assert.ok(a.batches + b.batches >= 3 && a.ended <= 2 * a.batches && b.ended <= 2 * b.batches, JSON.stringify([a, b]))
-  } finally {
-    await second.close()
-  }
+  })
   for (const s of subs) {
     const read = (await t.api.get(`/v1/subscriptions/${s.id}`)).body
     assert.deepEqual(

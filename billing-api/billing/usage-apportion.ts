@@ -6,7 +6,7 @@
 //   sum exactly to the line amount.
 // - percentage: the weight's share of 100 with 2 decimals, by the same rule (they sum to exactly
 //   100.00 when there is any weight).
-// - weight: the group's usage for additive aggregations (SUM, COUNT); for MAX, LATEST, AVG and
+// - weight: the group's usage for additive aggregations (SUM, COUNT, WEIGHTED_SUM); for MAX, LATEST, AVG and
 //   COUNT_UNIQUE, whose per-group values do not add up to the line's quantity, the group's
 //   event_count. When every weight is zero (e.g. a SUM of zeros), event_count is used instead.
 import type { Decimal } from 'decimal.js'
@@ -27,7 +27,7 @@ export interface ApportionedItem<K> {
   event_count: number
 }
 
-const ADDITIVE = new Set(['SUM', 'COUNT'])
+const ADDITIVE = new Set(['SUM', 'COUNT', 'WEIGHTED_SUM'])
 
 /**
  * Splits `total` by non-negative `weights` at `decimals` (half-up) so the parts sum to `total`.

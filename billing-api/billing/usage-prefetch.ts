@@ -36,8 +36,9 @@ export class PrefetchedUsage {
   /** period -> the customers read */
   private readonly customers = new Map<string, Set<string>>()
 
-  async load(ch: ClickHouse, q: { tenantId: string; environmentId: string; start: Date; end: Date; customers: string[]; meters: Map<string, UsageAggregation> }): Promise<void> {
-    const meterIds = [...q.meters].filter(([, agg]) => agg !== 'COUNT_UNIQUE').map(([id]) => id)
+  async load(ch: ClickHouse, q: { tenantId: string; environmentId: string; start: Date; end: Date; customers: string[]; meters: Map<string, UsageQuery['aggregation']> }): Promise<void> {
+    // a distinct count and a time-weighted average cannot be split and added: read directly
+    const meterIds = [...q.meters].filter(([, agg]) => agg !== 'COUNT_UNIQUE' && agg !== 'WEIGHTED_SUM').map(([id]) => id)
     const rows = await queryPeriodUsage(ch, { ...q, meterIds, externalCustomerIds: q.customers })
     const key = periodKey(q.tenantId, q.environmentId, q.start, q.end)
     const byCustomer = new Map<string, PeriodUsageRow[]>()
@@ -48,7 +49,7 @@ export class PrefetchedUsage {
       else byCustomer.set(k, [r])
     }
     this.periods.set(key, byCustomer)
-    this.meters.set(key, new Map(meterIds.map((id) => [id, q.meters.get(id)!])))
+    this.meters.set(key, new Map(meterIds.map((id) => [id, q.meters.get(id) as UsageAggregation])))
     this.customers.set(key, new Set(q.customers))
   }
 

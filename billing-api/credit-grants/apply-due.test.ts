@@ -4,13 +4,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../database.js'
-import type { BillingContext } from '../context.js'
 import { created } from '../../test/support/fixtures.js'
 import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { assertError } from '../../test/support/assertions.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import { applyDueCreditGrants } from './apply-due.js'
+import { withSecondProcess } from '../../test/support/second-process.js'
 
 const NOW = new Date('2026-11-20T00:00:00Z')
 const clock = new ManualClock(NOW)
@@ -82,16 +81,12 @@ test('catch-up: a subscription backdated three periods gets the three missed and
 test('a second run and two concurrent runs credit nothing more; a lost status update is not credited twice', async () => {
   const { api, tenantId } = await p.newTenant()
   const { customer, sub } = await backdated(api, {})
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const [a, b] = await Promise.all([applyDueCreditGrants(p.ctx, { tenantId }), applyDueCreditGrants(ctxB, { tenantId })])
     assert.equal(a.applied + b.applied, 4, JSON.stringify([a, b]))
     const [c, d] = await Promise.all([applyDueCreditGrants(p.ctx, { tenantId }), applyDueCreditGrants(ctxB, { tenantId })])
     assert.equal(c.applied + d.applied, 0)
-  } finally {
-    await second.close()
-  }
+  })
   assert.equal(await JOBS['credit-grant-application'].run(p.ctx, { tenant_id: tenantId }), 0)
   assert.equal(JOBS['credit-grant-application'].everyMs(p.ctx), 15 * 60_000)
   const wallet = await walletOf(api, customer.id)

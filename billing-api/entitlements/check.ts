@@ -85,7 +85,7 @@ async function featureUsageInPeriod(
     tenantId: meter.tenant_id, environmentId: meter.environment_id, meterId: meter.id, aggregation: meter.aggregation.type,
     declaredGroupBy: meter.aggregation.group_by, externalCustomerId, start: period.start, end: period.end ?? OPEN_END,
   })
-  return { ...period, usage: meterValue(meter.aggregation.type, row.value, row.event_count) }
+  return { ...period, usage: meterValue(meter, row.value, row.event_count) }
 }
 
 export async function checkEntitlement(ctx: BillingContext, em: EntityManager, scope: Scope, req: EntitlementCheckRequest): Promise<EntitlementCheck> {

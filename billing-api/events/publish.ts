@@ -4,6 +4,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
+import { afterCommit } from '../db/after-commit.js'
+import { countSystemEvent } from './event-metrics.js'
 import { SystemEventSchema, type SystemEvent } from './system-event.entity.js'
 
 export interface SystemEventInput {
@@ -26,6 +28,7 @@ export interface SystemEventMessage {
 }
 
 export function publishSystemEvent(em: EntityManager, scope: Scope, event: SystemEventInput): SystemEvent {
+  afterCommit(em, () => countSystemEvent(event.event_name, event.payload ?? {}))
   return em.create(SystemEventSchema, {
     id: newId('sysevt'),
     ...scope,

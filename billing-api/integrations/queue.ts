@@ -12,6 +12,7 @@ import type { BillingContext } from '../context.js'
 import type { IntegrationQueue, IntegrationSyncJob } from '../queues.js'
 import { TenantRateLimiter } from './rate-limit.js'
 import { syncEntity } from './sync.js'
+import { queueJobFailures } from '../../platform/business-metrics.js'
 
 export const INTEGRATION_QUEUE = 'integration-sync'
 
@@ -55,6 +56,7 @@ export function startIntegrationWorker(ctx: BillingContext, redis: Redis, prefix
     },
     { connection, prefix, concurrency: opts.concurrency ?? 5 },
   )
+  worker.on('failed', () => queueJobFailures.inc({ queue: INTEGRATION_QUEUE }))
   return {
     worker,
     async stop() {

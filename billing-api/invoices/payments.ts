@@ -61,7 +61,7 @@ export async function recordPayment(
     // Published for every recorded payment: the amounts change even while the status stays PENDING.
     publishSystemEvent(tx, scope, {
       event_name: 'invoice.payment_status_updated', entity_type: 'invoice', entity_id: invoice.id,
-      payload: { ...invoiceEventPayload(invoice), previous_payment_status: from, payment_id: payment.id },
+      payload: { ...invoiceEventPayload(invoice), previous_payment_status: from, payment_id: payment.id, payment_amount: payment.amount },
     })
     await tx.flush()
     // A2 (wallet auto top-up): a paid WALLET_AUTO_TOPUP invoice credits its wallet and re-arms the alert.

@@ -47,7 +47,7 @@ test('generic filters, numeric amount bounds and expand', async () => {
   const ids = async (body: object) => {
     const res = await t.api.post('/v1/invoices/search', { skip_line_items: true, ...body })
     assert.equal(res.status, 200, JSON.stringify(res.body))
-    return (res.body.items as any[]).map((i) => i.id).sort()
+    return (res.body.items as { id: string }[]).map((i) => i.id).sort()
   }
   const both = [a1, b1].sort()
   // numbers and decimal strings bound the same way

@@ -3,14 +3,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../database.js'
-import type { BillingContext } from '../context.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { assertError } from '../../test/support/assertions.js'
 import { usePlatform } from '../../test/support/platform.js'
 import { finalizeDueInvoices } from './finalize-due.js'
 import { createSubscriptionInvoice } from '../billing/subscription-invoice.js'
 import { billedInvoices, eventNames, sql } from '../../test/support/invoices.js'
+import { withSecondProcess } from '../../test/support/second-process.js'
 
 const NOW = new Date('2026-09-15T10:00:00Z')
 const clock = new ManualClock(NOW)
@@ -130,15 +129,11 @@ test('two concurrent finalization runs finalize each draft once with distinct nu
   const ids: string[] = []
   for (let i = 0; i < 7; i++) ids.push(...(await billedInvoices(p, t)).invoiceIds)
   clock.set(new Date(NOW.getTime() + 3 * 3600_000))
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const only = { tenantId: t.tenantId, batchSize: 2 }
     const [a, b] = await Promise.all([finalizeDueInvoices(p.ctx, only), finalizeDueInvoices(ctxB, only)])
     assert.equal(a + b, 7, `runs finalized ${a} + ${b}`)
-  } finally {
-    await second.close()
-  }
+  })
   const rows = await sql(p, 'SELECT invoice_number FROM invoices WHERE id IN (?) ORDER BY invoice_number', [ids])
   assert.deepEqual(rows.map((r) => r.invoice_number), [1, 2, 3, 4, 5, 6, 7].map((n) => `INV-00000${n}`))
   const events = await sql(p, `SELECT count(*)::int AS n FROM system_events_outbox WHERE entity_id IN (?) AND event_name = 'invoice.finalized'`, [ids])
@@ -154,18 +149,14 @@ test('two concurrent computes of the same period, over two connection pools, wri
   const customer = (await t.api.post('/v1/customers', { external_id: 'race' })).body
   const created = (await t.api.post('/v1/subscriptions', { customer_id: customer.id, plan_id: plan.id, currency: 'USD', start_date: '2026-08-01T00:00:00Z' })).body
   const period = [new Date('2026-08-01T00:00:00Z'), new Date('2026-09-01T00:00:00Z')] as const
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const results = await Promise.all([p.ctx, ctxB, p.ctx, ctxB].map(async (ctx) => {
       const em = ctx.orm.em.fork()
       const sub = await em.findOneOrFail(SubscriptionSchema, { id: created.id })
       return (await createSubscriptionInvoice(ctx, em, sub, ...period, 'SUBSCRIPTION_CYCLE')).id
     }))
     assert.equal(new Set(results).size, 1, `one invoice id for every caller: ${results.join(', ')}`)
-  } finally {
-    await second.close()
-  }
+  })
   const rows = await sql(p, `SELECT id, total::text FROM invoices WHERE subscription_id = ? AND billing_reason = 'SUBSCRIPTION_CYCLE'`, [created.id])
   assert.deepEqual(rows.map((r) => r.total), ['25.00'])
   assert.deepEqual(await eventNames(p, rows[0].id), ['invoice.drafted'])

@@ -1,13 +1,15 @@
 import { EntitySchema } from '@mikro-orm/core'
 import { baseColumns, json, text, type BaseRecord } from '../db/common.js'
 
-export const AGGREGATION_TYPES = ['SUM', 'COUNT', 'COUNT_UNIQUE', 'MAX', 'LATEST', 'AVG'] as const
+export const AGGREGATION_TYPES = ['SUM', 'COUNT', 'COUNT_UNIQUE', 'MAX', 'LATEST', 'AVG', 'WEIGHTED_SUM'] as const
 export type AggregationType = (typeof AGGREGATION_TYPES)[number]
 
 export interface MeterAggregation {
   type: AggregationType
-  /** event property the value is read from; required except for COUNT */
+  /** event property the value is read from; required except for COUNT, or when expression is set */
   field?: string | null
+  /** arithmetic over event properties instead of field (schemas/meter-expression.ts) */
+  expression?: string | null
   /** decimal string applied to every value, e.g. "0.001" to turn bytes into KB */
   multiplier?: string | null
   /** default group_by property for usage queries */
@@ -19,12 +21,28 @@ export interface MeterFilter {
   values: string[]
 }
 
+export const ROUNDING_MODES = ['NONE', 'UP', 'DOWN', 'HALF_UP'] as const
+export type RoundingMode = (typeof ROUNDING_MODES)[number]
+
+/** Rounding of the aggregated quantity where usage is read (billing-api/meters/rounding.ts). */
+export interface MeterRounding {
+  mode: RoundingMode
+  /** decimal places kept, 0 to 12 */
+  precision: number
+}
+
+export const BUCKET_SIZES = ['HOUR', 'MINUTE'] as const
+export type BucketSize = (typeof BUCKET_SIZES)[number]
+
 export interface Meter extends BaseRecord {
   name: string
   event_name: string
   aggregation: MeterAggregation
   filters: MeterFilter[]
   reset_usage: 'BILLING_PERIOD' | 'NEVER'
+  rounding?: MeterRounding | null
+  /** the granularity of commitment time buckets on prices of this meter */
+  bucket_size: BucketSize
 }
 
 export const MeterSchema = new EntitySchema<Meter>({
@@ -37,5 +55,7 @@ export const MeterSchema = new EntitySchema<Meter>({
     aggregation: json(),
     filters: json(),
     reset_usage: text(),
+    rounding: json(true),
+    bucket_size: text(),
   },
 })

@@ -3,8 +3,10 @@ import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { serializeBase } from '../db/common.js'
 import { dateTime, decimalString, idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
-import { AGGREGATION_TYPES, MeterSchema, type Meter } from './meter.entity.js'
+import { AGGREGATION_TYPES, BUCKET_SIZES, MeterSchema, ROUNDING_MODES, type Meter } from './meter.entity.js'
 import { createMeter, getMeter, meterUsage, type CreateMeterInput, type UsageRequest } from './service.js'
+import { updateMeter, type UpdateMeterInput } from './update-meter.js'
+import { EXPRESSION_MAX_LENGTH } from '../../schemas/meter-expression.js'
 import { usageReader } from './usage-reader.js'
 
 export function serializeMeter(m: Meter) {
@@ -15,44 +17,80 @@ export function serializeMeter(m: Meter) {
     aggregation: m.aggregation,
     filters: m.filters,
     reset_usage: m.reset_usage,
+    rounding: m.rounding ?? null,
+    bucket_size: m.bucket_size,
   }
 }
 
-const meterBody = {
-  type: 'object',
-  required: ['name', 'event_name', 'aggregation'],
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 255 },
-    event_name: { type: 'string', minLength: 1, maxLength: 255 },
-    aggregation: {
+const meterProperties = {
+  name: { type: 'string', minLength: 1, maxLength: 255 },
+  event_name: { type: 'string', minLength: 1, maxLength: 255 },
+  aggregation: {
+    type: 'object',
+    required: ['type'],
+    additionalProperties: false,
+    properties: {
+      type: { type: 'string', enum: AGGREGATION_TYPES },
+      field: { type: 'string', minLength: 1, maxLength: 255 },
+      expression: {
+        type: 'string', minLength: 1, maxLength: EXPRESSION_MAX_LENGTH,
+        description: 'arithmetic over event properties instead of field: + - * / ( ), decimal literals, property names (a.b for nested), e.g. "input_tokens + 3 * output_tokens"',
+      },
+      multiplier: decimalString,
+      group_by: { type: 'string', minLength: 1, maxLength: 255 },
+    },
+  },
+  filters: {
+    type: 'array',
+    maxItems: 20,
+    items: {
       type: 'object',
-      required: ['type'],
+      required: ['key', 'values'],
       additionalProperties: false,
       properties: {
-        type: { type: 'string', enum: AGGREGATION_TYPES },
-        field: { type: 'string', minLength: 1, maxLength: 255 },
-        multiplier: decimalString,
-        group_by: { type: 'string', minLength: 1, maxLength: 255 },
+        key: { type: 'string', minLength: 1, maxLength: 255 },
+        values: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string' } },
       },
     },
-    filters: {
-      type: 'array',
-      maxItems: 20,
-      items: {
-        type: 'object',
-        required: ['key', 'values'],
-        additionalProperties: false,
-        properties: {
-          key: { type: 'string', minLength: 1, maxLength: 255 },
-          values: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string' } },
-        },
+  },
+  reset_usage: { type: 'string', enum: ['BILLING_PERIOD', 'NEVER'] },
+  rounding: {
+    anyOf: [
+      {
+        type: 'object', required: ['mode'], additionalProperties: false,
+        properties: { mode: { type: 'string', enum: ROUNDING_MODES }, precision: { type: 'integer', minimum: 0, maximum: 12, default: 0 } },
+      },
+      { type: 'null' },
+    ],
+  },
+  bucket_size: { type: 'string', enum: BUCKET_SIZES },
+  metadata: metadataSchema,
+} as const
+
+const nullableString = { type: ['string', 'null'] } as const
+/** The wire form of a meter (serializeMeter). */
+const meterResponse = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' }, tenant_id: { type: 'string' }, environment_id: { type: 'string' }, status: { type: 'string' },
+    metadata: { type: 'object', additionalProperties: { type: 'string' } },
+    created_at: { type: 'string' }, updated_at: { type: 'string' }, created_by: nullableString, updated_by: nullableString,
+    name: { type: 'string' }, event_name: { type: 'string' },
+    aggregation: {
+      type: 'object',
+      properties: {
+        type: { type: 'string' }, field: nullableString, expression: nullableString, multiplier: nullableString, group_by: nullableString,
       },
     },
-    reset_usage: { type: 'string', enum: ['BILLING_PERIOD', 'NEVER'] },
-    metadata: metadataSchema,
+    filters: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, values: { type: 'array', items: { type: 'string' } } } } },
+    reset_usage: { type: 'string' },
+    rounding: { anyOf: [{ type: 'object', properties: { mode: { type: 'string' }, precision: { type: 'integer' } } }, { type: 'null' }] },
+    bucket_size: { type: 'string' },
   },
 } as const
+
+const meterBody = { type: 'object', required: ['name', 'event_name', 'aggregation'], additionalProperties: false, properties: meterProperties } as const
+const updateMeterBody = { type: 'object', additionalProperties: false, minProperties: 1, properties: meterProperties } as const
 
 const usageBody = {
   type: 'object',
@@ -68,7 +106,7 @@ const usageBody = {
 } as const
 
 export async function meterRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
-  app.post('/meters', { schema: { tags: ['meters'], body: meterBody } }, async (request, reply) => {
+  app.post('/meters', { schema: { tags: ['meters'], body: meterBody, response: { 201: meterResponse } } }, async (request, reply) => {
     const meter = await createMeter(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateMeterInput)
     return reply.code(201).send(serializeMeter(meter))
   })
@@ -81,8 +119,13 @@ export async function meterRoutes(app: FastifyInstance, ctx: BillingContext): Pr
     return listResponse(items.map(serializeMeter), total, q)
   })
 
-  app.get('/meters/:id', { schema: { tags: ['meters'], params: idParams } }, async (request) => {
+  app.get('/meters/:id', { schema: { tags: ['meters'], params: idParams, response: { 200: meterResponse } } }, async (request) => {
     return serializeMeter(await getMeter(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
+  })
+
+  app.put('/meters/:id', { schema: { tags: ['meters'], params: idParams, body: updateMeterBody, response: { 200: meterResponse } } }, async (request) => {
+    const meter = await updateMeter(ctx.orm.em.fork(), ctx.ch, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as UpdateMeterInput)
+    return serializeMeter(meter)
   })
 
   app.delete('/meters/:id', { schema: { tags: ['meters'], params: idParams } }, async (request, reply) => {

@@ -4,12 +4,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../database.js'
-import type { BillingContext } from '../context.js'
 import { eventually, usePlatform, sqlOn } from '../../test/support/platform.js'
 import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { assertError } from '../../test/support/assertions.js'
 import { billDueSubscriptions } from '../billing/bill-due.js'
+import { withSecondProcess } from '../../test/support/second-process.js'
 
 const clock = new ManualClock(new Date('2026-10-01T00:00:00Z'))
 const p = usePlatform({ services: ['billing-api', 'ingest', 'aggregator'], clock })
@@ -184,16 +183,12 @@ test('scheduled_date: two concurrent schedule runs past cancel_at terminate each
   clock.set(new Date('2026-11-15T23:59:00Z'))
   assert.deepEqual(await billDueSubscriptions(p.ctx, { tenantId: t.tenantId }), { subscriptions: 0, invoices: 0 }, 'not yet')
   clock.set(new Date('2026-11-16T05:00:00Z'))
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const only = { tenantId: t.tenantId, batchSize: 2 }
     const [a, b] = await Promise.all([billDueSubscriptions(p.ctx, only), billDueSubscriptions(ctxB, only)])
     assert.equal(a.invoices + b.invoices, 6, `runs billed ${a.invoices} + ${b.invoices}`)
     assert.equal(a.subscriptions + b.subscriptions, 6)
-  } finally {
-    await second.close()
-  }
+  })
   // Nov 1..16 = 15 of 30 days: seat 30 * 15/30 = 15.00, no calls, fee credit -(6.00 - 3.00) = -3.00; total 12.00.
   for (const s of subs) {
     const final = (await invoicesOf(s.id)).filter((i: any) => i.billing_reason === 'PRORATION')

@@ -65,12 +65,9 @@ export interface LineItemCommitmentInput {
 export type LineItemCommitmentColumns = Required<Pick<SubscriptionLineItem,
   'commitment_amount' | 'commitment_quantity' | 'commitment_overage_factor' | 'commitment_true_up_enabled' | 'commitment_windowed' | 'price_override'>>
 
-/**
- * Meters carry no bucket size yet, so every meter is hour-only: time buckets start and end on
- * the hour. A meter with minute buckets would return 'MINUTE' here.
- */
-export function meterBucketGranularity(_meter: Pick<Meter, 'aggregation'> | null): BucketGranularity {
-  return 'HOUR'
+/** The meter's bucket size: HOUR (time buckets on whole hours, the default) or MINUTE. */
+export function meterBucketGranularity(meter: Pick<Meter, 'bucket_size'> | null): BucketGranularity {
+  return meter?.bucket_size === 'MINUTE' ? 'MINUTE' : 'HOUR'
 }
 
 /**
@@ -79,7 +76,7 @@ export function meterBucketGranularity(_meter: Pick<Meter, 'aggregation'> | null
  * true-up, a factor, windowed and time buckets need a commitment; time buckets need windowed and
  * must tile the day at the meter's granularity. `field` prefixes error fields.
  */
-export function resolveLineCommitment(input: LineItemCommitmentInput, price: Pick<Price, 'id' | 'type'>, meter: Pick<Meter, 'aggregation'> | null, field: string): LineItemCommitmentColumns {
+export function resolveLineCommitment(input: LineItemCommitmentInput, price: Pick<Price, 'id' | 'type'>, meter: Pick<Meter, 'bucket_size'> | null, field: string): LineItemCommitmentColumns {
   const at = (name: string) => `${field}.${name}`
   const amount = input.commitment_amount ?? null
   const quantity = input.commitment_quantity ?? null

@@ -6,3 +6,8 @@ export type { InvoiceLineRow, SubscriptionInvoiceRow, SubscriptionInvoicing } fr
 export { serializeSubscription, subscriptionV2Routes } from './routes.js'
 export { getSubscription } from './service.js'
 export { advancePeriod, startPaidBilling, terminateSubscription } from './terminate.js'
+// subscription phases (billing-api/subscription-phases) switch line items as a plan change does
+export { assertUsageInArrear } from './line-set-change.js'
+export { createModificationInvoice, periodAmount, prorates } from './modify.js'
+export type { ModificationLine } from './modify.js'
+export { eventPayload, lockSubscription } from './service.js'

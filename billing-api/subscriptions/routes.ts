@@ -12,6 +12,9 @@ import { overrideLineItemSchema, serializeLineCommitment } from './commitments.j
 import { createSubscription, getSubscription, listSubscriptions, planPricesOutOfSync, updateSubscription } from './service.js'
 import { CANCELLATION_TYPES, COLLECTION_METHODS, SUBSCRIPTION_STATUSES, SUBSCRIPTION_TYPES, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
 import { typed } from '../http/typed-routes.js'
+import { SubscriptionPhaseSchema, serializePhase } from '../subscription-phases/phase.entity.js'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Scope } from '../db/scope.js'
 
 export function serializeLineItem(li: SubscriptionLineItem) {
   return {
@@ -19,6 +22,7 @@ export function serializeLineItem(li: SubscriptionLineItem) {
     meter_id: li.meter_id, currency: li.currency, display_name: li.display_name, quantity: li.quantity,
     start_date: iso(li.start_date), end_date: iso(li.end_date), ...serializeLineCommitment(li),
     addon_association_id: li.addon_association_id ?? null,
+    subscription_phase_id: li.subscription_phase_id ?? null,
   }
 }
 
@@ -41,6 +45,12 @@ export function serializeSubscription(s: Subscription, lineItems?: SubscriptionL
         }
       : {}),
   }
+}
+
+/** Spec: Subscription.phases, the schedule (billing-api/subscription-phases). */
+async function phasesOf(em: EntityManager, scope: Scope, subscriptionId: string) {
+  const phases = await em.find(SubscriptionPhaseSchema, { ...scope, subscription_id: subscriptionId, status: 'published' }, { orderBy: { start_date: 'asc' } })
+  return phases.map(serializePhase)
 }
 
 const lookupKey = { type: ['string', 'null'], minLength: 1, maxLength: 255 } as const
@@ -96,8 +106,9 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
   )
 
   app.get('/subscriptions/:id', { schema: { tags: ['subscriptions'], params: idParams } }, async (request) => {
-    const { subscription, lineItems } = await getSubscription(ctx.orm.em.fork(), scopeOf(request), request.params.id)
-    return serializeSubscription(subscription, lineItems)
+    const em = ctx.orm.em.fork()
+    const { subscription, lineItems } = await getSubscription(em, scopeOf(request), request.params.id)
+    return { ...serializeSubscription(subscription, lineItems), phases: await phasesOf(em, scopeOf(request), subscription.id) }
   })
 
   app.put(
@@ -193,6 +204,9 @@ export async function subscriptionV2Routes(instance: FastifyInstance, ctx: Billi
     const em = ctx.orm.em.fork()
     const scope = scopeOf(request)
     const { subscription, lineItems } = await getSubscription(em, scope, request.params.id)
-    return { ...serializeSubscription(subscription, lineItems), plan_prices_out_of_sync: await planPricesOutOfSync(em, scope, subscription) }
+    return {
+      ...serializeSubscription(subscription, lineItems), phases: await phasesOf(em, scope, subscription.id),
+      plan_prices_out_of_sync: await planPricesOutOfSync(em, scope, subscription),
+    }
   })
 }

@@ -97,6 +97,8 @@ export interface SubscriptionLineItem extends BaseRecord {
   end_date: Date | null
   /** set on the line items of an attached add-on (addon-attach.ts) */
   addon_association_id?: string | null
+  /** set on the line items a subscription phase started (subscription-phases/phase-switch.ts) */
+  subscription_phase_id?: string | null
   // commitments (migrations/0004_commitments.sql, commitments.ts)
   commitment_amount?: string | null
   commitment_quantity?: string | null
@@ -126,6 +128,7 @@ export const SubscriptionLineItemSchema = new EntitySchema<SubscriptionLineItem>
     start_date: timestamp(),
     end_date: timestamp(true),
     addon_association_id: text(true),
+    subscription_phase_id: text(true),
     commitment_amount: decimal(true),
     commitment_quantity: decimal(true),
     commitment_overage_factor: decimal(true),

@@ -12,6 +12,8 @@ export interface CreateTenantInput {
   billing_details?: TenantBillingDetails
   /** the environment the first API key is bound to */
   keyEnvironment?: 'production' | 'development'
+  /** the first user (default: a service account named admin); a signup's person */
+  admin?: { name: string | null; email: string | null; type: 'service_account' | 'user'; metadata: Record<string, string> }
 }
 
 export interface CreatedTenant {
@@ -42,8 +44,8 @@ export async function createTenant(em: EntityManager, input: CreateTenantInput, 
     }
     const userId = newId('user')
     tx.create(UserSchema, {
-      id: userId, tenant_id: tenantId, name: 'admin', email: null, type: 'service_account', roles: ['super_admin'],
-      status: 'published', metadata: {},
+      id: userId, tenant_id: tenantId, name: input.admin ? input.admin.name : 'admin', email: input.admin?.email ?? null,
+      type: input.admin?.type ?? 'service_account', roles: ['super_admin'], status: 'published', metadata: input.admin?.metadata ?? {},
     })
     const key = generateApiKey(keyHashing)
     tx.create(ApiKeySchema, {

@@ -2,3 +2,4 @@
 // Records (*.entity.ts) are imported directly; everything else goes through here.
 export { createTenant } from './create-tenant.js'
 export type { CreatedTenant } from './create-tenant.js'
+export { signupRoutes } from './signup-routes.js'

@@ -17,7 +17,7 @@ import { publishSystemEvent } from '../events/index.js'
 import { FeatureSchema, type Feature } from '../features/feature.entity.js'
 import { toReportingUnit } from '../features/index.js'
 import { MeterSchema, type Meter } from '../meters/meter.entity.js'
-import { meterValue, usageReader } from '../meters/index.js'
+import { meterValue, usageByCustomer, usageReader } from '../meters/index.js'
 import { reachedLevels } from './levels.js'
 
 export const USAGE_ALERT_EVENT = 'feature.usage_alert'
@@ -95,12 +95,11 @@ async function checkFeature(ctx: BillingContext, f: Feature, meter: Meter, at: D
   let fired = 0
   for (const group of byPeriod.values()) {
     const { start, end } = group[0]
-    const rows = await usageReader(ctx)({
+    const rows = await usageByCustomer(usageReader(ctx), {
       tenantId: f.tenant_id, environmentId: f.environment_id, meterId: meter.id, aggregation: meter.aggregation.type,
-      declaredGroupBy: meter.aggregation.group_by, externalCustomerIds: group.map((g) => g.externalId), byCustomer: true,
-      start, end: end ?? OPEN_END,
-    })
-    const usage = new Map(rows.map((r) => [r.customer!, meterValue(meter.aggregation.type, r.value, r.event_count)]))
+      declaredGroupBy: meter.aggregation.group_by, start, end: end ?? OPEN_END,
+    }, group.map((g) => g.externalId))
+    const usage = new Map(rows.map((r) => [r.customer!, meterValue(meter, r.value, r.event_count)]))
     for (const due of group) {
       const u = usage.get(due.externalId)
       if (u !== undefined) fired += await fire(ctx, f, due, u, at)

@@ -3,13 +3,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../platform/clock.js'
-import { openOrm } from '../database.js'
-import type { BillingContext } from '../context.js'
 import { created } from '../../test/support/fixtures.js'
 import { usePlatform } from '../../test/support/platform.js'
 import { D } from '../pricing/index.js'
 import { expireWalletCredits } from './expire-credits.js'
 import { JOBS } from '../../scheduler/jobs.js'
+import { withSecondProcess } from '../../test/support/second-process.js'
 
 const clock = new ManualClock(new Date('2026-11-10T00:00:00Z'))
 const p = usePlatform({ services: ['billing-api'], clock })
@@ -36,15 +35,11 @@ test('two concurrent expiry runs write one expiry row per expired credit and zer
   assert.equal(await expireWalletCredits(p.ctx, { tenantId: t.tenantId }), 0)
 
   clock.set(new Date('2026-11-12T00:00:00Z')) // both first credits expired (<= now)
-  const second = await openOrm(p.config.databaseUrl, 4)
-  try {
-    const ctxB: BillingContext = { ...p.ctx, orm: second }
+  await withSecondProcess(p, async (ctxB) => {
     const only = { tenantId: t.tenantId, batchSize: 2 }
     const [a, b] = await Promise.all([expireWalletCredits(p.ctx, only), expireWalletCredits(ctxB, only)])
     assert.equal(a + b, 12, `runs expired ${a} + ${b}`)
-  } finally {
-    await second.close()
-  }
+  })
   const rows = await sql(
     `SELECT metadata->>'expired_credit_tx_id' AS credit, credit_amount::text AS credits, amount::text AS amount, idempotency_key
        FROM wallet_transactions WHERE type = 'expiry' AND wallet_id IN (?) ORDER BY 1`, [wallets])

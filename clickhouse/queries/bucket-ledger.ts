@@ -41,7 +41,7 @@ export function parseLedger(info: string): LedgerEntry {
 /** A meter_buckets row carrying a ledger entry for one stream and month (yyyymm). */
 export function ledgerRow(stream: string, month: number, entry: LedgerEntry): unknown[] {
   const monthStart = Date.UTC(Math.floor(month / 100), (month % 100) - 1, 1) / 1000
-  return ['', '', LEDGER_METER, stream, monthStart, [], '', '0', 0, '0', [0, '', '0'], [], formatLedger(entry)]
+  return ['', '', LEDGER_METER, stream, monthStart, [], '', '0', 0, '0', [0, '', '0'], [], formatLedger(entry), []]
 }
 
 /** stream -> month -> latest entry, for every stream. */

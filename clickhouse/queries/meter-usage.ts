@@ -12,7 +12,8 @@ export interface UsageQuery {
   tenantId: string
   environmentId: string
   meterId: string
-  aggregation: UsageAggregation
+  /** WEIGHTED_SUM is read by weighted-usage.ts */
+  aggregation: UsageAggregation | 'WEIGHTED_SUM'
   /** the meter's declared group_by property: grouping by it reads the buckets */
   declaredGroupBy?: string | null
   externalCustomerId?: string
@@ -111,6 +112,8 @@ export function rangeConditions(start: Date, end: Date, params: Record<string, u
 }
 
 export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; params: Record<string, unknown> } {
+  const agg = q.aggregation
+  if (agg === 'WEIGHTED_SUM') throw new Error('WEIGHTED_SUM usage is read by weighted-usage.ts')
   const params: Record<string, unknown> = { tenant: q.tenantId, env: q.environmentId, meter: q.meterId }
   const groupBy = q.groupBy ?? []
   groupBy.forEach((key, i) => (params[`g${i}`] = key))
@@ -144,7 +147,7 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
     params.start = chDateTime(q.start.getTime())
     params.end = chDateTime(q.end.getTime())
     const where = [...scope, "timestamp >= {start:DateTime64(3, 'UTC')}", "timestamp < {end:DateTime64(3, 'UTC')}"].join(' AND ')
-    const select = [...dims('event'), `${VALUE_EXPR[q.aggregation]} AS value`, 'toString(count()) AS event_count']
+    const select = [...dims('event'), `${VALUE_EXPR[agg]} AS value`, 'toString(count()) AS event_count']
     const props = `SELECT event_id, any(properties) AS properties FROM ${ch.table('events_raw')}
        WHERE tenant_id = {tenant:String} AND environment_id = {env:String}
          AND event_id IN (SELECT event_id FROM ${ch.table('meter_events')} WHERE ${where}) GROUP BY event_id`
@@ -153,7 +156,7 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
   }
 
   const range = rangeConditions(q.start, q.end, params)
-  const partial = PARTIAL[q.aggregation]
+  const partial = PARTIAL[agg]
   const parts: string[] = []
   if (range.buckets) {
     const select = [...dims('bucket'), 'sum(event_count) AS c', ...(partial ? [partial.bucket] : [])]
@@ -167,7 +170,7 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
     const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${where.join(' AND ')} LIMIT 1 BY event_id`
     parts.push(`SELECT ${select.join(', ')} FROM (${rows})${groupClause([])}`)
   }
-  const select = [...dimNames, `${FINAL_VALUE[q.aggregation]} AS value`, 'toString(sum(c)) AS event_count']
+  const select = [...dimNames, `${FINAL_VALUE[agg]} AS value`, 'toString(sum(c)) AS event_count']
   return { sql: `SELECT ${select.join(', ')} FROM (${parts.join(' UNION ALL ')})${tail}`, params }
 }
 

@@ -59,6 +59,8 @@ test('killed after the bucket insert and before the event keys: the replay count
   const { api, tenantId } = await p.newTenant()
   const sum = await created(api.post('/v1/meters', { name: 's', event_name: 'calls', aggregation: { type: 'SUM', field: 'n' } }))
   const uniq = await created(api.post('/v1/meters', { name: 'u', event_name: 'calls', aggregation: { type: 'COUNT_UNIQUE', field: 'user' } }))
+  const expr = await created(api.post('/v1/meters', { name: 'x', event_name: 'calls', aggregation: { type: 'SUM', expression: 'n * 2 + 1' } }))
+  const weighted = await created(api.post('/v1/meters', { name: 'w', event_name: 'calls', aggregation: { type: 'WEIGHTED_SUM', field: 'n' } }))
   await ingestAll(api, Array.from({ length: 500 }, (_, i) => ev(`pre-${i}`, 1)))
   assert.equal((await settled(api, sum.id, 500)).value, '500')
 
@@ -78,6 +80,13 @@ test('killed after the bucket insert and before the event keys: the replay count
   const mid = await usage(api, sum.id, { start_time: '2026-10-15T12:00:30Z', end_time: '2026-11-02T08:15:45.251Z' })
   assert.deepEqual([mid.value, mid.event_count], ['1700', 1000])
   assert.equal((await usage(api, uniq.id, {})).value, '3', 'u1, u2, u3')
+  // n * 2 + 1: 500 x 3 + 300 x 5 + 200 x 7 = 4400, each event once
+  assert.equal((await settled(api, expr.id, 1000)).value, '4400')
+  // The 800 October events share one instant; the last by event_id (pre-99, n = 1) holds until
+  // the November events (n = 3), 1 ms before the end: (1 x (L - 1) + 3 x 1) / L with
+  // L = 1 541 715 251 ms = 1.000000001297 (12 decimals); replays added no point twice.
+  const w = await usage(api, weighted.id, { start_time: '2026-10-15T12:00:30Z', end_time: '2026-11-02T08:15:45.251Z' })
+  assert.deepEqual([w.value, w.event_count], ['1.000000001297', 1000])
   await assertAudit(tenantId)
 })
 

@@ -1,0 +1,267 @@
+// The rule-based reader of pricing descriptions: pieces (pieces.ts) in, catalog configurations
+// (parsed-pricing.ts) out. Usage pieces that continue one another ("first 1000 free, then $0.01
+// per call up to 10k, $0.005 after") become one tiered price; tiers are graduated (SLAB) unless
+// the text says "volume". Anything it cannot read is a ValidationError that quotes it. Pure.
+import type { Decimal } from 'decimal.js'
+import { ValidationError } from '../../platform/errors.js'
+import type { UsageResetPeriod } from '../entitlements/entitlement.entity.js'
+import type { BillingPeriod } from '../periods/periods.js'
+import { D } from '../pricing/index.js'
+import type { ParsedEntitlement, ParsedFeature, ParsedMeter, ParsedPrice, ParsedPricing } from './parsed-pricing.js'
+import { readPiece, type Money, type Piece } from './pieces.js'
+import { booleanFeatureFor, meterFor, meteredFeatureFor, moreSpecific, sameUnit, slug, type Unit } from './units.js'
+
+export const MAX_DESCRIPTION_LENGTH = 2000
+
+interface Tier {
+  upTo: Decimal | null
+  money: Money
+  per: Decimal | null
+  text: string
+}
+
+interface Group {
+  unit: Unit | null
+  tiers: Tier[]
+  /** one usage price without tier words: a later "after N" piece may still bound it */
+  soft: boolean
+  period: BillingPeriod | null
+  text: string
+}
+
+const PLAN_NAME = /^\s*(?:the\s+)?([A-Za-z0-9][\w.&' -]{0,60}?)\s+plan\s*(?:[:\-–—,(]|\bis\b|\bcosts?\b|\bat\b)\s*/i
+const ZERO: Money = { amount: D(0), currency: null, text: 'free' }
+const RESET: Partial<Record<BillingPeriod, UsageResetPeriod>> = { DAILY: 'DAILY', WEEKLY: 'WEEKLY', MONTHLY: 'MONTHLY', ANNUAL: 'YEARLY' }
+
+const fail = (message: string) => new ValidationError(message, 'description')
+const quote = (s: string) => `"${s.trim()}"`
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
+
+function splitPieces(text: string): string[] {
+  return text
+    .split(/[;\n]+|(?<!\d)\.(?!\d)|\.(?=\s|$)|,(?!\d{3})|\s\+\s|\bplus\b|\band\b(?!\s+(?:above|up|over|beyond)\b)|\bor\b|\bbut\b|(?=\bthen\b)/i)
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && !/^(and|then|but)$/i.test(s))
+}
+
+function integer(v: Decimal, what: string): number {
+  if (!v.isInteger() || v.lte(0) || v.gt(Number.MAX_SAFE_INTEGER)) throw fail(`${what} must be a whole number above 0, not ${v.toString()}`)
+  return v.toNumber()
+}
+
+/** the per-unit amount of a tier; "$5 per 1000" is 0.005 per unit, and must be exact */
+function unitAmount(t: Tier): string {
+  if (!t.per) return t.money.amount.toString()
+  const each = t.money.amount.div(t.per)
+  if (each.decimalPlaces() > 12 || !each.times(t.per).eq(t.money.amount)) {
+    throw fail(`${quote(t.text)}: ${t.money.text} per ${t.per.toString()} is not an exact amount per unit, so it cannot be a tier price`)
+  }
+  return each.toString()
+}
+
+export function parsePricingDescription(description: string): ParsedPricing {
+  const text = description.trim()
+  if (!text) throw fail('description is empty')
+  if (text.length > MAX_DESCRIPTION_LENGTH) throw fail(`description is longer than ${MAX_DESCRIPTION_LENGTH} characters`)
+  const named = PLAN_NAME.exec(text)
+  const planName = named ? named[1].trim() : 'Custom plan'
+  const body = named ? text.slice(named[0].length).replace(/^\)\s*/, '') : text
+
+  const pieces: Piece[] = []
+  let featureMode = false
+  for (const s of splitPieces(body)) {
+    const p = readPiece(s, featureMode)
+    featureMode = p.kind === 'feature'
+    pieces.push(p)
+  }
+  const unknown = pieces.filter((p): p is Extract<Piece, { kind: 'unknown' }> => p.kind === 'unknown')
+  if (unknown.length) {
+    const parts = unknown.map((p) => (p.words.length ? `${quote(p.text)} (not understood: ${p.words.join(', ')})` : quote(p.text)))
+    throw fail(`could not understand ${parts.join('; ')}`)
+  }
+
+  const warnings: string[] = []
+  const currencies = new Set(pieces.flatMap((p) => ('money' in p && p.money.currency ? [p.money.currency] : [])))
+  if (currencies.size > 1) throw fail(`one plan has one currency; the description mixes ${[...currencies].sort().join(' and ')}`)
+  let currency = [...currencies][0]
+  if (!currency) {
+    currency = 'USD'
+    if (pieces.some((p) => 'money' in p)) warnings.push('no currency was written; USD assumed')
+  }
+
+  const volume = /\bvolume\b/i.test(body)
+  const contextPeriod = pieces.find((p): p is Extract<Piece, { kind: 'context' }> => p.kind === 'context' && p.period !== null)?.period ?? null
+  const trial = pieces.find((p): p is Extract<Piece, { kind: 'trial' }> => p.kind === 'trial')?.days
+
+  const prices: ParsedPrice[] = []
+  for (const p of pieces) {
+    if (p.kind !== 'fixed') continue
+    const period = p.period ?? contextPeriod
+    if (!period) throw fail(`${quote(p.text)}: how often is ${p.money.text} charged? Say per month, per year or one-time`)
+    if (p.note) warnings.push(p.note)
+    const name = p.unit ? capitalize(p.unit.singular) : period === 'ONETIME' ? 'One-time fee' : `${capitalize(period.toLowerCase().replace('_', '-'))} fee`
+    prices.push({
+      type: 'FIXED', billing_model: 'FLAT_FEE', currency, amount: p.money.amount.toString(),
+      billing_period: period, billing_period_count: 1, invoice_cadence: 'ADVANCE',
+      ...(trial !== undefined && period !== 'ONETIME' ? { trial_period_days: trial } : {}),
+      display_name: name,
+    })
+  }
+  if (trial !== undefined && !prices.some((p) => p.trial_period_days !== undefined)) warnings.push('a trial was described but there is no recurring fee to carry it')
+  const recurring = prices.find((p) => p.billing_period !== 'ONETIME')?.billing_period
+  const usagePeriod = contextPeriod ?? recurring ?? 'MONTHLY'
+
+  const { groups, allowances } = usageGroups(pieces)
+  const meters: ParsedMeter[] = []
+  const features: ParsedFeature[] = []
+  const entitlements: ParsedEntitlement[] = []
+  const seen: { unit: Unit; entitlement: ParsedEntitlement }[] = []
+  const metered = (u: Unit, period: BillingPeriod | null): ParsedEntitlement => {
+    const hit = seen.find((x) => sameUnit(x.unit, u))
+    if (hit) return hit.entitlement
+    meters.push(meterFor(u))
+    features.push(meteredFeatureFor(u))
+    const e: ParsedEntitlement = { feature_key: u.key, is_enabled: true, usage_limit: null, is_soft_limit: false, usage_reset_period: RESET[period ?? usagePeriod] ?? 'MONTHLY' }
+    entitlements.push(e)
+    seen.push({ unit: u, entitlement: e })
+    return e
+  }
+
+  for (const g of groups) {
+    const unit = g.unit!
+    const period = g.period ?? usagePeriod
+    const base = {
+      type: 'USAGE' as const, currency, billing_period: period, billing_period_count: 1, invoice_cadence: 'ARREAR' as const,
+      display_name: capitalize(unit.plural), meter_key: unit.key,
+    }
+    if (g.tiers.length === 1) {
+      const t = g.tiers[0]
+      prices.push(t.per && !t.per.eq(1)
+        ? { ...base, billing_model: 'PACKAGE', amount: t.money.amount.toString(), transform_quantity: { divide_by: integer(t.per, `the package size in ${quote(t.text)}`), round: 'up' } }
+        : { ...base, billing_model: 'FLAT_FEE', amount: t.money.amount.toString() })
+    } else {
+      const tiers = g.tiers.map((t) => ({ up_to: t.upTo === null ? null : integer(t.upTo, `the tier bound in ${quote(t.text)}`), unit_amount: unitAmount(t) }))
+      prices.push({ ...base, billing_model: 'TIERED', tier_mode: volume ? 'VOLUME' : 'SLAB', tiers })
+    }
+    metered(unit, period)
+  }
+
+  const limits = [...allowances, ...pieces.filter((p): p is Extract<Piece, { kind: 'limit' }> => p.kind === 'limit')]
+  for (const l of limits) {
+    const e = metered(l.unit, l.period)
+    e.usage_limit = integer(l.qty, `the limit in ${quote(l.text)}`)
+    e.usage_reset_period = l.period ? (RESET[l.period] ?? 'MONTHLY') : 'NEVER'
+  }
+  for (const p of pieces) {
+    if (p.kind === 'feature') {
+      const f = booleanFeatureFor(p.name)
+      if (features.some((x) => x.key === f.key)) continue
+      features.push(f)
+      entitlements.push({ feature_key: f.key, is_enabled: true, usage_limit: null, is_soft_limit: false, usage_reset_period: null })
+    }
+  }
+
+  if (!prices.length && !entitlements.length) throw fail(`found no price, allowance or feature in ${quote(text)}`)
+  return {
+    plan: { name: planName, lookup_key: slug(planName), description: text },
+    prices, meters, features, entitlements, warnings,
+  }
+}
+
+/** Usage and free-allowance pieces, in order, into one group of tiers per unit. */
+function usageGroups(pieces: Piece[]): { groups: Group[]; allowances: Allowance[] } {
+  const groups: Group[] = []
+  let current: Group | null = null
+  const isOpen = (g: Group) => g.soft || g.tiers[g.tiers.length - 1]?.upTo !== null
+
+  for (const p of pieces) {
+    if (p.kind !== 'usage' && p.kind !== 'free') continue
+    const mark = p.tier
+    if (p.kind === 'usage' && !mark) {
+      if (!p.unit) throw fail(`${quote(p.text)}: per what?`)
+      const pending: Group | null = current && current.unit === null && isOpen(current) ? current : null
+      if (pending) {
+        // "1000 free, $0.01 per call": the allowance's unit is the price's
+        pending.unit = p.unit
+        pending.tiers.push({ upTo: null, money: p.money, per: p.per, text: p.text })
+        current = pending
+        continue
+      }
+      const same = groups.find((g) => g.unit && sameUnit(g.unit, p.unit!))
+      if (same && isOpen(same) && !same.soft) {
+        same.unit = moreSpecific(same.unit!, p.unit)
+        same.tiers.push({ upTo: null, money: p.money, per: p.per, text: p.text })
+        current = same
+        continue
+      }
+      if (same) throw fail(`${quote(p.text)}: ${p.unit.plural} already have a price (${quote(same.text)})`)
+      current = { unit: p.unit, tiers: [{ upTo: null, money: p.money, per: p.per, text: p.text }], soft: true, period: p.period, text: p.text }
+      groups.push(current)
+      continue
+    }
+
+    const unit = p.unit
+    let g: Group | null | undefined = unit ? groups.find((x) => x.unit && sameUnit(x.unit, unit)) : null
+    if (!g && current && isOpen(current) && (!unit || current.unit === null)) g = current
+    if (!g) {
+      g = { unit: null, tiers: [], soft: false, period: null, text: p.text }
+      groups.push(g)
+    }
+    if (unit) g.unit = g.unit ? moreSpecific(g.unit, unit) : unit
+    if (p.period && !g.period) g.period = p.period
+    current = g
+
+    const last = g.tiers[g.tiers.length - 1]
+    if (last && last.upTo === null) {
+      const from = mark?.open?.from ?? mark?.first
+      if (g.soft && from) {
+        last.upTo = from
+      } else {
+        throw fail(`${quote(p.text)}: comes after the open-ended price ${quote(last.text)}`)
+      }
+    }
+    g.soft = false
+    const prevEnd = g.tiers.length ? g.tiers[g.tiers.length - 1].upTo! : D(0)
+    let upTo: Decimal | null
+    if (mark?.next) upTo = prevEnd.plus(mark.next)
+    else if (mark?.upTo) upTo = mark.upTo
+    else if (mark?.first) upTo = mark.first
+    else if (p.kind === 'free') upTo = p.qty
+    else upTo = null
+    if (mark?.open) {
+      upTo = null
+      const from = mark.open.from
+      if (from && !from.eq(prevEnd)) {
+        throw fail(prevEnd.isZero()
+          ? `${quote(p.text)}: what is charged up to ${from.toString()} is not stated (e.g. "first ${from.toString()} free")`
+          : `${quote(p.text)}: starts at ${from.toString()} but the tier before ends at ${prevEnd.toString()}`)
+      }
+    }
+    if (upTo !== null && upTo.lte(prevEnd)) throw fail(`${quote(p.text)}: tier bound ${upTo.toString()} is not above the previous one (${prevEnd.toString()})`)
+    g.tiers.push(p.kind === 'free'
+      ? { upTo, money: ZERO, per: null, text: p.text }
+      : { upTo, money: p.money, per: p.per, text: p.text })
+  }
+
+  const priced: Group[] = []
+  const allowances: Allowance[] = []
+  for (const g of groups) {
+    if (!g.unit) throw fail(`${quote(g.text)}: of what? Name the unit (e.g. "1000 API calls free") or follow it with a per-unit price`)
+    const last = g.tiers[g.tiers.length - 1]
+    if (g.tiers.length === 1 && last.upTo !== null && last.money === ZERO) {
+      // "includes 10,000 API calls" with no price for more: a limit, not a price
+      allowances.push({ unit: g.unit, qty: last.upTo, period: g.period, text: g.text })
+      continue
+    }
+    if (last.upTo !== null) throw fail(`what is charged above ${last.upTo.toString()} ${g.unit.plural} is not stated`)
+    priced.push(g)
+  }
+  return { groups: priced, allowances }
+}
+
+interface Allowance {
+  unit: Unit
+  qty: Decimal
+  period: BillingPeriod | null
+  text: string
+}

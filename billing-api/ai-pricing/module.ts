@@ -1,0 +1,9 @@
+import type { DomainModule } from '../module.js'
+import { aiPricingRoutes } from './routes.js'
+
+export const aiPricingModule: DomainModule = {
+  name: 'ai-pricing',
+  entities: [],
+  migrations: [],
+  routes: aiPricingRoutes,
+}

@@ -1,0 +1,26 @@
+// Events ready to send: each with its event_id fixed before the first attempt, in requests of
+// at most 1000 (the bulk route's limit). The event_id is the idempotency key: the aggregator
+// counts an event_id once per tenant and environment, whenever and however often it arrives, so
+// every resend of a request must carry the same ids (never new ones).
+import type { paths } from './schema.js'
+
+export type EventInput = paths['/v1/events/raw/bulk']['post']['requestBody']['content']['application/json']['events'][number]
+export type KeyedEvent = EventInput & { event_id: string }
+
+export const MAX_EVENTS_PER_REQUEST = 1000
+
+export function newEventId(): string {
+  return `evt_${globalThis.crypto.randomUUID()}`
+}
+
+/** Keeps the ids the caller chose; gives the others one, once. */
+export function withEventIds(events: readonly EventInput[], newId: () => string = newEventId): KeyedEvent[] {
+  return events.map((e) => (e.event_id ? { ...e, event_id: e.event_id } : { ...e, event_id: newId() }))
+}
+
+export function toRequests<T>(events: readonly T[], size = MAX_EVENTS_PER_REQUEST): T[][] {
+  if (size < 1) throw new RangeError('size must be at least 1')
+  const out: T[][] = []
+  for (let i = 0; i < events.length; i += size) out.push(events.slice(i, i + size))
+  return out
+}

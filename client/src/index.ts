@@ -1,0 +1,5 @@
+export { createMeterlineClient, type ErrorResponse, type MeterlineClient, type MeterlineClientOptions } from './client.js'
+export { ingestEvents, IngestError, type IngestOptions, type IngestResult } from './ingest.js'
+export { MAX_EVENTS_PER_REQUEST, newEventId, withEventIds, type EventInput, type KeyedEvent } from './event-batches.js'
+export { DEFAULT_RETRY_POLICY, isRetryable, retryDelayMs, type RetryPolicy } from './retry-policy.js'
+export type { components, paths } from './schema.js'
