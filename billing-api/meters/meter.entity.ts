@@ -4,7 +4,8 @@ import { baseColumns, json, text, type BaseRecord } from '../db/common.js'
 export const AGGREGATION_TYPES = ['SUM', 'COUNT', 'COUNT_UNIQUE', 'MAX', 'LATEST', 'AVG', 'WEIGHTED_SUM'] as const
 export type AggregationType = (typeof AGGREGATION_TYPES)[number]
 
-export interface MeterAggregation {
+// types, not interfaces: the meter routes check them against their response schemas
+export type MeterAggregation = {
   type: AggregationType
   /** event property the value is read from; required except for COUNT, or when expression is set */
   field?: string | null
@@ -16,7 +17,7 @@ export interface MeterAggregation {
   group_by?: string | null
 }
 
-export interface MeterFilter {
+export type MeterFilter = {
   key: string
   values: string[]
 }
@@ -25,7 +26,7 @@ export const ROUNDING_MODES = ['NONE', 'UP', 'DOWN', 'HALF_UP'] as const
 export type RoundingMode = (typeof ROUNDING_MODES)[number]
 
 /** Rounding of the aggregated quantity where usage is read (billing-api/meters/rounding.ts). */
-export interface MeterRounding {
+export type MeterRounding = {
   mode: RoundingMode
   /** decimal places kept, 0 to 12 */
   precision: number

@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { serializeBase } from '../db/common.js'
-import { dateTime, decimalString, idParams, listResponse, metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
+import { dateTime, decimalString, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { AGGREGATION_TYPES, BUCKET_SIZES, MeterSchema, ROUNDING_MODES, type Meter } from './meter.entity.js'
-import { createMeter, getMeter, meterUsage, type CreateMeterInput, type UsageRequest } from './service.js'
-import { updateMeter, type UpdateMeterInput } from './update-meter.js'
+import { createMeter, getMeter, meterUsage } from './service.js'
+import { updateMeter } from './update-meter.js'
 import { EXPRESSION_MAX_LENGTH } from '../../schemas/meter-expression.js'
 import { usageReader } from './usage-reader.js'
+import { typed } from '../http/typed-routes.js'
 
 export function serializeMeter(m: Meter) {
   return {
@@ -105,14 +106,15 @@ const usageBody = {
   },
 } as const
 
-export async function meterRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function meterRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post('/meters', { schema: { tags: ['meters'], body: meterBody, response: { 201: meterResponse } } }, async (request, reply) => {
-    const meter = await createMeter(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateMeterInput)
+    const meter = await createMeter(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(serializeMeter(meter))
   })
 
   app.get('/meters', { schema: { tags: ['meters'], querystring: { type: 'object', properties: { ...paginationQuery, event_name: { type: 'string' } } } } }, async (request) => {
-    const q = request.query as Page & { event_name?: string }
+    const q = request.query
     const where: Record<string, unknown> = { ...scopeOf(request), status: 'published' }
     if (q.event_name) where.event_name = q.event_name.trim()
     const [items, total] = await ctx.orm.em.fork().findAndCount(MeterSchema, where, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
@@ -120,17 +122,17 @@ export async function meterRoutes(app: FastifyInstance, ctx: BillingContext): Pr
   })
 
   app.get('/meters/:id', { schema: { tags: ['meters'], params: idParams, response: { 200: meterResponse } } }, async (request) => {
-    return serializeMeter(await getMeter(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
+    return serializeMeter(await getMeter(ctx.orm.em.fork(), scopeOf(request), request.params.id))
   })
 
   app.put('/meters/:id', { schema: { tags: ['meters'], params: idParams, body: updateMeterBody, response: { 200: meterResponse } } }, async (request) => {
-    const meter = await updateMeter(ctx.orm.em.fork(), ctx.ch, scopeOf(request), request.auth.userId, (request.params as { id: string }).id, request.body as UpdateMeterInput)
+    const meter = await updateMeter(ctx.orm.em.fork(), ctx.ch, scopeOf(request), request.auth.userId, request.params.id, request.body)
     return serializeMeter(meter)
   })
 
   app.delete('/meters/:id', { schema: { tags: ['meters'], params: idParams } }, async (request, reply) => {
     const em = ctx.orm.em.fork()
-    const meter = await getMeter(em, scopeOf(request), (request.params as { id: string }).id)
+    const meter = await getMeter(em, scopeOf(request), request.params.id)
     meter.status = 'archived'
     meter.updated_by = request.auth.userId
     await em.flush()
@@ -138,7 +140,7 @@ export async function meterRoutes(app: FastifyInstance, ctx: BillingContext): Pr
   })
 
   app.post('/meters/:id/usage', { schema: { tags: ['meters'], params: idParams, body: usageBody } }, async (request) => {
-    const meter = await getMeter(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id)
-    return meterUsage(usageReader(ctx), meter, request.body as UsageRequest)
+    const meter = await getMeter(ctx.orm.em.fork(), scopeOf(request), request.params.id)
+    return meterUsage(usageReader(ctx), meter, request.body)
   })
 }
