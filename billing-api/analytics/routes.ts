@@ -1,15 +1,16 @@
 // Analytics routes: meter usage detailed analytics, the usage analytics CSV export and the
 // revenue dashboard. The spec names only /dashboard/revenue-dashboard; the other two paths are ours.
 import { Readable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { refIdSchema } from '../http/catalog-schemas.js'
 import { reportedUsageSchema } from '../features/index.js'
 import { dateTime, paginationQuery } from '../http/schemas.js'
-import { meterAnalytics, type MeterAnalyticsRequest } from './meter-analytics.js'
-import { REVENUE_WINDOWS, revenueDashboard, type RevenueDashboardRequest } from './revenue-dashboard.js'
-import { usageExport, type UsageExportRequest } from './usage-export.js'
+import { meterAnalytics } from './meter-analytics.js'
+import { REVENUE_WINDOWS, revenueDashboard } from './revenue-dashboard.js'
+import { usageExport } from './usage-export.js'
+import { typed } from '../http/typed-routes.js'
 
 const tags = ['analytics']
 const str = { type: 'string' } as const
@@ -115,23 +116,29 @@ const revenueResponse = {
   },
 } as const
 
-export async function analyticsRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+/** A CSV streamed as its rows are read (the reply is untyped here: its body is a stream, not the schema's string). */
+function sendCsvStream(reply: FastifyReply, chunks: Iterable<string> | AsyncIterable<string>, filename: string) {
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(Readable.from(chunks))
+}
+
+export async function analyticsRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post('/analytics/meter-usage', { schema: { tags, body: analyticsBody, response: { 200: analyticsResponse } } }, async (request) => {
-    return meterAnalytics(ctx, ctx.orm.em.fork(), scopeOf(request), request.body as MeterAnalyticsRequest)
+    return meterAnalytics(ctx, ctx.orm.em.fork(), scopeOf(request), request.body)
   })
 
   app.post('/analytics/usage/export', {
     schema: { tags, body: exportBody, response: { 200: { description: 'text/csv, streamed', type: 'string' } } },
   }, async (request, reply) => {
     const log = (msg: string, fields: Record<string, unknown>) => request.log.info(fields, msg)
-    const csv = await usageExport(ctx, ctx.orm.em.fork(), scopeOf(request), request.body as UsageExportRequest, log)
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', 'attachment; filename="usage-analytics.csv"')
-      .send(Readable.from(csv.chunks))
+    const csv = await usageExport(ctx, ctx.orm.em.fork(), scopeOf(request), request.body, log)
+    return sendCsvStream(reply, csv.chunks, 'usage-analytics.csv')
   })
 
   app.post('/dashboard/revenue-dashboard', { schema: { tags, body: revenueBody, response: { 200: revenueResponse } } }, async (request) => {
-    return revenueDashboard(ctx.orm.em.fork(), scopeOf(request), request.body as RevenueDashboardRequest)
+    return revenueDashboard(ctx.orm.em.fork(), scopeOf(request), request.body)
   })
 }

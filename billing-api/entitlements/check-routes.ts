@@ -6,8 +6,9 @@ import type { BillingContext } from '../context.js'
 import { refIdSchema } from '../http/catalog-schemas.js'
 import { FEATURE_TYPES } from '../features/feature.entity.js'
 import { reportedUsageSchema } from '../features/index.js'
-import { checkEntitlement, type EntitlementCheckRequest } from './check.js'
+import { checkEntitlement } from './check.js'
 import { USAGE_RESET_PERIODS } from './entitlement.entity.js'
+import { typed } from '../http/typed-routes.js'
 
 const body = {
   type: 'object',
@@ -48,8 +49,9 @@ export const entitlementCheckResponse = {
   },
 } as const
 
-export async function entitlementCheckRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function entitlementCheckRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   app.post('/entitlements/check', { schema: { tags: ['entitlements'], body, response: { 200: entitlementCheckResponse } } }, async (request) => {
-    return checkEntitlement(ctx, ctx.orm.em.fork(), scopeOf(request), request.body as EntitlementCheckRequest)
+    return checkEntitlement(ctx, ctx.orm.em.fork(), scopeOf(request), request.body)
   })
 }

@@ -6,10 +6,8 @@ import { dateTime, idParams, listResponse, metadataSchema, paginationQuery } fro
 import { ENTITLEMENT_ENTITY_TYPES, USAGE_RESET_PERIODS } from './entitlement.entity.js'
 import { entitlementCheckRoutes } from './check-routes.js'
 import { serializeEntitlement } from './read.js'
-import {
-  createEntitlement, deleteEntitlement, getEntitlement, listEntitlementPage, updateEntitlement,
-  type CreateEntitlementInput, type EntitlementFilter, type EntitlementValues, type EntitlementWithFeature,
-} from './service.js'
+import { createEntitlement, deleteEntitlement, getEntitlement, listEntitlementPage, updateEntitlement, type EntitlementWithFeature } from './service.js'
+import { typed } from '../http/typed-routes.js'
 
 // Which of these a feature type takes is checked in entitlement-rules.ts.
 const values = {
@@ -45,31 +43,32 @@ const listQuery = {
 const tags = ['entitlements']
 const toResponse = (r: EntitlementWithFeature) => serializeEntitlement(r.entitlement, r.feature)
 
-export async function entitlementRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+export async function entitlementRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
   await entitlementCheckRoutes(app, ctx)
 
   app.post('/entitlements', { schema: { tags, body: createBody } }, async (request, reply) => {
-    const created = await createEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body as CreateEntitlementInput)
+    const created = await createEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(toResponse(created))
   })
 
   app.get('/entitlements', { schema: { tags, querystring: listQuery } }, async (request) => {
-    const q = request.query as EntitlementFilter
+    const q = request.query
     const { items, total } = await listEntitlementPage(ctx.orm.em.fork(), scopeOf(request), q)
     return listResponse(items, total, q)
   })
 
   app.get('/entitlements/:id', { schema: { tags, params: idParams } }, async (request) => {
-    return toResponse(await getEntitlement(ctx.orm.em.fork(), scopeOf(request), (request.params as { id: string }).id))
+    return toResponse(await getEntitlement(ctx.orm.em.fork(), scopeOf(request), request.params.id))
   })
 
   app.put('/entitlements/:id', { schema: { tags, params: idParams, body: updateBody } }, async (request) => {
-    const { id } = request.params as { id: string }
-    return toResponse(await updateEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, request.body as EntitlementValues))
+    const { id } = request.params
+    return toResponse(await updateEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, request.body))
   })
 
   app.delete('/entitlements/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
-    await deleteEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, (request.params as { id: string }).id)
+    await deleteEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.params.id)
     return reply.code(204).send()
   })
 }

@@ -11,6 +11,6 @@ export const descriptionSchema = { type: 'string', maxLength: 2000 } as const
 export const refIdSchema = { type: 'string', minLength: 1, maxLength: 100 } as const
 
 /** The same schema, also accepting null (PUT uses null to clear a field). */
-export function nullable<T extends { type: string }>(s: T) {
-  return { ...s, type: [s.type, 'null'] }
+export function nullable<const T extends { type: string }>(s: T) {
+  return { ...s, type: [s.type, 'null'] as const }
 }
