@@ -562,7 +562,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync";
+                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync" | "environment-clone";
                 };
                 cookie?: never;
             };
@@ -646,7 +646,7 @@ export interface paths {
                 header?: never;
                 path: {
                     id: string;
-                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync";
+                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync" | "environment-clone";
                 };
                 cookie?: never;
             };
@@ -732,7 +732,7 @@ export interface paths {
                 header?: never;
                 path: {
                     id: string;
-                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync";
+                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync" | "environment-clone";
                 };
                 cookie?: never;
             };
@@ -815,7 +815,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync";
+                    queue: "scheduler" | "webhook-delivery" | "invoice-compute" | "integration-sync" | "environment-clone";
                 };
                 cookie?: never;
             };
@@ -940,6 +940,301 @@ export interface paths {
                             tenant_id: string;
                             user_id: string;
                         };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/pricing/parse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        description: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entitlements: {
+                                feature_key: string;
+                                is_enabled: boolean;
+                                is_soft_limit: boolean;
+                                usage_limit: number | null;
+                                /** @enum {string|null} */
+                                usage_reset_period: "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY" | "NEVER" | null;
+                            }[];
+                            fallback_reason?: string;
+                            features: {
+                                key: string;
+                                lookup_key: string;
+                                meter_key?: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "metered" | "boolean";
+                                unit_plural?: string;
+                                unit_singular?: string;
+                            }[];
+                            meters: {
+                                aggregation: {
+                                    field?: string;
+                                    /** @enum {string} */
+                                    type: "COUNT" | "SUM";
+                                };
+                                event_name: string;
+                                key: string;
+                                name: string;
+                            }[];
+                            /** @enum {string} */
+                            parser: "deterministic" | "openai";
+                            plan: {
+                                description: string;
+                                lookup_key: string;
+                                name: string;
+                            };
+                            prices: {
+                                amount?: string;
+                                /** @enum {string} */
+                                billing_model: "FLAT_FEE" | "PACKAGE" | "TIERED";
+                                /** @enum {string} */
+                                billing_period: "DAILY" | "WEEKLY" | "MONTHLY" | "QUARTERLY" | "HALF_YEARLY" | "ANNUAL" | "ONETIME";
+                                billing_period_count: number;
+                                currency: string;
+                                display_name: string;
+                                /** @enum {string} */
+                                invoice_cadence: "ADVANCE" | "ARREAR";
+                                meter_key?: string;
+                                /** @enum {string} */
+                                tier_mode?: "VOLUME" | "SLAB";
+                                tiers?: {
+                                    unit_amount: string;
+                                    up_to: number | null;
+                                }[];
+                                transform_quantity?: {
+                                    divide_by: number;
+                                    /** @enum {string} */
+                                    round: "up";
+                                };
+                                trial_period_days?: number;
+                                /** @enum {string} */
+                                type: "FIXED" | "USAGE";
+                            }[];
+                            warnings: string[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/meter-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description true: each item carries its per-window series in buckets
+                         * @default false
+                         */
+                        breakdown_bucket?: boolean;
+                        /** Format: date-time */
+                        end_time: string;
+                        external_customer_id?: string;
+                        external_customer_ids?: string[];
+                        group_by?: string[];
+                        meter_ids?: string[];
+                        /** Format: date-time */
+                        start_time: string;
+                        /**
+                         * @description bucket size of the breakdown (default DAY)
+                         * @enum {string}
+                         */
+                        window_size?: "MINUTE" | "HOUR" | "DAY";
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            end_time?: string;
+                            items?: {
+                                aggregation?: string;
+                                buckets?: {
+                                    event_count?: number;
+                                    reported_usage?: {
+                                        unit: string;
+                                        value: string;
+                                    } | null;
+                                    value?: string;
+                                    /** Format: date-time */
+                                    window_start?: string;
+                                }[] | null;
+                                event_count?: number;
+                                event_name?: string;
+                                feature_id?: string | null;
+                                group_by?: {
+                                    [key: string]: string;
+                                };
+                                meter_id?: string;
+                                meter_name?: string;
+                                reported_usage?: {
+                                    unit: string;
+                                    value: string;
+                                } | null;
+                                value?: string;
+                            }[];
+                            start_time?: string;
+                            window_size?: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        end_time: string;
+                        external_customer_ids?: string[];
+                        metadata_fields?: string[];
+                        meter_ids?: string[];
+                        /** Format: date-time */
+                        start_time: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description text/csv, streamed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
                     };
                 };
             };
@@ -2015,6 +2310,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/dashboard/revenue-dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        currency?: string;
+                        /** Format: date-time */
+                        end_time: string;
+                        /** @default 50 */
+                        limit?: number;
+                        /** @default 0 */
+                        offset?: number;
+                        /** Format: date-time */
+                        start_time: string;
+                        /**
+                         * @default MONTH
+                         * @enum {string}
+                         */
+                        window_size?: "DAY" | "WEEK" | "MONTH";
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            end_time?: string;
+                            items?: {
+                                currency?: string;
+                                customer_id?: string;
+                                customer_name?: string | null;
+                                external_customer_id?: string | null;
+                                invoice_count?: number;
+                                series?: {
+                                    invoice_count?: number;
+                                    revenue?: string;
+                                    window_start?: string;
+                                }[];
+                                /** @description sum of the totals of the finalized invoices (exact decimal string) */
+                                total_revenue?: string;
+                            }[];
+                            pagination?: {
+                                limit?: number;
+                                offset?: number;
+                                total?: number;
+                            };
+                            start_time?: string;
+                            window_size?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/entitlements": {
         parameters: {
             query?: never;
@@ -2296,6 +2686,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/entitlements/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        customer_id?: string;
+                        external_customer_id?: string;
+                        feature_id?: string;
+                        feature_lookup_key?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            checked_at?: string;
+                            customer_id?: string;
+                            entitlement_ids?: string[];
+                            external_customer_id?: string;
+                            feature_id?: string;
+                            feature_lookup_key?: string;
+                            /** @enum {string} */
+                            feature_type?: "metered" | "boolean" | "static";
+                            has_access?: boolean;
+                            is_enabled?: boolean;
+                            is_soft_limit?: boolean;
+                            /** Format: date-time */
+                            period_end?: string | null;
+                            /** Format: date-time */
+                            period_start?: string | null;
+                            /** @description usage_limit - usage, never below 0; null when unlimited */
+                            remaining?: string | null;
+                            reported_usage?: {
+                                unit: string;
+                                value: string;
+                            } | null;
+                            static_value?: string | null;
+                            /** @description usage in the current reset period (decimal string); metered features only */
+                            usage?: string | null;
+                            /** @description sum of the enabled grants' limits (decimal string); null: unlimited */
+                            usage_limit?: string | null;
+                            /** @enum {string|null} */
+                            usage_reset_period?: "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY" | "NEVER" | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/environments": {
         parameters: {
             query?: never;
@@ -2395,6 +2877,175 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/environments/clone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        source_environment_id?: string;
+                        target_environment_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attempts?: number;
+                            /** Format: date-time */
+                            created_at?: string;
+                            error?: string | null;
+                            /** Format: date-time */
+                            finished_at?: string | null;
+                            job_id?: string;
+                            progress?: {
+                                created?: {
+                                    entitlements?: number;
+                                    features?: number;
+                                    meters?: number;
+                                    plans?: number;
+                                    prices?: number;
+                                    pricing_units?: number;
+                                };
+                                done?: number;
+                                existing?: number;
+                                phase?: string;
+                                total?: number;
+                                warnings?: string[];
+                            } | null;
+                            source_environment_id?: string;
+                            /** @enum {string} */
+                            status?: "queued" | "running" | "completed" | "failed";
+                            target_environment_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/environments/clone-jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    job_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attempts?: number;
+                            /** Format: date-time */
+                            created_at?: string;
+                            error?: string | null;
+                            /** Format: date-time */
+                            finished_at?: string | null;
+                            job_id?: string;
+                            progress?: {
+                                created?: {
+                                    entitlements?: number;
+                                    features?: number;
+                                    meters?: number;
+                                    plans?: number;
+                                    prices?: number;
+                                    pricing_units?: number;
+                                };
+                                done?: number;
+                                existing?: number;
+                                phase?: string;
+                                total?: number;
+                                warnings?: string[];
+                            } | null;
+                            source_environment_id?: string;
+                            /** @enum {string} */
+                            status?: "queued" | "running" | "completed" | "failed";
+                            target_environment_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4851,12 +5502,16 @@ export interface paths {
                 content: {
                     "application/json": {
                         aggregation: {
+                            /** @description arithmetic over event properties instead of field: + - * / ( ), decimal literals, property names (a.b for nested), e.g. "input_tokens + 3 * output_tokens" */
+                            expression?: string;
                             field?: string;
                             group_by?: string;
                             multiplier?: string;
                             /** @enum {string} */
-                            type: "SUM" | "COUNT" | "COUNT_UNIQUE" | "MAX" | "LATEST" | "AVG";
+                            type: "SUM" | "COUNT" | "COUNT_UNIQUE" | "MAX" | "LATEST" | "AVG" | "WEIGHTED_SUM";
                         };
+                        /** @enum {string} */
+                        bucket_size?: "HOUR" | "MINUTE";
                         event_name: string;
                         filters?: {
                             key: string;
@@ -4868,6 +5523,12 @@ export interface paths {
                         name: string;
                         /** @enum {string} */
                         reset_usage?: "BILLING_PERIOD" | "NEVER";
+                        rounding?: {
+                            /** @enum {string} */
+                            mode: "NONE" | "UP" | "DOWN" | "HALF_UP";
+                            /** @default 0 */
+                            precision?: number;
+                        } | null;
                     };
                 };
             };
@@ -4890,14 +5551,43 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                200: {
+                /** @description Default Response */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            aggregation?: {
+                                expression?: string | null;
+                                field?: string | null;
+                                group_by?: string | null;
+                                multiplier?: string | null;
+                                type?: string;
+                            };
+                            bucket_size?: string;
+                            created_at?: string;
+                            created_by?: string | null;
+                            environment_id?: string;
+                            event_name?: string;
+                            filters?: {
+                                key?: string;
+                                values?: string[];
+                            }[];
+                            id?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            name?: string;
+                            reset_usage?: string;
+                            rounding?: {
+                                mode?: string;
+                                precision?: number;
+                            } | null;
+                            status?: string;
+                            tenant_id?: string;
+                            updated_at?: string;
+                            updated_by?: string | null;
                         };
                     };
                 };
@@ -4945,20 +5635,152 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
+                /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            aggregation?: {
+                                expression?: string | null;
+                                field?: string | null;
+                                group_by?: string | null;
+                                multiplier?: string | null;
+                                type?: string;
+                            };
+                            bucket_size?: string;
+                            created_at?: string;
+                            created_by?: string | null;
+                            environment_id?: string;
+                            event_name?: string;
+                            filters?: {
+                                key?: string;
+                                values?: string[];
+                            }[];
+                            id?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            name?: string;
+                            reset_usage?: string;
+                            rounding?: {
+                                mode?: string;
+                                precision?: number;
+                            } | null;
+                            status?: string;
+                            tenant_id?: string;
+                            updated_at?: string;
+                            updated_by?: string | null;
                         };
                     };
                 };
             };
         };
-        put?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        aggregation?: {
+                            /** @description arithmetic over event properties instead of field: + - * / ( ), decimal literals, property names (a.b for nested), e.g. "input_tokens + 3 * output_tokens" */
+                            expression?: string;
+                            field?: string;
+                            group_by?: string;
+                            multiplier?: string;
+                            /** @enum {string} */
+                            type: "SUM" | "COUNT" | "COUNT_UNIQUE" | "MAX" | "LATEST" | "AVG" | "WEIGHTED_SUM";
+                        };
+                        /** @enum {string} */
+                        bucket_size?: "HOUR" | "MINUTE";
+                        event_name?: string;
+                        filters?: {
+                            key: string;
+                            values: string[];
+                        }[];
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        name?: string;
+                        /** @enum {string} */
+                        reset_usage?: "BILLING_PERIOD" | "NEVER";
+                        rounding?: {
+                            /** @enum {string} */
+                            mode: "NONE" | "UP" | "DOWN" | "HALF_UP";
+                            /** @default 0 */
+                            precision?: number;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            aggregation?: {
+                                expression?: string | null;
+                                field?: string | null;
+                                group_by?: string | null;
+                                multiplier?: string | null;
+                                type?: string;
+                            };
+                            bucket_size?: string;
+                            created_at?: string;
+                            created_by?: string | null;
+                            environment_id?: string;
+                            event_name?: string;
+                            filters?: {
+                                key?: string;
+                                values?: string[];
+                            }[];
+                            id?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            name?: string;
+                            reset_usage?: string;
+                            rounding?: {
+                                mode?: string;
+                                precision?: number;
+                            } | null;
+                            status?: string;
+                            tenant_id?: string;
+                            updated_at?: string;
+                            updated_by?: string | null;
+                        };
+                    };
+                };
+            };
+        };
         post?: never;
         delete: {
             parameters: {
@@ -6178,6 +7000,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        name?: string;
+                        tenant_name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Success (the route does not describe this body yet) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/subscriptions": {
         parameters: {
             query?: never;
@@ -6979,6 +7868,177 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}/phases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Success (the route does not describe this body yet) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        coupon_ids?: string[];
+                        line_items: {
+                            price_id: string;
+                            quantity?: string;
+                        }[];
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        start_date: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Success (the route does not describe this body yet) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}/phases/{phase_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    phase_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Success (the route does not describe this body yet) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
