@@ -13,7 +13,8 @@
 import { pathToFileURL } from 'node:url'
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { keyedFromDigest, LEGACY_SCHEME, schemeOf } from '../billing-api/auth/index.js'
-import { connectionAad, decryptJsonRotating, encryptJson } from '../billing-api/integrations/index.js'
+import { connectionAad } from '../billing-api/integrations/index.js'
+import { decryptJsonRotating, encryptJson } from '../platform/secrets-at-rest.js'
 import { openWebhookSecret, sealWebhookSecret } from '../billing-api/webhooks/index.js'
 import type { Config } from '../platform/config.js'
 

@@ -17,7 +17,7 @@ import { eventually, startTestPlatform, type TestPlatform } from '../../test/sup
 import { StripeStandIn } from '../../test/support/stripe-stand-in.js'
 import { relaySystemEvents } from '../outbox/relay.js'
 import { billedInvoices, sql } from '../../test/support/invoices.js'
-import { decryptJson } from './crypto.js'
+import { decryptJson } from '../../platform/secrets-at-rest.js'
 import { INTEGRATION_QUEUE } from './queue.js'
 import { TenantRateLimiter } from './rate-limit.js'
 

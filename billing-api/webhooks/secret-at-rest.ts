@@ -1,6 +1,6 @@
 // Webhook signing secrets at rest: encrypted like integration credentials (AES-256-GCM under
 // INTEGRATIONS_ENCRYPTION_KEY), bound to the endpoint row by its associated data.
-import { decryptJsonRotating, encryptJson, type SecretKeys } from '../integrations/index.js'
+import { decryptJsonRotating, encryptJson, type SecretKeys } from '../../platform/secrets-at-rest.js'
 import type { WebhookEndpoint } from './webhook.entity.js'
 
 type Row = Pick<WebhookEndpoint, 'tenant_id' | 'environment_id' | 'id'>

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { obscureSecret } from '../http/obscure-secret.js'
-import { decryptJson, decryptJsonRotating, encryptJson } from './crypto.js'
+import { obscureSecret } from '../billing-api/http/obscure-secret.js'
+import { decryptJson, decryptJsonRotating, encryptJson } from './secrets-at-rest.js'
 
 const key = Buffer.alloc(32, 1)
 

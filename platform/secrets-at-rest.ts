@@ -1,4 +1,4 @@
-// Provider credentials at rest: AES-256-GCM under config.integrations.encryptionKey, with the
+// Secrets at rest (provider credentials, webhook signing secrets): AES-256-GCM under config.integrations.encryptionKey, with the
 // record's scope and id as associated data, so a ciphertext copied into another row does not
 // decrypt. Stored as `v1.<iv>.<tag>.<ciphertext>` (base64url parts).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
