@@ -128,6 +128,14 @@ const cases: Case[] = [
     prices: [usage('USD', 'call', 'Calls', slab([1000, '0'], [null, '0.01']))],
   },
   {
+    text: '$49/month plus $0.002 per API call, first 1000 calls free',
+    prices: [fixed('USD', '49', 'MONTHLY', 'Monthly fee'), usage('USD', 'api_call', 'API calls', slab([1000, '0'], [null, '0.002']))],
+  },
+  {
+    text: '$0.01 per call, 500 calls free',
+    prices: [usage('USD', 'call', 'Calls', slab([500, '0'], [null, '0.01']))],
+  },
+  {
     text: 'Calls 1-1000: $0.01 per call, 1001-5000: $0.008 per call, 5000+: $0.006 per call',
     prices: [usage('USD', 'call', 'Calls', slab([1000, '0.01'], [5000, '0.008'], [null, '0.006']))],
   },

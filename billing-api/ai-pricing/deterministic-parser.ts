@@ -212,6 +212,13 @@ function usageGroups(pieces: Piece[]): { groups: Group[]; allowances: Allowance[
     current = g
 
     const last = g.tiers[g.tiers.length - 1]
+    const allowanceFirst = p.kind === 'free' ? (mark?.first ?? p.qty) : undefined
+    if (last && last.upTo === null && g.soft && g.tiers.length === 1 && allowanceFirst) {
+      // "$0.002 per call, first 1000 calls free": the allowance comes before the price it follows
+      g.tiers.unshift({ upTo: allowanceFirst, money: ZERO, per: null, text: p.text })
+      g.soft = false
+      continue
+    }
     if (last && last.upTo === null) {
       const from = mark?.open?.from ?? mark?.first
       if (g.soft && from) {
