@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { registerCrudRoutes } from '../http/crud-routes.js'
-import { iso, serializeBase } from '../db/common.js'
+import { iso, serializeBase, pick } from '../db/common.js'
 import { dateTime, metadataSchema, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
 import { COUPON_DURATIONS, COUPON_STATUSES, COUPON_TYPES, type Coupon } from './coupon.entity.js'
 import {
@@ -12,15 +12,7 @@ import {
 export function serializeCoupon(c: Coupon) {
   return {
     ...serializeBase(c),
-    name: c.name,
-    type: c.type,
-    amount_off: c.amount_off,
-    percentage_off: c.percentage_off,
-    currency: c.currency,
-    duration: c.duration,
-    duration_in_periods: c.duration_in_periods,
-    max_redemptions: c.max_redemptions,
-    total_redemptions: c.total_redemptions,
+    ...pick(c, ['name', 'type', 'amount_off', 'percentage_off', 'currency', 'duration', 'duration_in_periods', 'max_redemptions', 'total_redemptions']),
     redeem_after: iso(c.redeem_after),
     redeem_before: iso(c.redeem_before),
     rules: c.rules,

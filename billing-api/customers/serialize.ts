@@ -1,4 +1,4 @@
-import { serializeBase } from '../db/common.js'
+import { serializeBase, pick } from '../db/common.js'
 import type { CustomerIntegration } from './customer-integration.entity.js'
 import type { Customer } from './customer.entity.js'
 
@@ -9,15 +9,7 @@ export function serializeIntegration(i: CustomerIntegration) {
 export function serializeCustomer(c: Customer, integrations: CustomerIntegration[] = []) {
   return {
     ...serializeBase(c),
-    external_id: c.external_id,
-    name: c.name,
-    email: c.email,
-    address_line1: c.address_line1,
-    address_line2: c.address_line2,
-    address_city: c.address_city,
-    address_state: c.address_state,
-    address_postal_code: c.address_postal_code,
-    address_country: c.address_country,
+    ...pick(c, ['external_id', 'name', 'email', 'address_line1', 'address_line2', 'address_city', 'address_state', 'address_postal_code', 'address_country']),
     integrations: integrations.map(serializeIntegration),
   }
 }

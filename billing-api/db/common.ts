@@ -48,13 +48,17 @@ export const json = (nullable = false) => ({ type: 'json', nullable }) as const
 export const integer = (nullable = false) => ({ type: 'integer', nullable }) as const
 export const bool = () => ({ type: 'boolean' }) as const
 
+/** The named fields of a record as they are: the plain columns of a serializer, listed once. */
+export function pick<T, K extends keyof T>(record: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>
+  for (const k of keys) out[k] = record[k]
+  return out
+}
+
 /** Wire form of the common fields: ISO timestamps, metadata as a string map. */
 export function serializeBase(r: BaseRecord) {
   return {
-    id: r.id,
-    tenant_id: r.tenant_id,
-    environment_id: r.environment_id,
-    status: r.status,
+    ...pick(r, ['id', 'tenant_id', 'environment_id', 'status']),
     metadata: r.metadata ?? {},
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),

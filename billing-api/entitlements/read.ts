@@ -2,7 +2,7 @@
 // their entitlements through listEntitlements.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Scope } from '../db/scope.js'
-import { iso, serializeBase } from '../db/common.js'
+import { iso, serializeBase, pick } from '../db/common.js'
 import { FeatureSchema, type Feature } from '../features/feature.entity.js'
 import { serializeFeature } from '../features/index.js'
 import { EntitlementSchema, type Entitlement, type EntitlementEntityType } from './entitlement.entity.js'
@@ -13,13 +13,7 @@ export function serializeEntitlement(e: Entitlement, feature: Feature) {
     entity_type: e.entity_type,
     entity_id: e.entity_id,
     plan_id: e.entity_type === 'PLAN' ? e.entity_id : null,
-    feature_id: e.feature_id,
-    is_enabled: e.is_enabled,
-    usage_limit: e.usage_limit,
-    is_soft_limit: e.is_soft_limit,
-    static_value: e.static_value,
-    usage_reset_period: e.usage_reset_period,
-    display_order: e.display_order,
+    ...pick(e, ['feature_id', 'is_enabled', 'usage_limit', 'is_soft_limit', 'static_value', 'usage_reset_period', 'display_order']),
     start_date: iso(e.start_date),
     end_date: iso(e.end_date),
     feature: serializeFeature(feature),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { serializeBase } from '../db/common.js'
+import { serializeBase, pick } from '../db/common.js'
 import { dateTime, decimalString, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { AGGREGATION_TYPES, BUCKET_SIZES, MeterSchema, ROUNDING_MODES, type Meter } from './meter.entity.js'
 import { createMeter, getMeter, meterUsage } from './service.js'
@@ -13,11 +13,7 @@ import { typed } from '../http/typed-routes.js'
 export function serializeMeter(m: Meter) {
   return {
     ...serializeBase(m),
-    name: m.name,
-    event_name: m.event_name,
-    aggregation: m.aggregation,
-    filters: m.filters,
-    reset_usage: m.reset_usage,
+    ...pick(m, ['name', 'event_name', 'aggregation', 'filters', 'reset_usage']),
     rounding: m.rounding ?? null,
     bucket_size: m.bucket_size,
   }

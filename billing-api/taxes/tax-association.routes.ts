@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { registerCrudRoutes } from '../http/crud-routes.js'
-import { serializeBase } from '../db/common.js'
+import { serializeBase, pick } from '../db/common.js'
 import { metadataSchema, paginationQuery } from '../http/schemas.js'
 import { TAX_ENTITY_TYPES, type TaxAssociation } from './tax-association.entity.js'
 import {
@@ -12,11 +12,7 @@ import {
 export function serializeTaxAssociation(a: TaxAssociation) {
   return {
     ...serializeBase(a),
-    tax_rate_id: a.tax_rate_id,
-    entity_type: a.entity_type,
-    entity_id: a.entity_id,
-    priority: a.priority,
-    auto_apply: a.auto_apply,
+    ...pick(a, ['tax_rate_id', 'entity_type', 'entity_id', 'priority', 'auto_apply']),
   }
 }
 

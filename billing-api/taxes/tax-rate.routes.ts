@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { registerCrudRoutes } from '../http/crud-routes.js'
-import { serializeBase } from '../db/common.js'
+import { serializeBase, pick } from '../db/common.js'
 import { metadataSchema, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
 import type { TaxRate } from './tax-rate.entity.js'
 import {
@@ -12,12 +12,7 @@ import {
 export function serializeTaxRate(r: TaxRate) {
   return {
     ...serializeBase(r),
-    name: r.name,
-    code: r.code,
-    description: r.description,
-    percentage_value: r.percentage_value,
-    fixed_value: r.fixed_value,
-    currency: r.currency,
+    ...pick(r, ['name', 'code', 'description', 'percentage_value', 'fixed_value', 'currency']),
   }
 }
 

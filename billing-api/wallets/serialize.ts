@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js'
-import { iso, serializeBase } from '../db/common.js'
+import { iso, serializeBase, pick } from '../db/common.js'
 import { D, toMoneyString } from '../pricing/index.js'
 import { creditsToCurrency } from './allocate.js'
 import type { Wallet, WalletTransaction } from './wallet.entity.js'
@@ -11,10 +11,7 @@ const dec = (v: string | Decimal) => new D(v).toString()
 export function serializeWallet(w: Wallet, balance: Decimal) {
   return {
     ...serializeBase(w),
-    customer_id: w.customer_id,
-    currency: w.currency,
-    name: w.name,
-    wallet_type: w.wallet_type,
+    ...pick(w, ['customer_id', 'currency', 'name', 'wallet_type']),
     conversion_rate: dec(w.conversion_rate),
     balance: dec(balance),
     currency_balance: toMoneyString(creditsToCurrency(balance, w.conversion_rate), w.currency),
@@ -35,19 +32,14 @@ export function serializeSettings(w: Wallet) {
 export function serializeTransaction(t: WalletTransaction) {
   return {
     ...serializeBase(t),
-    wallet_id: t.wallet_id,
-    customer_id: t.customer_id,
-    type: t.type,
-    transaction_reason: t.transaction_reason,
+    ...pick(t, ['wallet_id', 'customer_id', 'type', 'transaction_reason']),
     credit_amount: dec(t.credit_amount),
     credits_available: dec(t.credits_available),
     credits_unfunded: dec(t.credits_unfunded),
     amount: dec(t.amount),
     conversion_rate: dec(t.conversion_rate),
     expiry_date: iso(t.expiry_date),
-    priority: t.priority,
-    idempotency_key: t.idempotency_key,
-    reference: t.reference,
+    ...pick(t, ['priority', 'idempotency_key', 'reference']),
     consumed: (t.consumed ?? []).map((c) => ({ credit_tx_id: c.credit_tx_id, credits: dec(c.credits) })),
   }
 }
