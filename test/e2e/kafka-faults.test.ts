@@ -31,11 +31,17 @@ after(async () => {
 const PRODUCE_API_KEY = 0
 const MESSAGE_TOO_LARGE = 10 // not retriable: kafkajs gives up at once
 
-async function counted(api: any, meterId: string, value: string) {
+/**
+ * After a broker outage the count catches up once kafkajs has reconnected, which on a loaded
+ * machine (CI runs two test files at once) can take longer than the usual 30 s; a timeout names
+ * the last count seen.
+ */
+async function counted(api: any, meterId: string, value: string, timeoutMs = 90_000) {
   return eventually(async () => {
     const u = await usage(api, meterId, {})
-    return u.value === value ? u.value : undefined
-  }, `${value} events counted`)
+    if (u.value !== value) throw new Error(`counted ${u.value} so far`)
+    return u.value
+  }, `${value} events counted`, timeoutMs)
 }
 
 test('spool off: a refused produce is a 503, nothing is counted, and the retried batch counts once', async () => {
