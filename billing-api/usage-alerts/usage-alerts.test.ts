@@ -56,7 +56,7 @@ test('each level fires once per crossing per period, again in the next period; e
     await eventually(async () => ((await usage(t.api, meter.id, {})).value === total ? true : undefined), `${total} tokens in ClickHouse`)
   }
   const check = () => checkUsageAlerts(p.ctx, { tenantId: t.tenantId })
-  const alerts = async () => (await sql(`SELECT payload FROM system_events_outbox WHERE tenant_id = ? AND event_name = ? ORDER BY created_at, id`, [t.tenantId, USAGE_ALERT_EVENT]))
+  const alerts = async () => (await sql(`SELECT payload FROM system_events_outbox WHERE tenant_id = ? AND event_name = ? ORDER BY created_at, (payload->>'threshold')::numeric, id`, [t.tenantId, USAGE_ALERT_EVENT]))
     .map((r) => [r.payload.external_customer_id, r.payload.level, r.payload.threshold, r.payload.usage, r.payload.period_start.slice(0, 10)])
 
   clock.set(new Date('2026-11-20T12:00:00Z'))
