@@ -12,6 +12,7 @@ import { ApiKeySchema, type ApiKey } from './api-key.entity.js'
 import { requireRole } from './authenticate.js'
 import { UserSchema, type User } from './user.entity.js'
 import { typed } from '../http/typed-routes.js'
+import { retireRecord } from '../db/scoped-records.js'
 
 const ROLES = ['super_admin', 'member'] as const
 
@@ -174,9 +175,7 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
     const em = ctx.orm.em.fork()
     const key = await em.findOne(ApiKeySchema, { id, tenant_id: request.auth.tenantId, status: 'published' })
     if (!key) throw new NotFoundError('api key', id)
-    key.status = 'archived'
-    key.updated_by = request.auth.userId
-    await em.flush()
+    await retireRecord(em, key, 'archived', request.auth.userId)
     invalidateKeys()
     return reply.code(204).send()
   })

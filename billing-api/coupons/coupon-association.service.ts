@@ -12,6 +12,7 @@ import { CouponSchema } from './coupon.entity.js'
 import { CouponAssociationSchema, type CouponAssociation } from './coupon-association.entity.js'
 import { dateField } from './coupon-terms.js'
 import { redeemCoupon } from './redeem-coupon.js'
+import { retireRecord } from '../db/scoped-records.js'
 
 export interface CouponAssociationInput {
   coupon_id: string
@@ -62,7 +63,5 @@ export async function listCouponAssociations(em: EntityManager, scope: Scope, su
 export async function deleteCouponAssociation(em: EntityManager, scope: Scope, userId: string | null, id: string): Promise<void> {
   const association = await em.findOne(CouponAssociationSchema, { id, ...scope, status: 'published' })
   if (!association) throw new NotFoundError('coupon association', id)
-  association.status = 'deleted'
-  association.updated_by = userId
-  await em.flush()
+  await retireRecord(em, association, 'deleted', userId)
 }

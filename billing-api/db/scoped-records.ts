@@ -34,7 +34,7 @@ export function assertChangeable(record: BaseRecord, label: string): void {
 }
 
 /** Ends a record's life without removing the row: archived (kept readable) or deleted (gone from reads). */
-export async function retireRecord(em: EntityManager, record: BaseRecord, status: 'archived' | 'deleted', userId: string): Promise<void> {
+export async function retireRecord(em: EntityManager, record: BaseRecord, status: 'archived' | 'deleted', userId: string | null): Promise<void> {
   record.status = status
   record.updated_by = userId
   await em.flush()

@@ -3,6 +3,4 @@
 import type { FastifyInstance } from 'fastify'
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts'
 
-export type TypedApp = ReturnType<typeof typed>
-
 export const typed = (app: FastifyInstance) => app.withTypeProvider<JsonSchemaToTsProvider>()

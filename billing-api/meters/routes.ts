@@ -9,6 +9,7 @@ import { updateMeter } from './update-meter.js'
 import { EXPRESSION_MAX_LENGTH } from '../../schemas/meter-expression.js'
 import { usageReader } from './usage-reader.js'
 import { typed } from '../http/typed-routes.js'
+import { retireRecord } from '../db/scoped-records.js'
 
 export function serializeMeter(m: Meter) {
   return {
@@ -129,9 +130,7 @@ export async function meterRoutes(instance: FastifyInstance, ctx: BillingContext
   app.delete('/meters/:id', { schema: { tags: ['meters'], params: idParams } }, async (request, reply) => {
     const em = ctx.orm.em.fork()
     const meter = await getMeter(em, scopeOf(request), request.params.id)
-    meter.status = 'archived'
-    meter.updated_by = request.auth.userId
-    await em.flush()
+    await retireRecord(em, meter, 'archived', request.auth.userId)
     return reply.code(204).send()
   })
 
