@@ -1,55 +1,235 @@
-// Fills a meter that appeared after its events arrived, from events_raw through the same pure
-// row builder as the live path. Only events whose key is in event_keys are taken: those are
-// the ones the live path finished; any other raw row belongs to a write that failed and will
-// be replayed by the live path, with this meter already active.
+// Meters created after their events: counted once per database. Every writer records a cut for
+// a new meter in each shard it holds (write-stage.ts): from that write on, the live path counts
+// the meter. One backfill, run by whoever holds its lease (meter_backfills), counts the events
+// each shard counted before its cut: the events whose dedup key was written by a write before
+// the cut. Its bucket rows carry origin 'bf:<token>'; a holder that crashed loses the lease
+// when it expires, and the next one deletes that token's rows (only those) and starts again.
+import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
 import type { ClickHouse } from '../clickhouse/client.js'
-import { deleteMeterRows } from '../clickhouse/queries/meter-activations.js'
-import { lookupEventKeys } from '../clickhouse/queries/event-keys.js'
+import { countedBy } from '../clickhouse/queries/dedup-keys.js'
 import { rawEventsPage } from '../clickhouse/queries/events.js'
-import { aggregatorMeterRowsWritten } from '../platform/metrics.js'
+import { aggregatorBackfillFailures, aggregatorMeterRowsWritten } from '../platform/metrics.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
-import { bucketRow, eventKey, indexMeters, meterEventRow, meterHits } from './meter-rows.js'
 import type { MeterDefinition } from '../schemas/meters.js'
+import { SHARDS, checkText, eventDigest, keyText, shardOf } from '../schemas/shards.js'
+import { BucketFolder } from './fold.js'
+import type { MeterCache } from './meter-cache.js'
+import { bucketRow, indexMeters, meterEventRow, meterHits } from './meter-rows.js'
 
 const PAGE = 20_000
+const LEASE_SECONDS = 30
 
-export async function backfillMeter(
-  ch: ClickHouse, meter: MeterDefinition, clearFirst: boolean, afterPage?: (meterId: string) => Promise<void> | void,
-): Promise<number> {
-  if (clearFirst) await deleteMeterRows(ch, meter.id)
-  const index = indexMeters([meter])
-  const scope = { tenantId: meter.tenant_id, environmentId: meter.environment_id, eventName: meter.event_name }
-  let after = ''
-  let written = 0
-  for (;;) {
-    const page = await rawEventsPage(ch, scope, after, PAGE)
-    if (page.length === 0) return written
-    const keys = page.map((r) => eventKey(meter.tenant_id, meter.environment_id, r.event_id))
-    const present = await lookupEventKeys(ch, keys.map((k) => k.key))
-    const events: unknown[][] = []
-    const buckets: unknown[][] = []
-    const skipped: Record<string, number> = {}
-    page.forEach((r, i) => {
-      if (present.get(keys[i].key) !== keys[i].check) return
-      const batch: IngestBatch = {
-        batch_id: '', tenant_id: meter.tenant_id, environment_id: meter.environment_id, ingested_at: Number(r.ingested_at_ms), events: [],
-      }
-      const e: UsageEvent = {
-        event_id: r.event_id, event_name: r.event_name, external_customer_id: r.external_customer_id,
-        customer_id: r.customer_id || null, timestamp: Number(r.timestamp_ms), source: r.source || null, properties: r.properties,
-      }
-      const matched = meterHits(index, meter.tenant_id, meter.environment_id, e, skipped)
-      for (const hit of matched?.hits ?? []) {
-        events.push(meterEventRow(batch, e, hit, matched!.props))
-        buckets.push(bucketRow(batch, e, hit, matched!.props))
-      }
+export class LeaseLostError extends Error {}
+
+export interface BackfillHooks {
+  /** after each page a backfill writes (fault injection) */
+  afterBackfillPage?: (meterId: string) => Promise<void> | void
+  /** events read per page (default 20,000; tests use small pages) */
+  backfillPageSize?: number
+}
+
+export class Backfills {
+  private running: Promise<void> | undefined
+  private imported = false
+
+  constructor(
+    private readonly ch: ClickHouse,
+    private readonly pool: pg.Pool,
+    private readonly store: string,
+    private readonly holder: string,
+    private readonly meters: MeterCache,
+    private readonly log: (msg: string, err?: unknown) => void,
+    private readonly hooks: BackfillHooks = {},
+  ) {}
+
+  /** Runs due backfills, one at a time, beside the live writes; a tick while one runs is a no-op. */
+  tick(): Promise<void> {
+    this.running ??= this.runDue().finally(() => {
+      this.running = undefined
     })
-    await ch.insertCompact('meter_events', events)
-    await ch.insertCompact('meter_buckets', buckets)
-    aggregatorMeterRowsWritten.inc(events.length)
-    await afterPage?.(meter.id)
-    written += events.length
-    after = page[page.length - 1].event_id
-    if (page.length < PAGE) return written
+    return this.running
+  }
+
+  /** Resolves when no backfill is pending for the given meters (tests, bench). */
+  async pending(meterIds: string[]): Promise<string[]> {
+    const { rows } = await this.pool.query<{ meter_id: string }>(
+      `SELECT meter_id FROM meter_backfills WHERE store = $2 AND meter_id = ANY($1) AND state <> 'done'`, [meterIds, this.store],
+    )
+    const known = await this.pool.query<{ meter_id: string }>('SELECT meter_id FROM meter_backfills WHERE store = $2 AND meter_id = ANY($1)', [meterIds, this.store])
+    const have = new Set(known.rows.map((r) => r.meter_id))
+    return [...rows.map((r) => r.meter_id), ...meterIds.filter((id) => !have.has(id))]
+  }
+
+  private async runDue(): Promise<void> {
+    if (!this.imported) await this.importLegacy()
+    const defs = this.meters.all
+    if (defs.length === 0) return
+    await this.pool.query(
+      `INSERT INTO meter_backfills (store, meter_id) SELECT $2, unnest($1::text[]) ON CONFLICT DO NOTHING`, [defs.map((m) => m.id), this.store],
+    )
+    const { rows } = await this.pool.query<{ meter_id: string }>(
+      `SELECT meter_id FROM meter_backfills WHERE store = $2 AND state = 'pending' AND meter_id = ANY($1) AND (lease_until IS NULL OR lease_until < now())`,
+      [defs.map((m) => m.id), this.store],
+    )
+    for (const { meter_id } of rows) {
+      const meter = defs.find((m) => m.id === meter_id)
+      if (meter) await this.run(meter)
+    }
+  }
+
+  /**
+   * The earlier write path kept activations in ClickHouse (meter_activations): a meter active
+   * there is live from the start in every shard, with its backfill done. Once per database.
+   */
+  private async importLegacy(): Promise<void> {
+    const c = await this.pool.connect()
+    try {
+      await c.query('BEGIN')
+      const { rows } = await c.query<{ legacy_imported: boolean }>('SELECT legacy_imported FROM write_path_stores WHERE store = $1 FOR UPDATE', [this.store])
+      if (!rows[0]?.legacy_imported) {
+        const legacy = await this.ch.query<{ meter_id: string; us: string }>(
+          `SELECT meter_id, toString(max(activated_us)) AS us FROM ${this.ch.table('meter_activations')} GROUP BY meter_id`,
+        ).catch(() => [])
+        const active = legacy.filter((r) => r.us !== '0').map((r) => r.meter_id)
+        const started = legacy.filter((r) => r.us === '0').map((r) => r.meter_id)
+        // A backfill the earlier path left half done: its rows are untagged and no writer of this
+        // version counts the meter yet, so they can go whole.
+        for (const id of started) {
+          for (const table of ['meter_events', 'meter_buckets']) {
+            await this.ch.command(`ALTER TABLE ${this.ch.table(table)} DELETE WHERE meter_id = {m:String}`, { m: id }, { mutations_sync: '2' })
+          }
+        }
+        if (active.length) {
+          await c.query(`INSERT INTO meter_backfills (store, meter_id, state) SELECT $2, unnest($1::text[]), 'done' ON CONFLICT (store, meter_id) DO UPDATE SET state = 'done'`, [active, this.store])
+          await c.query(
+            `INSERT INTO meter_cuts (store, meter_id, shard, epoch, seq)
+             SELECT $2, m, s, 0, 0 FROM unnest($1::text[]) AS m, generate_series(0, ${SHARDS - 1}) AS s ON CONFLICT DO NOTHING`,
+            [active, this.store],
+          )
+          this.log(`write path upgrade: ${active.length} meters active before it are live in every shard`)
+        }
+        await c.query('UPDATE write_path_stores SET legacy_imported = true WHERE store = $1', [this.store])
+      }
+      await c.query('COMMIT')
+      this.imported = true
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined)
+      throw err
+    } finally {
+      c.release()
+    }
+  }
+
+  private async run(meter: MeterDefinition): Promise<void> {
+    const token = randomUUID()
+    const { rows } = await this.pool.query<{ old: string }>(
+      `UPDATE meter_backfills b SET token = $2, holder = $3, lease_until = now() + interval '${LEASE_SECONDS} seconds', attempts = b.attempts + 1, updated_at = now()
+         FROM (SELECT token AS old FROM meter_backfills WHERE store = $4 AND meter_id = $1 FOR UPDATE) o
+        WHERE b.store = $4 AND b.meter_id = $1 AND b.state = 'pending' AND (b.lease_until IS NULL OR b.lease_until < now())
+        RETURNING o.old`,
+      [meter.id, token, this.holder, this.store],
+    )
+    if (rows.length === 0) return // another holder has it
+    try {
+      const cuts = await this.pool.query<{ shard: number; epoch: string; seq: string }>(
+        'SELECT shard, epoch::text, seq::text FROM meter_cuts WHERE store = $2 AND meter_id = $1', [meter.id, this.store],
+      )
+      if (cuts.rows.length < SHARDS) {
+        // Some shard has no writer that saw the meter yet: wait for every cut.
+        await this.pool.query(`UPDATE meter_backfills SET lease_until = NULL WHERE store = $3 AND meter_id = $1 AND token = $2`, [meter.id, token, this.store])
+        return
+      }
+      const cut = new Map(cuts.rows.map((r) => [r.shard, { epoch: BigInt(r.epoch), seq: BigInt(r.seq) }]))
+      const old = rows[0].old
+      if (old) {
+        await this.holding(meter.id, token, () =>
+          this.ch.command(`ALTER TABLE ${this.ch.table('meter_buckets')} DELETE WHERE meter_id = {m:String} AND origin = {o:String}`,
+            { m: meter.id, o: `bf:${old}` }, { mutations_sync: '2' }),
+        )
+      }
+      const events = await this.fill(meter, token, cut)
+      await this.holding(meter.id, token, async (c) => {
+        await c.query(
+          `UPDATE meter_backfills SET state = 'done', lease_until = NULL, events = $3, updated_at = now() WHERE store = $4 AND meter_id = $1 AND token = $2`,
+          [meter.id, token, events, this.store],
+        )
+      })
+      this.log(`meter ${meter.id}: backfill done (${events} events counted before its cuts)`)
+    } catch (err) {
+      aggregatorBackfillFailures.inc()
+      this.log(`backfill of meter ${meter.id} failed; the next lease holder retries it`, err)
+      // Let the next tick retry soon (a lost lease is someone else's now).
+      await this.pool.query(
+        `UPDATE meter_backfills SET lease_until = now() + interval '1 second' WHERE store = $3 AND meter_id = $1 AND token = $2`, [meter.id, token, this.store],
+      ).catch(() => undefined)
+    }
+  }
+
+  private async fill(meter: MeterDefinition, token: string, cut: Map<number, { epoch: bigint; seq: bigint }>): Promise<number> {
+    const index = indexMeters([meter])
+    const origin = `bf:${token}`
+    const scope = { tenantId: meter.tenant_id, environmentId: meter.environment_id, eventName: meter.event_name }
+    let after = ''
+    let counted = 0
+    for (;;) {
+      const size = this.hooks.backfillPageSize ?? PAGE
+      const page = await rawEventsPage(this.ch, scope, after, size)
+      if (page.length === 0) return counted
+      const digests = page.map((r) => eventDigest(meter.tenant_id, meter.environment_id, r.event_id))
+      const writes = await countedBy(this.ch, digests.map((d) => [shardOf(d), keyText(d), checkText(d)]))
+      const events: unknown[][] = []
+      const folder = new BucketFolder()
+      const skipped: Record<string, number> = {}
+      page.forEach((r, i) => {
+        const d = digests[i]
+        const by = writes.get(`${keyText(d)}:${checkText(d)}`)
+        const c = cut.get(shardOf(d))!
+        // Not counted yet (its write will count the meter), or counted at or after the cut.
+        if (!by || by.epoch > c.epoch || (by.epoch === c.epoch && by.seq >= c.seq)) return
+        const batch: IngestBatch = {
+          batch_id: '', tenant_id: meter.tenant_id, environment_id: meter.environment_id, ingested_at: Number(r.ingested_at_ms), events: [],
+        }
+        const e: UsageEvent = {
+          event_id: r.event_id, event_name: r.event_name, external_customer_id: r.external_customer_id,
+          customer_id: r.customer_id || null, timestamp: Number(r.timestamp_ms), source: r.source || null, properties: r.properties,
+        }
+        const matched = meterHits(index, meter.tenant_id, meter.environment_id, e, skipped)
+        for (const hit of matched?.hits ?? []) {
+          events.push(meterEventRow(batch, e, hit, matched!.props))
+          const row = bucketRow(batch, e, hit, matched!.props)
+          row[row.length - 1] = origin
+          folder.add(row)
+          counted++
+        }
+      })
+      await this.holding(meter.id, token, async (c) => {
+        await Promise.all([this.ch.insertCompact('meter_events', events), this.ch.insertCompact('meter_buckets', folder.rows())])
+        await c.query(
+          `UPDATE meter_backfills SET lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now() WHERE store = $2 AND meter_id = $1`, [meter.id, this.store],
+        )
+      })
+      aggregatorMeterRowsWritten.inc(events.length)
+      await this.hooks.afterBackfillPage?.(meter.id)
+      after = page[page.length - 1].event_id
+      if (page.length < size) return counted
+    }
+  }
+
+  /** Runs `fn` holding the lease row (FOR SHARE): a taker waits for it, and a lost lease refuses it. */
+  private async holding(meterId: string, token: string, fn: (c: pg.PoolClient) => Promise<unknown>): Promise<void> {
+    const c = await this.pool.connect()
+    try {
+      await c.query('BEGIN')
+      const { rows } = await c.query<{ token: string }>('SELECT token FROM meter_backfills WHERE store = $2 AND meter_id = $1 FOR SHARE', [meterId, this.store])
+      if (rows[0]?.token !== token) throw new LeaseLostError(`the backfill lease of meter ${meterId} moved to another holder`)
+      await fn(c)
+      await c.query('COMMIT')
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined)
+      throw err
+    } finally {
+      c.release()
+    }
   }
 }

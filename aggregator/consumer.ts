@@ -1,65 +1,86 @@
 // Kafka consumer that materialises meter buckets in ClickHouse: runs the steps of
 // pipeline.ts (decode -> write -> commit -> count) per batch, in order per partition, and
-// replays a partition from its last commit after a failure.
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs'
+// replays a partition from its last commit after a failure. Several consumers (processes) may
+// share the group: each writes the shards of its partitions, fenced (shard-fence.ts).
+import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs'
+import type pg from 'pg'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { MeterSource } from '../schemas/meters.js'
+import type { CommittedWriteListener } from '../schemas/committed-write.js'
+import { encodeBatch, type IngestBatch } from '../schemas/events.js'
+import { SHARDS, eventShard, partitionOfShard } from '../schemas/shards.js'
 import { createConsumer } from '../platform/kafka.js'
 import { aggregatorConsumerLag } from '../platform/metrics.js'
-import { ActiveMeters } from './active-meters.js'
-import { CommitMetrics } from './commit-metrics.js'
 import { addLagCollector } from '../platform/business-metrics.js'
-import { MeterCache } from './meter-cache.js'
+import { watchBrokerGeneration, type GenerationWatch } from '../platform/broker-generation.js'
+import type { Backfills, BackfillHooks } from './backfill.js'
+import { CommitMetrics } from './commit-metrics.js'
 import { commit, count, decode, write } from './pipeline.js'
-import { WriteStage, type Piece, type WriteStageHooks } from './write-stage.js'
+import type { Piece, WriteStage, WriteStageHooks, WriteStats } from './write-stage.js'
+import { openWriter } from './writer.js'
 
-export interface AggregatorHooks extends WriteStageHooks {
+export interface AggregatorHooks extends WriteStageHooks, BackfillHooks {
   /** Called after the ClickHouse writes and before the offset commit (fault-injection point for tests). */
   afterInsert?: (info: { partition: number; lastOffset: string; events: number }) => Promise<void> | void
-  /** Called after each page a meter backfill writes (fault-injection point for tests). */
-  afterBackfillPage?: (meterId: string) => Promise<void> | void
 }
 
 export interface AggregatorOptions {
   kafka: Kafka
   ch: ClickHouse
   meters: MeterSource
+  /** the aggregator's own Postgres pool (the fence, cuts and backfill leases) */
+  pg: pg.Pool
   topic: string
   groupId: string
+  /** partitions of the events topic (KAFKA_EVENTS_PARTITIONS): shard s travels in partition s mod this */
+  partitions: number
   meterRefreshMs?: number
   hooks?: AggregatorHooks
-  /** told the record bytes and message keys each commit covers (all-in-one: pacing and the ingest spool) */
-  onCommitted?: (committed: { bytes: number; keys: string[] }) => void
+  /** the in-memory local broker: watch its generation and read again from 0 after it restarted empty */
+  watchBroker?: boolean
+  /** told the record bytes each commit covers (all-in-one without the spool: the lag gate) */
+  onCommitted?: (committed: { bytes: number }) => void
+  onCommittedWrite?: CommittedWriteListener
+  /** a name for this writer in logs and the fence (default: host, pid and a random suffix) */
+  name?: string
   log?: (msg: string, err?: unknown) => void
 }
 
 export interface Aggregator {
   stop(): Promise<void>
   stats: { batches: number; events: number; meterRows: number; duplicates: number }
-  /** Resolves once the meter cache has loaded (and backfilled) at least once. */
+  write: WriteStats
+  /** Resolves once the meter cache has loaded at least once. */
   ready: Promise<void>
-  /**
-   * The in-memory broker restarted empty: its offsets start again at 0, so the positions and
-   * commits this consumer holds would skip records. Every partition is read again from 0.
-   */
+  /** partitions the group assigns to this consumer now */
+  readonly assignment: number[]
+  backfills: Backfills
+  stage: WriteStage
+  /** The in-memory broker restarted empty: every assigned partition is read again from 0. */
   brokerRestarted(): void
 }
 
+/** kafkajs' round-robin assignment under the write path's own protocol name (version-guard.ts). */
+export const ASSIGNER_NAME = 'MeterlineShardsV2'
+
 export async function startAggregator(opts: AggregatorOptions): Promise<Aggregator> {
   const log = opts.log ?? ((msg: string, err?: unknown) => console.error(`[aggregator] ${msg}`, err ?? ''))
-  const meters = new ActiveMeters(opts.ch, new MeterCache(opts.meters, opts.meterRefreshMs ?? 500), log, opts.hooks?.afterBackfillPage)
-  const stage = new WriteStage(opts.ch, meters, { hooks: opts.hooks })
+  let producer: Producer | undefined
+  const { stage, shards, backfills } = await openWriter({
+    ...opts,
+    log,
+    reroute: async (batch) => {
+      producer ??= opts.kafka.producer({ allowAutoTopicCreation: true })
+      await producer.connect()
+      await producer.send({ topic: opts.topic, acks: -1, messages: rerouted(batch, opts.partitions) })
+    },
+  })
   const stats = { batches: 0, events: 0, meterRows: 0, duplicates: 0 }
   const commitMetrics = new CommitMetrics()
   const removeLagCollector = addLagCollector(() => commitMetrics.collect())
-  const consumer: Consumer = createConsumer(opts.kafka, opts.groupId, () => !stopping)
+  const consumer: Consumer = createConsumer(opts.kafka, opts.groupId, () => !stopping, ASSIGNER_NAME)
+  let assignment: number[] = []
 
-  /**
-   * Per partition, batches are written and committed strictly in order on a promise chain,
-   * while kafkajs already fetches and decodes the next batch (one batch of look-ahead).
-   * `next` is the offset up to which everything is in ClickHouse and committed; a batch that
-   * does not continue it is never committed, so a failure can never leave a gap.
-   */
   interface PartitionState {
     chain: Promise<void>
     next: bigint | null
@@ -67,14 +88,26 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   const partitions = new Map<number, PartitionState>()
   let stopping = false
 
-  async function persist(topic: string, partition: number, piece: Piece, bytes: number, keys: string[]) {
-    const state = partitions.get(partition)!
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    assignment = [...(payload.memberAssignment[opts.topic] ?? [])].sort((a, b) => a - b)
+    const owned = new Set(assignment)
+    const mine = Array.from({ length: SHARDS }, (_, s) => s).filter((s) => owned.has(partitionOfShard(s, opts.partitions)))
+    shards.assign(mine)
+    for (const p of [...partitions.keys()]) if (!owned.has(p)) partitions.delete(p)
+    // Take the shards at once: a writer that holds all it was assigned never claims one later
+    // from a stale assignment (a paused consumer that missed a rebalance is refused instead).
+    void stage.tick().catch((err) => log('taking the assigned shards failed; the next write retries', err))
+  })
+
+  async function persist(topic: string, partition: number, piece: Piece, bytes: number) {
+    const state = partitions.get(partition)
+    if (!state) throw new Error(`partition ${partition} is no longer assigned to this consumer`)
     const result = await write(stage, piece)
     await opts.hooks?.afterInsert?.({ partition, lastOffset: piece.last.toString(), events: result.events })
     if (state.next !== null && piece.first > state.next) return // after a failure: wait for the replay
     await commit(consumer, topic, partition, piece)
     state.next = piece.last + 1n
-    opts.onCommitted?.({ bytes, keys })
+    opts.onCommitted?.({ bytes })
     stats.batches++
     stats.events += result.events
     stats.meterRows += result.meterRows
@@ -101,7 +134,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kafkajs hands these over as plain functions
   async function eachBatch({ batch, resolveOffset, heartbeat }: EachBatchPayload): Promise<void> {
     if (batch.messages.length === 0) return
-    const { piece, bytes, keys } = decode(opts.groupId, batch)
+    const { piece, bytes } = decode(opts.groupId, batch)
     const { first, last } = piece
     let state = partitions.get(batch.partition)
     if (!state) {
@@ -112,21 +145,22 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     state.chain = previous.then(() =>
       piece.records.length === 0
         ? undefined
-        : persist(batch.topic, batch.partition, piece, bytes, keys).catch((err) => rewind(batch.topic, batch.partition, err)),
+        : persist(batch.topic, batch.partition, piece, bytes).catch((err) => rewind(batch.topic, batch.partition, err)),
     )
     resolveOffset(batch.lastOffset())
     const recordsBehind = Number(BigInt(batch.highWatermark) - last - 1n)
     aggregatorConsumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, recordsBehind)
     commitMetrics.fetched(batch.topic, batch.partition, recordsBehind)
     await heartbeat()
-    // One batch of look-ahead per partition: bounded memory, and fetch overlaps the insert.
+    // The write of this batch is awaited before kafkajs fetches on (and before a rebalance can
+    // hand the partition on): a write never outlives the fetch that brought it. One batch of
+    // look-ahead per partition still overlaps fetch and insert.
     await previous
+    await state.chain
   }
 
   const ready = stage.tick()
   await ready
-  // Joining the group is not awaited: after a crash the broker may hold the dead member until
-  // its session times out, and the process must serve meanwhile (the spool accepts events).
   async function run(): Promise<void> {
     await consumer.connect()
     await consumer.subscribe({ topic: opts.topic, fromBeginning: true })
@@ -144,44 +178,77 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     await consumer.disconnect().catch(() => undefined)
     if (!stopping) start()
   }
-  // kafkajs restarts itself after retriable errors; anything else (e.g. a broker that came back
-  // empty) would leave the aggregator stopped, so it starts over from the committed offsets.
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (stopping || payload.restart) return
     log('aggregator consumer crashed; restarting it', payload.error)
     setTimeout(() => void restart(), 1000)
   })
   start()
-  // New meters are activated (backfilled) between writes, also when no events arrive.
-  const timer = setInterval(() => void stage.tick().catch((err) => log('meter refresh failed', err)), opts.meterRefreshMs ?? 500)
+  const tick = () => {
+    void stage.tick().catch((err) => log('meter refresh failed', err))
+    void backfills.tick().catch((err) => log('backfill failed', err))
+  }
+  const timer = setInterval(tick, opts.meterRefreshMs ?? 500)
   timer.unref()
+
+  const brokerRestarted = () => {
+    for (const partition of assignment) {
+      const state = partitions.get(partition)
+      if (state) state.next = 0n
+      try {
+        consumer.seek({ topic: opts.topic, partition, offset: '0' })
+      } catch (err) {
+        log(`seek to 0 on ${opts.topic}[${partition}] after a broker restart failed`, err)
+      }
+    }
+  }
+  const watch: GenerationWatch | undefined = opts.watchBroker
+    ? watchBrokerGeneration(opts.kafka, (generation) => {
+        log(`the broker restarted empty (${generation}); reading every assigned partition again from 0`)
+        brokerRestarted()
+      })
+    : undefined
 
   let stopped: Promise<void> | undefined
   return {
     stats,
+    write: stage.stats,
     ready,
-    brokerRestarted() {
-      for (const [partition, state] of partitions) {
-        state.next = 0n
-        try {
-          consumer.seek({ topic: opts.topic, partition, offset: '0' })
-        } catch (err) {
-          log(`seek to 0 on ${opts.topic}[${partition}] after a broker restart failed`, err)
-        }
-      }
+    backfills,
+    stage,
+    get assignment() {
+      return assignment
     },
+    brokerRestarted,
     stop() {
       stopped ??= (async () => {
         clearInterval(timer)
         removeLagCollector()
         stopping = true
-        // What is not written yet stays uncommitted: Kafka or the ingest spool still has it.
+        await watch?.stop()
         await stage.stop()
         await Promise.all([...partitions.values()].map((p) => p.chain))
         await Promise.race([running, new Promise((r) => setTimeout(r, 2000))])
         await consumer.disconnect()
+        await backfills.tick().catch(() => undefined)
+        await producer?.disconnect().catch(() => undefined)
       })()
       return stopped
     },
   }
+}
+
+/** A record's events split by the partition of their shard (the owners' partitions). */
+function rerouted(batch: IngestBatch, partitions: number): { key: string; value: Buffer; partition: number; headers: Record<string, string> }[] {
+  const byPartition = new Map<number, IngestBatch>()
+  for (const e of batch.events) {
+    const p = partitionOfShard(eventShard(batch.tenant_id, batch.environment_id, e.event_id), partitions)
+    const b = byPartition.get(p) ?? { ...batch, events: [] }
+    b.events.push(e)
+    byPartition.set(p, b)
+  }
+  return [...byPartition].map(([partition, b]) => ({
+    key: `${batch.batch_id}@${partition}`, value: encodeBatch(b), partition,
+    headers: { tenant_id: batch.tenant_id, environment_id: batch.environment_id },
+  }))
 }

@@ -226,5 +226,6 @@ export function bucketRow(batch: IngestBatch, e: UsageEvent, hit: MeterHit, prop
     type === 'COUNT_UNIQUE' ? [hit.text] : [],
     '',
     type === 'WEIGHTED_SUM' ? [[e.timestamp, e.event_id, hit.value]] : [],
+    '',
   ]
 }

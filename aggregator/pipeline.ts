@@ -1,6 +1,6 @@
 // Named aggregator steps per Kafka batch of one partition, as ingest's are (ingest/pipeline.ts):
-// decode (Avro records -> a piece of the partition's stream) -> write (the write stage: activate
-// meters, dedup, rows, buckets, keys; write-stage.ts) -> commit (the offsets, only after
+// decode (Avro records -> a piece of the partition's stream) -> write (the write stage: fence, dedup,
+// buckets and markers, keys; write-stage.ts) -> commit (the offsets, only after
 // everything was written) -> count (metrics). A crash between write and commit replays the
 // piece, and the write stage makes the replay exact.
 import type { Batch, Consumer } from 'kafkajs'
@@ -12,9 +12,8 @@ import type { Piece, PieceResult, WriteStage } from './write-stage.js'
 
 export interface DecodedPiece {
   piece: Piece
-  /** record bytes and message keys the piece covers (all-in-one: pacing and the ingest spool) */
+  /** record bytes the piece covers (all-in-one without the spool: the lag gate) */
   bytes: number
-  keys: string[]
 }
 
 export function decode(groupId: string, batch: Batch): DecodedPiece {
@@ -22,12 +21,12 @@ export function decode(groupId: string, batch: Batch): DecodedPiece {
   return {
     piece: {
       stream: `${groupId}/${batch.topic}/${batch.partition}`,
+      partition: batch.partition,
       first: BigInt(batch.firstOffset() ?? batch.messages[0].offset),
       last: BigInt(batch.lastOffset()),
       records: messages.map((m) => ({ offset: BigInt(m.offset), batch: decodeBatch(m.value!) })),
     },
     bytes: messages.reduce((n, m) => n + m.value!.length, 0),
-    keys: messages.flatMap((m) => (m.key ? [m.key.toString()] : [])),
   }
 }
 

@@ -1,98 +1,202 @@
-// Crash replays through the write stage into chDB, where the replay does not come back as it
-// was written: at other offsets and in another grouping (a restarted in-memory broker fed again
-// from the ingest spool), shorter than the write that crashed, and crashing again itself. Each
-// crash falls between the bucket insert and the event keys, the one window the ledger covers.
+// The write path with several writers on one database (no Kafka): each case failed on the
+// single-writer design it replaces (figures in the test names), and passes now. Writers are
+// fed directly, each holding the shards the group would give it; Postgres holds the fence.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Decimal } from 'decimal.js'
 import { queryMeterUsage } from '../clickhouse/queries/meter-usage.js'
-import { formatLedger, parseLedger, recordFingerprint } from '../clickhouse/queries/bucket-ledger.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
-import type { MeterDefinition } from '../schemas/meters.js'
+import type { MeterDefinition, MeterSource } from '../schemas/meters.js'
+import { SHARDS, eventShard } from '../schemas/shards.js'
 import { useChdb } from '../test/support/chdb.js'
-import { ActiveMeters } from './active-meters.js'
-import { MeterCache } from './meter-cache.js'
-import { WriteStage, type Piece } from './write-stage.js'
+import { testPool } from '../test/support/writer.js'
+import { FencedError } from './shard-fence.js'
+import { openWriter, settleBackfills, type Writer, type WriterOptions } from './writer.js'
+import type { Piece } from './write-stage.js'
 
 const ch = useChdb('write-stage')
+const T0 = Date.parse('2026-10-31T23:59:00Z') // events span two month parts
 
-const OCT_31 = Date.parse('2026-10-31T23:59:00Z') // the batches span two month parts
+const ALL = Array.from({ length: SHARDS }, (_, s) => s)
+const LOW = ALL.filter((s) => s < SHARDS / 2)
+const HIGH = ALL.filter((s) => s >= SHARDS / 2)
 
-function batches(tenant: string, n: number, perBatch: number): IngestBatch[] {
-  return Array.from({ length: n }, (_, b) => ({
-    batch_id: `batch_${b}`, tenant_id: tenant, environment_id: 'env', ingested_at: OCT_31,
-    events: Array.from({ length: perBatch }, (_, i): UsageEvent => ({
-      event_id: `${b}-${i}`, event_name: 'call', external_customer_id: 'c1', customer_id: null,
-      timestamp: OCT_31 + i * 7_000, source: null, properties: JSON.stringify({ n: b * 100 + i }),
-    })),
+let tenants = 0
+function fixture() {
+  const tenant = `ws-${++tenants}`
+  const sum: MeterDefinition = { id: `${tenant}-sum`, tenant_id: tenant, environment_id: 'env', event_name: 'call', filters: [], aggregation: { type: 'SUM', field: 'n' } }
+  const cnt: MeterDefinition = { id: `${tenant}-count`, tenant_id: tenant, environment_id: 'env', event_name: 'call', filters: [], aggregation: { type: 'COUNT' } }
+  return { tenant, sum, cnt }
+}
+
+/** A meter source whose list the test changes (a writer's view of the published meters). */
+function source(initial: MeterDefinition[]): MeterSource & { set(m: MeterDefinition[]): void } {
+  let meters = initial
+  let version = 0
+  return { version: async () => String(version), load: async () => meters, set: (m) => ((meters = m), version++) }
+}
+
+async function writer(meters: MeterSource, shards: number[], opts: Partial<WriterOptions> = {}): Promise<Writer> {
+  const w = await openWriter({ ch: ch(), pg: testPool(), meters, meterRefreshMs: 0, log: () => {}, ...opts })
+  w.shards.assign(shards)
+  return w
+}
+
+function events(prefix: string, n: number, value = (i: number) => i + 1): UsageEvent[] {
+  return Array.from({ length: n }, (_, i) => ({
+    event_id: `${prefix}-${i}`, event_name: 'call', external_customer_id: 'c1', customer_id: null,
+    timestamp: T0 + i * 7_000, source: null, properties: JSON.stringify({ n: value(i) }),
   }))
 }
 
-/** A restarted aggregator: a new write stage; `crash` fails its first write after the bucket insert. */
-function aggregator(tenant: string, crash: boolean): WriteStage {
-  const meters: MeterDefinition[] = [
-    { id: `${tenant}-sum`, tenant_id: tenant, environment_id: 'env', event_name: 'call', filters: [], aggregation: { type: 'SUM', field: 'n' } },
-    { id: `${tenant}-count`, tenant_id: tenant, environment_id: 'env', event_name: 'call', filters: [], aggregation: { type: 'COUNT' } },
-  ]
-  let crashed = !crash
-  return new WriteStage(ch(), new ActiveMeters(ch(), new MeterCache({ version: async () => 'v1', load: async () => meters }, 0), () => {}), {
-    hooks: {
-      afterBuckets: () => {
-        if (crashed) return
-        crashed = true
-        throw new Error('killed after the bucket insert')
-      },
-    },
+let offsets = 0n
+function piece(tenant: string, batchId: string, evs: UsageEvent[]): Piece {
+  const batch: IngestBatch = { batch_id: batchId, tenant_id: tenant, environment_id: 'env', ingested_at: T0, events: evs }
+  const at = offsets++
+  return { stream: 'test', first: at, last: at, records: [{ offset: at, batch }] }
+}
+
+/** Events of the given shards only (what the partitions of those shards would carry). */
+const inShards = (tenant: string, shards: number[], evs: UsageEvent[]) => evs.filter((e) => shards.includes(eventShard(tenant, 'env', e.event_id)))
+
+async function usage(tenant: string, meter: MeterDefinition): Promise<string> {
+  const [row] = await queryMeterUsage(ch(), {
+    tenantId: tenant, environmentId: 'env', meterId: meter.id, aggregation: meter.aggregation.type as 'SUM',
+    start: new Date(T0 - 60_000), end: new Date(T0 + 86_400_000 * 3),
+  })
+  return row?.value ?? '0'
+}
+
+test('a writer that sees a new meter after another writer counted its events does not count them again (was 10 for 5)', async () => {
+  const { tenant, sum } = fixture()
+  const fast = source([sum])
+  const slow = source([])
+  const a = await writer(fast, LOW)
+  const b = await writer(slow, HIGH)
+  const evs = inShards(tenant, LOW, events('late-view', 40)).slice(0, 5)
+  assert.equal(evs.length, 5)
+  await a.stage.add(piece(tenant, 'b1', evs))
+  slow.set([sum])
+  await Promise.all([settleBackfills(a, [sum.id]), settleBackfills(b, [sum.id])])
+  assert.equal(await usage(tenant, sum), String(evs.reduce((s, e) => s + (JSON.parse(e.properties) as { n: number }).n, 0)))
+})
+
+test('a meter created after its events, with two writers, is backfilled once (was 8 for 4)', async () => {
+  const { tenant, cnt } = fixture()
+  const viewA = source([])
+  const viewB = source([])
+  const a = await writer(viewA, LOW)
+  const b = await writer(viewB, HIGH)
+  const all = events('before-meter', 40)
+  const low = inShards(tenant, LOW, all).slice(0, 2)
+  const high = inShards(tenant, HIGH, all).slice(0, 2)
+  await Promise.all([a.stage.add(piece(tenant, 'b1', low)), b.stage.add(piece(tenant, 'b2', high))])
+  assert.equal(await usage(tenant, cnt), '0')
+  viewA.set([cnt])
+  viewB.set([cnt])
+  await Promise.all([settleBackfills(a, [cnt.id]), settleBackfills(b, [cnt.id])])
+  assert.equal(await usage(tenant, cnt), '4')
+  // and the live path goes on counting it, once
+  await Promise.all([a.stage.add(piece(tenant, 'b3', inShards(tenant, LOW, all).slice(2, 4))), b.stage.add(piece(tenant, 'b4', high))])
+  assert.equal(await usage(tenant, cnt), '6')
+})
+
+test('the same event ids in two records written by two writers at once count once (was 4 for 2)', async () => {
+  const { tenant, cnt } = fixture()
+  const meters = source([cnt])
+  let reroutes = 0
+  let a: Writer | undefined
+  // B holds the other shards: what it receives of A's shards goes on to A (the partition of its shard).
+  const b = await writer(meters, HIGH, { reroute: async (batch) => { reroutes++; await a!.stage.add(piece(tenant, batch.batch_id, batch.events)) } })
+  a = await writer(meters, LOW)
+  const evs = inShards(tenant, LOW, events('twice', 20)).slice(0, 2)
+  await Promise.all([a.stage.add(piece(tenant, 'first', evs)), b.stage.add(piece(tenant, 'copy', evs))])
+  assert.equal(reroutes, 1)
+  assert.equal(await usage(tenant, cnt), '2')
+})
+
+test('two writers given the same shards: the later one fences the earlier out, and the count stays exact', async () => {
+  const { tenant, cnt } = fixture()
+  const meters = source([cnt])
+  const a = await writer(meters, ALL)
+  await a.stage.tick() // takes its shards as soon as they are assigned
+  const evs = events('fenced', 30)
+  await a.stage.add(piece(tenant, 'p1', evs.slice(0, 10)))
+  const b = await writer(meters, ALL) // a rebalance gave every partition to B; A has not noticed yet
+  await b.stage.tick()
+  await b.stage.add(piece(tenant, 'p2', evs.slice(0, 20)))
+  await assert.rejects(a.stage.add(piece(tenant, 'p3', evs)), (err) => err instanceof FencedError)
+  await b.stage.add(piece(tenant, 'p3', evs))
+  assert.equal(await usage(tenant, cnt), '30')
+})
+
+test('a zombie writer paused inside its write holds its shards until it ends; the next owner sees what it wrote', async () => {
+  const { tenant, cnt } = fixture()
+  const meters = source([cnt])
+  let release!: () => void
+  const paused = new Promise<void>((r) => (release = r))
+  let pausedOnce = false
+  const a = await writer(meters, ALL, {
+    hooks: { afterFence: async () => { if (!pausedOnce) { pausedOnce = true; await paused } } },
+  })
+  await a.stage.tick() // holds every shard now
+  const evs = events('zombie', 12)
+  const zombieWrite = a.stage.add(piece(tenant, 'z1', evs))
+  await new Promise((r) => setTimeout(r, 200))
+  const b = await writer(meters, ALL)
+  let claimed = false
+  const taking = b.stage.tick().then(() => (claimed = true))
+  await new Promise((r) => setTimeout(r, 300))
+  assert.equal(claimed, false, 'the taker waits for the write in flight')
+  release()
+  await zombieWrite
+  await taking
+  await b.stage.add(piece(tenant, 'retry', evs)) // a client retry under another batch id
+  await assert.rejects(a.stage.add(piece(tenant, 'z2', events('zombie-late', 3))), (err) => err instanceof FencedError)
+  assert.equal(await usage(tenant, cnt), '12')
+})
+
+for (const point of ['afterFence', 'afterBuckets', 'afterKeys'] as const) {
+  test(`a crash ${point} then a replay under a new batch id, regrouped, on a new writer: counted once (afterBuckets was 4 for 2)`, async () => {
+    const { tenant, sum, cnt } = fixture()
+    const meters = source([sum, cnt])
+    const a = await writer(meters, ALL, { hooks: { [point]: () => { throw new Error(`killed ${point}`) } } })
+    const evs = events(`crash-${point}`, 50)
+    await assert.rejects(a.stage.add(piece(tenant, 'original', evs)), /killed/)
+    const b = await writer(meters, ALL) // the restarted process
+    await b.stage.add(piece(tenant, 'retry-1', evs.slice(20)))
+    await b.stage.add(piece(tenant, 'retry-2', evs.slice(0, 30)))
+    assert.equal(await usage(tenant, cnt), '50')
+    assert.equal(await usage(tenant, sum), String((50 * 51) / 2))
   })
 }
 
-const piece = (stream: string, first: number, records: IngestBatch[]): Piece => ({
-  stream, first: BigInt(first), last: BigInt(first + records.length - 1),
-  records: records.map((batch, i) => ({ offset: BigInt(first + i), batch })),
+test('a writer whose own write failed after its bucket block records those keys before it writes again', async () => {
+  const { tenant, cnt } = fixture()
+  const meters = source([cnt])
+  let fail = true
+  const a = await writer(meters, ALL, { hooks: { afterBuckets: () => { if (fail) { fail = false; throw new Error('keys insert failed') } } } })
+  const evs = events('dirty', 8)
+  await assert.rejects(a.stage.add(piece(tenant, 'x', evs)), /keys insert failed/)
+  await a.stage.add(piece(tenant, 'y', evs))
+  const b = await writer(meters, ALL) // and a later owner loads them from the store
+  await b.stage.add(piece(tenant, 'z', evs))
+  assert.equal(await usage(tenant, cnt), '8')
 })
 
-async function assertCountedOnce(tenant: string, all: IngestBatch[]): Promise<void> {
-  const events = all.flatMap((b) => b.events)
-  const want = events.reduce((s, e) => s.plus(JSON.parse(e.properties).n), new Decimal(0))
-  const base = { tenantId: tenant, environmentId: 'env', start: new Date(OCT_31 - 60_000), end: new Date(OCT_31 + 86_400_000) }
-  const [sum] = await queryMeterUsage(ch(), { ...base, meterId: `${tenant}-sum`, aggregation: 'SUM' })
-  const [count] = await queryMeterUsage(ch(), { ...base, meterId: `${tenant}-count`, aggregation: 'COUNT' })
-  assert.equal(sum.value, want.toString(), 'SUM over the buckets')
-  assert.equal(count.value, String(events.length), 'COUNT over the buckets')
-}
-
-test('a replay at other offsets, in another grouping, after a crash between buckets and keys counts once', async () => {
-  const tenant = 'ws-regroup'
-  const all = batches(tenant, 4, 20)
-  await assert.rejects(aggregator(tenant, true).add(piece('g/events/0', 0, all)), /killed/)
-  // The broker lost its topic: the spool sends the records again, split over two partitions.
-  const replay = aggregator(tenant, false)
-  await Promise.all([replay.add(piece('g/events/1', 0, all.slice(0, 2))), replay.add(piece('g/events/2', 0, all.slice(2)))])
-  await assertCountedOnce(tenant, all)
-})
-
-test('a shorter replay that crashes again, then the full replay elsewhere, counts once', async () => {
-  const tenant = 'ws-double'
-  const all = batches(tenant, 4, 20)
-  await assert.rejects(aggregator(tenant, true).add(piece('g/events/0', 10, all)), /killed/)
-  // The replay fetches fewer records than crashed, and is itself killed after its bucket insert.
-  await assert.rejects(aggregator(tenant, true).add(piece('g/events/0', 10, all.slice(0, 1))), /killed/)
-  const last = aggregator(tenant, false)
-  await last.add(piece('g/events/3', 0, [all[3], all[0], all[2], all[1]]))
-  await assertCountedOnce(tenant, all)
-})
-
-test('records never written before are counted in full next to replayed ones', async () => {
-  const tenant = 'ws-mixed'
-  const all = batches(tenant, 6, 10)
-  await assert.rejects(aggregator(tenant, true).add(piece('g/events/0', 0, all.slice(0, 3))), /killed/)
-  await aggregator(tenant, false).add(piece('g/events/5', 40, all))
-  await assertCountedOnce(tenant, all)
-})
-
-test('ledger entries: records by content with their write times; the earlier format vouches by offset', () => {
-  const entry = { writtenUs: 1_795_000_000_000_000n, records: new Map([['batch_1|e1|3', 1_794_999_999_000_000n], ['b|x|1', 1_795_000_000_000_000n]]) }
-  assert.deepEqual(parseLedger(formatLedger(entry)), entry)
-  assert.deepEqual(parseLedger('01795000000000000|7|9|batch_old'), { writtenUs: 1_795_000_000_000_000n, records: new Map(), offsets: { first: 7n, last: 9n } })
-  assert.equal(recordFingerprint({ batch_id: 'batch_1', events: [{ event_id: 'e1' }, { event_id: 'e2' }] }), 'batch_1|e1|2')
+test('a backfill whose holder fails mid-way is redone by the next holder, deleting only its own rows beside live ones', async () => {
+  const { tenant, sum } = fixture()
+  const view = source([])
+  let failOnce = true
+  const a = await writer(view, ALL, {
+    hooks: { backfillPageSize: 5, afterBackfillPage: () => { if (failOnce) { failOnce = false; throw new Error('holder died') } } },
+  })
+  await a.stage.tick()
+  const before = events('bf-before', 23)
+  await a.stage.add(piece(tenant, 'old', before))
+  view.set([sum])
+  await a.stage.tick() // cuts: the meter is live from here
+  const live = events('bf-live', 7, () => 1000)
+  await a.stage.add(piece(tenant, 'live', live))
+  await settleBackfills(a, [sum.id])
+  assert.equal(await usage(tenant, sum), String((23 * 24) / 2 + 7000))
 })

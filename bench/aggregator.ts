@@ -6,6 +6,7 @@
 import { rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
+import { ShardFence } from '../aggregator/shard-fence.js'
 import { startAggregator } from '../aggregator/consumer.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
@@ -39,7 +40,9 @@ const meters = {
   version: async () => '1',
   load: async () => [{ id: 'm1', tenant_id: 't', environment_id: 'e', event_name: 'bench', aggregation: { type: 'SUM', field: 'tokens' }, filters: [] }],
 }
-const aggregator = await startAggregator({ kafka: createKafka(config, 'bench-aggregator'), ch, meters, topic, groupId: topic })
+const aggregator = await startAggregator({
+  kafka: createKafka(config, 'bench-aggregator'), ch, meters, topic, groupId: topic, pg: ShardFence.pool(config.databaseUrl), partitions: config.eventsPartitions,
+})
 while (aggregator.stats.batches === 0) await new Promise((r) => setTimeout(r, 5))
 const t0 = performance.now()
 while (aggregator.stats.events < EVENTS) await new Promise((r) => setTimeout(r, 10))

@@ -8,13 +8,12 @@ import { parseArgs } from 'node:util'
 import { rmSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
-import { loadConfigOrExit } from '../platform/config.js'
+import { loadConfig, loadConfigOrExit } from '../platform/config.js'
 import { startPlatform } from '../scripts/composition-root.js'
 import { createTenant } from '../billing-api/tenants/index.js'
 import { postgresMeterSource } from '../billing-api/meters/index.js'
-import { ActiveMeters } from '../aggregator/active-meters.js'
-import { MeterCache } from '../aggregator/meter-cache.js'
-import { WriteStage } from '../aggregator/write-stage.js'
+import { openStandaloneWriter } from '../aggregator/writer.js'
+import { ShardFence } from '../aggregator/shard-fence.js'
 import type { UsageEvent } from '../schemas/events.js'
 import { queryMeterUsage } from '../clickhouse/queries/meter-usage.js'
 import { CustomerSchema } from '../billing-api/customers/customer.entity.js'
@@ -65,7 +64,7 @@ try {
   const setupSeconds = ((performance.now() - t0) / 1000).toFixed(1)
 
   const t1 = performance.now()
-  const stage = new WriteStage(platform.ctx.ch, new ActiveMeters(platform.ctx.ch, new MeterCache(postgresMeterSource(platform.ctx.orm), 0), console.error))
+  const stage = (await openStandaloneWriter({ ch: platform.ctx.ch, pg: ShardFence.pool(loadConfig(process.env).databaseUrl), meters: postgresMeterSource(platform.ctx.orm), log: console.error })).stage
   let offset = 0n
   let seq = 0
   const pending: Promise<unknown>[] = []

@@ -7,13 +7,12 @@
 import { parseArgs } from 'node:util'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadConfigOrExit } from '../platform/config.js'
+import { loadConfig, loadConfigOrExit } from '../platform/config.js'
 import { startPlatform } from '../scripts/composition-root.js'
 import { createTenant } from '../billing-api/tenants/index.js'
 import { postgresMeterSource } from '../billing-api/meters/index.js'
-import { ActiveMeters } from '../aggregator/active-meters.js'
-import { MeterCache } from '../aggregator/meter-cache.js'
-import { WriteStage } from '../aggregator/write-stage.js'
+import { openStandaloneWriter } from '../aggregator/writer.js'
+import { ShardFence } from '../aggregator/shard-fence.js'
 import { auditMeters } from '../aggregator/usage-audit.js'
 import type { UsageEvent } from '../schemas/events.js'
 
@@ -72,7 +71,7 @@ try {
 
   // A month of usage per line, through the aggregator's own write stage.
   const t1 = performance.now()
-  const stage = new WriteStage(platform.ctx.ch, new ActiveMeters(platform.ctx.ch, new MeterCache(postgresMeterSource(platform.ctx.orm), 0), console.error))
+  const stage = (await openStandaloneWriter({ ch: platform.ctx.ch, pg: ShardFence.pool(loadConfig(process.env).databaseUrl), meters: postgresMeterSource(platform.ctx.orm), log: console.error })).stage
   let offset = 0n
   let seq = 0
   const pending: Promise<unknown>[] = []

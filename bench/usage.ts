@@ -15,11 +15,10 @@ import { Decimal } from 'decimal.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { queryMeterUsage, type UsageQuery } from '../clickhouse/queries/meter-usage.js'
-import { ActiveMeters } from '../aggregator/active-meters.js'
-import { MeterCache } from '../aggregator/meter-cache.js'
+import { openStandaloneWriter } from '../aggregator/writer.js'
+import { ShardFence } from '../aggregator/shard-fence.js'
 import type { MeterDefinition } from '../schemas/meters.js'
-import { WriteStage } from '../aggregator/write-stage.js'
-import { loadConfigOrExit } from '../platform/config.js'
+import { loadConfig, loadConfigOrExit } from '../platform/config.js'
 import type { UsageEvent } from '../schemas/events.js'
 
 const { values: args } = parseArgs({ options: { events: { type: 'string' }, customers: { type: 'string' }, samples: { type: 'string' }, 'write-events': { type: 'string' }, 'sql-events': { type: 'string' }, 'sql-from': { type: 'string' }, keep: { type: 'boolean' } } })
@@ -42,7 +41,7 @@ const meters: MeterDefinition[] = [
   { id: 'tokens', tenant_id: tenant, environment_id: 'prod', event_name: 'llm', filters: [], aggregation: { type: 'SUM', field: 'tokens', group_by: 'model' } },
   { id: 'users', tenant_id: tenant, environment_id: 'prod', event_name: 'llm', filters: [], aggregation: { type: 'COUNT_UNIQUE', field: 'user' } },
 ]
-const stage = new WriteStage(ch, new ActiveMeters(ch, new MeterCache({ version: async () => 'v', load: async () => meters }, 60_000), console.error))
+const stage = (await openStandaloneWriter({ ch: ch, pg: ShardFence.pool(loadConfig(process.env).databaseUrl), meters: { version: async () => 'v', load: async () => meters }, log: console.error })).stage
 
 // Deterministic pseudo-random events (xorshift), so two runs load the same data.
 let seed = 2463534242

@@ -13,12 +13,11 @@ import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { queryMeterUsage, type UsageQuery } from '../clickhouse/queries/meter-usage.js'
 import { queryWeightedUsage } from '../clickhouse/queries/weighted-usage.js'
-import { ActiveMeters } from '../aggregator/active-meters.js'
-import { MeterCache } from '../aggregator/meter-cache.js'
-import { WriteStage } from '../aggregator/write-stage.js'
+import { openStandaloneWriter } from '../aggregator/writer.js'
+import { ShardFence } from '../aggregator/shard-fence.js'
 import type { MeterDefinition } from '../schemas/meters.js'
 import type { UsageEvent } from '../schemas/events.js'
-import { loadConfigOrExit } from '../platform/config.js'
+import { loadConfig, loadConfigOrExit } from '../platform/config.js'
 
 const { values: args } = parseArgs({ options: { samples: { type: 'string' } } })
 const SAMPLES = Number(args.samples ?? 20)
@@ -33,7 +32,7 @@ const meters: MeterDefinition[] = [
   { id: 'gb-weighted', tenant_id: tenant, environment_id: 'prod', event_name: 'storage', filters: [], aggregation: { type: 'WEIGHTED_SUM', field: 'gb' } },
   { id: 'gb-sum', tenant_id: tenant, environment_id: 'prod', event_name: 'storage', filters: [], aggregation: { type: 'SUM', field: 'gb' } },
 ]
-const stage = new WriteStage(ch, new ActiveMeters(ch, new MeterCache({ version: async () => 'v', load: async () => meters }, 60_000), console.error))
+const stage = (await openStandaloneWriter({ ch: ch, pg: ShardFence.pool(loadConfig(process.env).databaseUrl), meters: { version: async () => 'v', load: async () => meters }, log: console.error })).stage
 
 const NOV = Date.parse('2026-11-01T00:00:00Z')
 const DEC = Date.parse('2026-12-01T00:00:00Z')

@@ -8,7 +8,11 @@ import { AfterCommitSubscriber } from './db/after-commit.js'
 
 export const entities = modules.flatMap((m) => m.entities)
 /** The foundation schema first; then each domain's own migrations, in module order. */
-const foundationMigrations = [sqlMigration('0001_foundation', new URL('./db/migrations/0001_foundation.sql', import.meta.url))]
+const foundationMigrations = [
+  sqlMigration('0001_foundation', new URL('./db/migrations/0001_foundation.sql', import.meta.url)),
+  // The aggregator's fence, meter cuts and backfill leases (it has no ORM entities of its own).
+  sqlMigration('0002_write_path', new URL('../aggregator/postgres/0001_write_path.sql', import.meta.url)),
+]
 export const migrations = [...foundationMigrations, ...modules.flatMap((m) => m.migrations)]
 
 export type Orm = MikroORM

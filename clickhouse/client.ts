@@ -56,6 +56,12 @@ export class ClickHouse {
     return (await result.json()) as T[]
   }
 
+  /** A statement's result as TabSeparated text (bulk numeric reads parse faster than JSON). */
+  async queryText(query: string, settings?: Record<string, string>): Promise<string> {
+    const result = await this.client.query({ query, format: 'TabSeparated', clickhouse_settings: settings })
+    return result.text()
+  }
+
   /** Rows are positional arrays in the table's column order (JSONCompactEachRow: the fastest text path). */
   async insertCompact(table: string, rows: unknown[][], settings?: Record<string, string>): Promise<void> {
     if (rows.length === 0) return

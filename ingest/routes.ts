@@ -24,6 +24,8 @@ export interface IngestDeps {
   spool?: Spool
   /** accepted event timestamps (event-rules.ts) */
   timeWindow: TimeWindow
+  /** partitions of the events topic (records are split by the partition of their events' shards) */
+  partitions: number
 }
 
 /** Events in a request body that failed validation: the array's length, else one. */
@@ -45,7 +47,7 @@ export async function ingestRoutes(instance: FastifyInstance, deps: IngestDeps):
       throw err
     }
     const batch = enrich(inputs, { tenantId, environmentId }, deps.clock.now().getTime())
-    const records = encode(batch).map((r) => ({ ...r, tenantId, environmentId }))
+    const records = encode(batch, deps.partitions).map((r) => ({ ...r, tenantId, environmentId }))
     if (deps.spool) {
       try {
         await deps.spool.append(records)

@@ -22,6 +22,7 @@ export interface Config {
   kafkaBrokers: string[]
   kafkaClientId: string
   eventsTopic: string
+  eventsPartitions: number
   systemEventsTopic: string
   aggregatorGroupId: string
   clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
@@ -35,6 +36,7 @@ export interface Config {
   redisCommandTimeoutMs: number
   /** all-in-one only; see platform/lag-gate.ts. 0 disables. */
   ingestMaxPendingBytes: number
+  ingestMaxPendingPartitionBytes: number
   /** ingest/spool: the disk log every accepted batch goes through before Kafka */
   spool: SpoolConfig
   /** SIGTERM: how long the spool and the aggregator may drain before the process stops */
@@ -283,6 +285,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     kafkaBrokers: overrides.kafkaBrokers ?? kafkaBrokers(env, dataDir),
     kafkaClientId: str(env, 'KAFKA_CLIENT_ID'),
     eventsTopic: str(env, 'KAFKA_EVENTS_TOPIC'),
+    eventsPartitions: int(env, 'KAFKA_EVENTS_PARTITIONS', 1),
     systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC'),
     aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP'),
     clickhouse: {
@@ -307,6 +310,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 100),
     ingestMaxPendingBytes: int(env, 'INGEST_MAX_PENDING_BYTES'),
+    ingestMaxPendingPartitionBytes: int(env, 'INGEST_MAX_PENDING_PARTITION_BYTES'),
     spool: {
       enabled: bool(env, 'SPOOL_ENABLED'),
       dir: resolve(str(env, 'SPOOL_DIR', join(dataDir, 'spool'))),

@@ -1,5 +1,5 @@
 // The one module that owns Kafka: client, producer and consumer factories.
-import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs'
+import { Kafka, PartitionAssigners, logLevel, type Consumer, type PartitionAssigner, type Producer } from 'kafkajs'
 import type { Config } from './config.js'
 
 export function createKafka(config: Pick<Config, 'kafkaBrokers' | 'kafkaClientId'>, clientSuffix: string): Kafka {
@@ -20,9 +20,10 @@ export async function createProducer(kafka: Kafka): Promise<Producer> {
 }
 
 /** `keepRunning`: asked after a crash; kafkajs restarts the consumer only while it says yes (not while stopping). */
-export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () => boolean = () => true): Consumer {
+export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () => boolean = () => true, assignerName?: string): Consumer {
   return kafka.consumer({
     groupId,
+    ...(assignerName ? { partitionAssigners: [namedRoundRobin(assignerName)] } : {}),
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8, restartOnFailure: async () => keepRunning() },
     allowAutoTopicCreation: true,
     // After a crash the broker keeps the dead member until its session times out, and the
@@ -35,4 +36,9 @@ export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () =>
     minBytes: 1,
     maxWaitTimeInMs: 100,
   })
+}
+
+/** kafkajs' round-robin assigner under another group protocol name (members of different names never share a group). */
+function namedRoundRobin(name: string): PartitionAssigner {
+  return (config) => ({ ...PartitionAssigners.roundRobin(config), name })
 }

@@ -43,6 +43,10 @@ export const SETTINGS = {
   KAFKA_CLIENT_ID: { default: 'meterline', readBy: 'services', meaning: 'Kafka client id' },
   KAFKA_EVENTS_TOPIC: { default: 'events', readBy: 'services', meaning: 'topic of ingested events' },
   KAFKA_SYSTEM_EVENTS_TOPIC: { default: 'system_events', readBy: 'services', meaning: 'topic the outbox relay writes system events to' },
+  KAFKA_EVENTS_PARTITIONS: {
+    default: '16', readBy: 'services',
+    meaning: "partitions of the events topic: an event of shard s (of 64) travels in partition s mod this; must equal the topic's, and divide 64 for an even spread",
+  },
   KAFKA_AGGREGATOR_GROUP: { default: 'meterline-aggregator', readBy: 'services', meaning: "the aggregator's consumer group" },
   CLICKHOUSE_URL: { readBy: 'services', shown: 'unset: embedded chDB', meaning: 'a real ClickHouse server (`http(s)://...`)' },
   CLICKHOUSE_USER: { readBy: 'services', shown: 'unset', meaning: 'ClickHouse server user' },
@@ -60,6 +64,10 @@ export const SETTINGS = {
   INGEST_MAX_PENDING_BYTES: {
     default: '12582912', shown: '`12582912` (12 MiB)', readBy: 'services',
     meaning: "all-in-one: how far the spool's forwarder may send ahead of the aggregator's commits (without the spool: ingest answers 429 beyond it); 0 disables",
+  },
+  INGEST_MAX_PENDING_PARTITION_BYTES: {
+    default: '4194304', shown: '`4194304` (4 MiB)', readBy: 'services',
+    meaning: 'committed mode: how far the forwarder may send ahead of the aggregator group\'s commits in one partition (the local broker keeps 5 MB per partition); 0 disables',
   },
   SPOOL_ENABLED: { default: 'true', readBy: 'services', meaning: "`false`: no spool, the 202 waits for Kafka's ack and a Kafka failure is a 503" },
   SPOOL_DIR: { readBy: 'services', shown: '`$METERLINE_DATA_DIR/spool`', meaning: "the ingest spool's segments" },

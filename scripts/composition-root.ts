@@ -10,6 +10,7 @@ import type { Producer } from 'kafkajs'
 import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
+import { ShardFence } from '../aggregator/shard-fence.js'
 import { registerBillingApi } from '../billing-api/app.js'
 import { registerOpenApi } from '../billing-api/openapi/swagger.js'
 import { createAuthenticator, RequestRateLimiter } from '../billing-api/auth/index.js'
@@ -134,20 +135,20 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       producer = await createProducer(kafka)
       closers.push(() => producer!.disconnect())
       if (config.spool.enabled) {
-        if (config.spool.retainUntil === 'committed' && !services.has('aggregator')) {
-          throw new ConfigError('SPOOL_RETAIN_UNTIL=committed needs the aggregator in the same process (all-in-one); use acked with a durable Kafka')
-        }
+        const committed = config.spool.retainUntil === 'committed'
         spool = await startIngestSpool({
           config: config.spool,
           producer,
           topic: config.eventsTopic,
-          kafka: config.spool.retainUntil === 'committed' ? kafka : undefined,
-          paceBytes: inProcess ? config.ingestMaxPendingBytes : 0,
+          partitions: config.eventsPartitions,
+          committed: committed ? { kafka, groupId: config.aggregatorGroupId } : undefined,
+          paceBytes: committed ? config.ingestMaxPendingBytes : 0,
+          pacePartitionBytes: committed ? config.ingestMaxPendingPartitionBytes : 0,
           log: (msg, err) => (err ? app.log.error({ err }, msg) : app.log.warn(msg)),
         })
         closers.push(() => spool!.close())
       }
-      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool, timeWindow: config.ingestTimeWindow }, auth, config.ingestBodyLimitBytes)
+      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool, timeWindow: config.ingestTimeWindow, partitions: config.eventsPartitions }, auth, config.ingestBodyLimitBytes)
     }
 
     // Every route is registered: serve now, while the background parts below start (a restart
@@ -161,21 +162,22 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
 
     let aggregator: Aggregator | undefined
     if (services.has('aggregator')) {
+      const aggregatorPg = ShardFence.pool(config.databaseUrl)
+      closers.push(() => aggregatorPg.end())
       aggregator = await startAggregator({
         kafka: createKafka(config, 'aggregator'),
         ch,
         meters: postgresMeterSource(orm),
+        pg: aggregatorPg,
         topic: config.eventsTopic,
+        partitions: config.eventsPartitions,
         groupId: config.aggregatorGroupId,
         hooks: opts.aggregatorHooks,
-        onCommitted: (gate || spool) && ((c) => {
-          gate?.consumed(c.bytes)
-          spool?.spool.committed(c.keys)
-        }),
+        watchBroker: config.spool.retainUntil === 'committed',
+        onCommitted: gate && ((c) => gate.consumed(c.bytes)),
         log: (msg, err) => app.log.error({ err }, msg),
       })
       closers.push(() => aggregator!.stop())
-      if (spool) spool.onBrokerRestart = () => aggregator!.brokerRestarted()
     }
     // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
     // one process, through the aggregator) before the consumer and the producer stop.

@@ -151,7 +151,7 @@ start_kafka() {
   fi
   rm -f "$DATA/kafka/bootstrap"
   log "starting the Kafka-protocol broker (librdkafka mock cluster, in memory)"
-  setsid nohup env KAFKA_PORT="$KAFKA_PORT" "$bin" "$DATA/kafka/bootstrap" "$DATA/kafka/control" events:16 system_events:1 \
+  setsid nohup env KAFKA_PORT="$KAFKA_PORT" "$bin" "$DATA/kafka/bootstrap" "$DATA/kafka/control" "events:${KAFKA_EVENTS_PARTITIONS:-16}" system_events:1 \
     >"$DATA/kafka/kafka-mock.log" 2>&1 < /dev/null &
   echo $! > "$DATA/kafka/kafka-mock.pid"
   for _ in $(seq 1 100); do

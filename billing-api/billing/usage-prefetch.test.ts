@@ -4,10 +4,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { queryMeterUsage, type UsageAggregation, type UsageQuery } from '../../clickhouse/queries/meter-usage.js'
-import { ActiveMeters } from '../../aggregator/active-meters.js'
-import { MeterCache } from '../../aggregator/meter-cache.js'
 import type { MeterDefinition } from '../../schemas/meters.js'
-import { WriteStage } from '../../aggregator/write-stage.js'
+import { directStage } from '../../test/support/writer.js'
 import type { UsageEvent } from '../../schemas/events.js'
 import { useChdb } from '../../test/support/chdb.js'
 import { PrefetchedUsage } from './usage-prefetch.js'
@@ -26,7 +24,7 @@ test('prefetched period usage equals the direct read for totals, sources and gro
     id: `pm-${type}`, tenant_id: tenant, environment_id: 'env', event_name: 'use', filters: [],
     aggregation: { type, field: type === 'COUNT' ? null : type === 'COUNT_UNIQUE' ? 'user' : 'n', group_by: 'region' },
   }))
-  const stage = new WriteStage(ch(), new ActiveMeters(ch(), new MeterCache({ version: async () => 'v1', load: async () => meters }, 0), () => {}))
+  const stage = await directStage(ch(), { version: async () => 'v1', load: async () => meters })
   const events: UsageEvent[] = Array.from({ length: 1500 }, (_, i) => {
     const minute = T0 + Math.floor(rand() * 120) * 60_000
     return {

@@ -7,10 +7,9 @@ import { rmSync } from 'node:fs'
 import { Decimal } from 'decimal.js'
 import { ClickHouse } from '../client.js'
 import { migrateClickHouse } from '../migrate.js'
-import { ActiveMeters } from '../../aggregator/active-meters.js'
-import { MeterCache } from '../../aggregator/meter-cache.js'
 import type { MeterDefinition } from '../../schemas/meters.js'
-import { WriteStage, type Piece } from '../../aggregator/write-stage.js'
+import type { Piece } from '../../aggregator/write-stage.js'
+import { directStage } from '../../test/support/writer.js'
 import type { UsageEvent } from '../../schemas/events.js'
 import { testConfig } from '../../test/support/platform.js'
 import { queryMeterUsage, splitRange, type UsageAggregation } from './meter-usage.js'
@@ -72,7 +71,7 @@ test('bucket + edge reads equal a raw recount for random events and boundaries, 
     aggregation: { type, field: type === 'COUNT' ? null : type === 'COUNT_UNIQUE' ? 'user' : 'n', group_by: 'region' },
   }))
   const source = { version: async () => 'v1', load: async () => meters }
-  const stage = new WriteStage(ch, new ActiveMeters(ch, new MeterCache(source, 0), () => {}))
+  const stage = await directStage(ch, source)
 
   // Events cluster on minute boundaries (exactly on, just before, just after) and elsewhere.
   const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]

@@ -6,9 +6,7 @@ import { rmSync } from 'node:fs'
 import { Decimal } from 'decimal.js'
 import { ClickHouse } from '../client.js'
 import { migrateClickHouse } from '../migrate.js'
-import { ActiveMeters } from '../../aggregator/active-meters.js'
-import { MeterCache } from '../../aggregator/meter-cache.js'
-import { WriteStage } from '../../aggregator/write-stage.js'
+import { directStage } from '../../test/support/writer.js'
 import { auditMeter } from '../../aggregator/usage-audit.js'
 import type { MeterDefinition } from '../../schemas/meters.js'
 import type { UsageEvent } from '../../schemas/events.js'
@@ -30,7 +28,7 @@ after(async () => {
 let offset = 0n
 async function write(tenant: string, meters: MeterDefinition[], events: UsageEvent[]): Promise<void> {
   const source = { version: async () => 'v1', load: async () => meters }
-  const stage = new WriteStage(ch, new ActiveMeters(ch, new MeterCache(source, 0), () => {}))
+  const stage = await directStage(ch, source)
   await stage.add({
     stream: `weighted/${tenant}/0`, first: offset, last: offset,
     records: [{ offset, batch: { batch_id: `b${offset}`, tenant_id: tenant, environment_id: 'env', ingested_at: Date.now(), events } }],

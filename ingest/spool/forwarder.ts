@@ -1,23 +1,29 @@
-// Sends spooled records to Kafka (acks=all, the same key and tenancy headers as a direct
-// produce), a few sends in flight, retrying failed sends with backoff until the broker is back.
-// With the local in-memory broker it also watches the broker's generation topic
-// (scripts/kafka-mock): a new name means the broker restarted empty, so whatever it had and
-// the aggregator had not committed yet is sent again (the aggregator's dedup makes it exact).
+// Sends spooled records to Kafka (acks=all, the same key, partition and tenancy headers as a
+// direct produce), a few sends in flight, retrying failed sends with backoff until the broker is
+// back. In `committed` mode (the local in-memory broker) it also
+// - reads the aggregator group's committed offsets and releases every record they passed
+//   (whichever aggregator process wrote it);
+// - watches the broker's generation (platform/broker-generation.ts): a new one means the broker
+//   restarted empty, so whatever it had and the group had not committed is sent again (the
+//   aggregator's dedup makes that exact).
 import type { Admin, Kafka, Producer } from 'kafkajs'
+import { watchBrokerGeneration, type GenerationWatch } from '../../platform/broker-generation.js'
 import { spoolForwardFailures } from '../../platform/metrics.js'
-import { produce } from '../pipeline.js'
+import { decodeBatch } from '../../schemas/events.js'
+import { encode, produce, type EncodedRecord, type Placed } from '../pipeline.js'
 import type { Spool, SpoolEntry } from './spool.js'
 
 const SEND_BYTES = 1024 * 1024
 const SEND_RECORDS = 200
-const GENERATION_TOPIC = 'meterline.generation.'
 
 export interface ForwarderOptions {
   spool: Spool
   producer: Producer
   topic: string
-  /** set with the in-memory broker: detect its restarts */
-  kafka?: Kafka
+  /** partitions of the topic: a record of the earlier version (no partition in its key) is split by it */
+  partitions: number
+  /** set in committed mode: the group whose committed offsets release records, and the broker to watch */
+  committed?: { kafka: Kafka; groupId: string; everyMs?: number }
   maxInFlight?: number
   log: (msg: string, err?: unknown) => void
   /** after a broker restart was detected and the spool queued its records again */
@@ -26,14 +32,24 @@ export interface ForwarderOptions {
 
 export interface Forwarder {
   /** sent and acknowledged records since start */
-  stats: { sent: number; failures: number; brokerRestarts: number }
+  stats: { sent: number; failures: number; brokerRestarts: number; released: number }
   stop(): Promise<void>
+}
+
+type Sendable = EncodedRecord & { tenantId: string; environmentId: string }
+
+/** An entry as records: itself, or (a record of the earlier version) one part per partition. */
+async function recordsOf(spool: Spool, e: SpoolEntry, partitions: number): Promise<Sendable[]> {
+  const value = await spool.valueOf(e)
+  const tenancy = { tenantId: e.tenantId, environmentId: e.environmentId }
+  if (e.partition !== undefined) return [{ key: e.key, partition: e.partition, value, events: e.events, ...tenancy }]
+  return encode(decodeBatch(value), partitions).map((r) => ({ ...r, key: `${e.key}:${r.key}`, ...tenancy }))
 }
 
 export function startForwarder(opts: ForwarderOptions): Forwarder {
   const { spool } = opts
   const maxInFlight = opts.maxInFlight ?? 4
-  const stats = { sent: 0, failures: 0, brokerRestarts: 0 }
+  const stats = { sent: 0, failures: 0, brokerRestarts: 0, released: 0 }
   let stopped = false
   let inFlight = 0
   let failuresInRow = 0
@@ -43,9 +59,11 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
   async function send(entries: SpoolEntry[]) {
     const generation = spool.generation
     try {
-      const records = await Promise.all(entries.map(async (e) => ({ key: e.key, value: await spool.valueOf(e), events: e.events, tenantId: e.tenantId, environmentId: e.environmentId })))
-      await produce(opts.producer, opts.topic, records)
-      spool.forwarded(entries, generation)
+      const perEntry = await Promise.all(entries.map((e) => recordsOf(spool, e, opts.partitions)))
+      const placed = await produce(opts.producer, opts.topic, perEntry.flat())
+      let i = 0
+      const byEntry: Placed[][] | undefined = placed && perEntry.map((records) => records.map(() => placed[i++]))
+      spool.forwarded(entries, generation, byEntry)
       stats.sent += entries.length
       failuresInRow = 0
     } catch (err) {
@@ -75,35 +93,44 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
         })
         sends.add(p)
       }
-      // Woken by any change (append, send result, commit); the timeout ends a retry backoff.
+      // Woken by any change (append, send result, release); the timeout ends a retry backoff.
       const backoff = retryAt - Date.now()
       await spool.changed(backoff > 0 ? backoff : 1000)
     }
   })()
 
+  let watch: GenerationWatch | undefined
   let admin: Admin | undefined
-  const watch = opts.kafka
-    ? (async () => {
-        let known: string | undefined
-        admin = opts.kafka!.admin({ retry: { retries: 0 } })
-        while (!stopped) {
-          try {
-            await admin.connect()
-            const generation = (await admin.listTopics()).find((t) => t.startsWith(GENERATION_TOPIC))
-            if (generation && known && generation !== known) {
-              stats.brokerRestarts++
-              const again = spool.brokerRestarted()
-              opts.log(`spool: the broker restarted empty (${generation}); sending ${again} records again`)
-              opts.onBrokerRestart?.()
-            }
-            if (generation) known = generation
-          } catch {
-            // broker down: the next round asks again
-          }
-          await new Promise((r) => setTimeout(r, 500))
+  let release: Promise<void> = Promise.resolve()
+  const committed = opts.committed
+  if (committed) {
+    watch = watchBrokerGeneration(committed.kafka, (generation) => {
+      stats.brokerRestarts++
+      const again = spool.brokerRestarted()
+      opts.log(`spool: the broker restarted empty (${generation}); sending ${again} records again`)
+      opts.onBrokerRestart?.()
+    })
+    release = (async () => {
+      while (!stopped) {
+        await new Promise((r) => setTimeout(r, committed.everyMs ?? 100))
+        try {
+          admin ??= committed.kafka.admin({ retry: { retries: 0 } })
+          await admin.connect()
+          // Offsets of one broker generation only: read it before and after (a broker that
+          // restarted in between could otherwise release records of the old one).
+          const generation = spool.generation
+          const before = await watch!.read()
+          const [topic] = await admin.fetchOffsets({ groupId: committed.groupId, topics: [opts.topic] })
+          const after = await watch!.read()
+          if (!before || before !== after || before !== watch!.current || generation !== spool.generation) continue
+          const offsets = new Map(topic.partitions.filter((p) => Number(p.offset) >= 0).map((p) => [p.partition, BigInt(p.offset)]))
+          stats.released += spool.committedOffsets(offsets, generation)
+        } catch {
+          // broker down: the next round asks again
         }
-      })()
-    : Promise.resolve()
+      }
+    })()
+  }
 
   return {
     stats,
@@ -112,7 +139,8 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
       await loop
       // A send still retrying against a dead broker is abandoned: its records stay in the spool.
       await Promise.race([Promise.all([...sends]), new Promise((r) => setTimeout(r, 2000))])
-      await watch
+      await release
+      await watch?.stop()
       await admin?.disconnect().catch(() => undefined)
     },
   }

@@ -12,8 +12,6 @@ export interface IngestSpool {
   drain(ms: number): Promise<SpoolLeft & { ms: number }>
   /** the result of the last drain */
   lastDrain?: SpoolLeft & { ms: number }
-  /** set by the platform: the in-process aggregator rewinds when the broker restarted empty */
-  onBrokerRestart?: () => void
   close(): Promise<void>
 }
 
@@ -21,21 +19,24 @@ export interface IngestSpoolOptions {
   config: SpoolConfig
   producer: Producer
   topic: string
-  /** the in-memory local broker: watch for its restarts */
-  kafka?: Kafka
-  /** > 0: send at most this many bytes ahead of the in-process aggregator's commits */
+  partitions: number
+  /** committed mode (the in-memory local broker): the aggregator group whose commits release records */
+  committed?: { kafka: Kafka; groupId: string }
+  /** > 0: send at most this many bytes ahead of the aggregator group's commits */
   paceBytes: number
+  /** > 0: ... and at most this many per partition (the local broker keeps 5 MB per partition) */
+  pacePartitionBytes: number
   log: (msg: string, err?: unknown) => void
 }
 
 export async function startIngestSpool(opts: IngestSpoolOptions): Promise<IngestSpool> {
-  const spool = await Spool.open(opts.config, opts.paceBytes)
+  const spool = await Spool.open(opts.config, opts.paceBytes, opts.pacePartitionBytes)
   if (spool.replayedAtOpen) {
     const left = spool.left()
     opts.log(`spool: ${left.batches} batches (${left.events} events) from before the restart are not yet safe; sending them again`)
   }
   const forwarder = startForwarder({
-    spool, producer: opts.producer, topic: opts.topic, kafka: opts.kafka, log: opts.log, onBrokerRestart: () => self.onBrokerRestart?.(),
+    spool, producer: opts.producer, topic: opts.topic, partitions: opts.partitions, committed: opts.committed, log: opts.log,
   })
   const report = () => {
     spoolBytes.set(spool.bytes)

@@ -13,7 +13,7 @@ import { Spool } from './spool.js'
 function config(over: Partial<SpoolConfig> = {}): SpoolConfig {
   return { enabled: true, dir: mkdtempSync(join(tmpdir(), 'spool-')), retainUntil: 'committed', maxBytes: 1 << 30, segmentBytes: 64 * 1024, memoryBytes: 1 << 20, resendAfterMs: 60_000, ...over }
 }
-const rec = (key: string, size = 100) => ({ key, tenantId: 't1', environmentId: 'e1', events: 3, value: Buffer.alloc(size, key) })
+const rec = (key: string, size = 100, partition = 0) => ({ key: `${key}@${partition}`, tenantId: 't1', environmentId: 'e1', events: 3, value: Buffer.alloc(size, key) })
 const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.seg'))
 
 test('concurrent appends share writes; a reopened spool replays exactly what is not yet safe', async () => {
@@ -22,15 +22,17 @@ test('concurrent appends share writes; a reopened spool replays exactly what is 
   await Promise.all(Array.from({ length: 50 }, (_, i) => spool.append([rec(`k${i}`)])))
   const sent = spool.take(1 << 20, 1000)
   assert.equal(sent.length, 50)
-  spool.forwarded(sent, spool.generation)
-  spool.committed(Array.from({ length: 25 }, (_, i) => `k${i}`))
+  // Kafka placed them at offsets 100..149 of partition 0; the group committed up to 125.
+  spool.forwarded(sent, spool.generation, sent.map((_, i) => [{ partition: 0, offset: BigInt(100 + i) }]))
+  assert.equal(spool.committedOffsets(new Map([[0, 125n]]), spool.generation + 1), 0, 'offsets of another broker generation release nothing')
+  assert.equal(spool.committedOffsets(new Map([[0, 125n]]), spool.generation), 25)
   assert.deepEqual(spool.left(), { batches: 25, events: 75, bytes: 2500 })
   await spool.close()
 
   const again = await Spool.open(c)
   assert.equal(again.replayedAtOpen, 25)
   const replay = again.take(1 << 20, 1000)
-  assert.deepEqual(replay.map((e) => e.key), Array.from({ length: 25 }, (_, i) => `k${i + 25}`))
+  assert.deepEqual(replay.map((e) => e.key), Array.from({ length: 25 }, (_, i) => `k${i + 25}@0`))
   assert.deepEqual(await again.valueOf(replay[0]), Buffer.alloc(100, 'k25'))
   await again.close()
   rmSync(c.dir, { recursive: true })
@@ -46,7 +48,7 @@ test('a torn frame at the end (never acknowledged) is cut off; values beyond the
   writeFileSync(path, Buffer.concat([readFileSync(path).subarray(0, scanFrames(readFileSync(path)).validBytes), Buffer.from([200, 0, 0, 0, 1, 2, 3])]))
   const again = await Spool.open(c)
   const entries = again.take(1 << 20, 10)
-  assert.deepEqual(entries.map((e) => e.key), ['a', 'b'])
+  assert.deepEqual(entries.map((e) => e.key), ['a@0', 'b@0'])
   assert.equal(entries[1].value, undefined)
   assert.deepEqual(await again.valueOf(entries[1]), Buffer.alloc(5000, 'b'))
   await again.close()
@@ -78,7 +80,7 @@ test('a send answered after the broker restarted, and the broker restart itself,
   spool.forwarded([a], before)
   assert.equal(spool.brokerRestarted(), 1)
   spool.forwarded([b], before) // acknowledged by the broker that is gone
-  assert.deepEqual(spool.take(1 << 20, 10).map((e) => e.key).sort(), ['a', 'b'])
+  assert.deepEqual(spool.take(1 << 20, 10).map((e) => e.key).sort(), ['a@0', 'b@0'])
   await spool.close()
   rmSync(c.dir, { recursive: true })
 })
@@ -93,6 +95,21 @@ test('beyond SPOOL_MAX_BYTES an append is refused with a 503 and Retry-After', a
     assert.equal(err.toResponse().code, 'service_unavailable')
     return true
   })
+  await spool.close()
+  rmSync(c.dir, { recursive: true })
+})
+
+test('pacing holds per partition: a full partition waits while the others are sent', async () => {
+  const c = config()
+  const spool = await Spool.open(c, 0, 1000)
+  for (let i = 0; i < 6; i++) await spool.append([rec(`a${i}`, 400, 1)])
+  await spool.append([rec('b0', 400, 2)])
+  const first = spool.take(1 << 20, 100)
+  assert.deepEqual(first.map((e) => e.key), ['a0@1', 'a1@1', 'a2@1', 'b0@2'], 'partition 1 stops at its 1000 bytes; partition 2 goes ahead')
+  spool.forwarded(first, spool.generation, first.map((e, i) => [{ partition: e.partition!, offset: BigInt(i) }]))
+  assert.deepEqual(spool.take(1 << 20, 100), [], 'nothing more while partition 1 waits for its commits')
+  spool.committedOffsets(new Map([[1, 3n]]), spool.generation)
+  assert.deepEqual(spool.take(1 << 20, 100).map((e) => e.key), ['a3@1', 'a4@1', 'a5@1'])
   await spool.close()
   rmSync(c.dir, { recursive: true })
 })

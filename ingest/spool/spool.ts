@@ -1,7 +1,8 @@
 // The ingest spool: every accepted Kafka record is appended to a segmented log on disk and
 // fsync'ed before the 202; the forwarder (forwarder.ts) then sends it to Kafka. A record stays
-// until it is safe: acknowledged by Kafka (`acked`, a durable broker) or committed by the
-// in-process aggregator (`committed`, the in-memory local broker). Concurrent appends share
+// until it is safe: acknowledged by Kafka (`acked`, a durable broker) or passed by the
+// aggregator group's committed offsets (`committed`, the in-memory local broker; any number of
+// aggregator processes, in this process or not). Concurrent appends share
 // one write and one fdatasync (group commit). See docs/architecture.md, "The ingest spool".
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
@@ -9,6 +10,7 @@ import { join } from 'node:path'
 import type { SpoolConfig } from '../../platform/config.js'
 import { ServiceUnavailableError } from '../../platform/errors.js'
 import { spoolAppends, spoolFlushSeconds, spoolReplayedBatches } from '../../platform/metrics.js'
+import { partitionOfKey, type Placed } from '../pipeline.js'
 import { encodeFrame, scanFrames, valueOffset, type Frame, type SpoolRecord } from './frame.js'
 
 type State = 'queued' | 'sending' | 'forwarded' | 'safe'
@@ -23,6 +25,11 @@ export interface SpoolEntry {
   tenantId: string
   environmentId: string
   events: number
+  /** the partition its key names (undefined: a record of the earlier version, split when sent) */
+  partition?: number
+  /** where Kafka put it (its parts, for a record split when sent) in broker generation `placedIn` */
+  placed?: Placed[]
+  placedIn?: number
   /** kept in memory up to SPOOL_MEMORY_BYTES; otherwise read back from the segment */
   value?: Buffer
   state: State
@@ -81,20 +88,24 @@ export class Spool {
   private timer: NodeJS.Timeout | undefined
   /** bumped when the broker restarted and lost what it had (forwarder.ts) */
   generation = 0
-  /** records sent and not yet committed by the in-process aggregator: key -> bytes (pacing) */
-  private readonly awaiting = new Map<string, number>()
+  /** bytes sent and not yet committed by the aggregator group, per partition (pacing) */
+  private readonly awaiting = new Map<number, number>()
   awaitingBytes = 0
   /** entries found not yet safe when the spool was opened */
   replayedAtOpen = 0
 
-  private constructor(readonly config: SpoolConfig, private readonly maxAwaitingBytes: number) {}
+  private constructor(
+    readonly config: SpoolConfig,
+    private readonly maxAwaitingBytes: number,
+    private readonly maxAwaitingPerPartition: number,
+  ) {}
 
   /**
    * Opens the spool directory and queues everything not yet safe for the forwarder (replay).
    * `maxAwaitingBytes` > 0 paces the forwarder by the in-process aggregator's commits.
    */
-  static async open(config: SpoolConfig, maxAwaitingBytes = 0): Promise<Spool> {
-    const spool = new Spool(config, maxAwaitingBytes)
+  static async open(config: SpoolConfig, maxAwaitingBytes = 0, maxAwaitingPerPartition = 0): Promise<Spool> {
+    const spool = new Spool(config, maxAwaitingBytes, maxAwaitingPerPartition)
     await spool.load()
     spool.timer = setInterval(() => spool.writeCheckpoint(), 1000)
     spool.timer.unref()
@@ -138,7 +149,7 @@ export class Spool {
   private register(frame: Frame, seg: Segment, valuePos: number, keepValue: boolean): void {
     const entry: SpoolEntry = {
       seq: frame.seq, segment: seg.no, valuePos, valueLen: frame.value.length, appendedAt: frame.appendedAt,
-      key: frame.key, tenantId: frame.tenantId, environmentId: frame.environmentId, events: frame.events,
+      key: frame.key, tenantId: frame.tenantId, environmentId: frame.environmentId, events: frame.events, partition: partitionOfKey(frame.key),
       value: keepValue ? frame.value : undefined, state: 'queued',
     }
     if (keepValue) this.memBytes += entry.valueLen
@@ -270,22 +281,36 @@ export class Spool {
     if (written !== total) throw new Error(`short write to ${this.active.seg.path}`)
   }
 
-  /** May the forwarder send more? (in-process pacing: the local broker keeps ~5 MB per partition) */
+  /** May the forwarder send more? (pacing: the local broker keeps ~5 MB per partition) */
   canSend(): boolean {
     return this.maxAwaitingBytes === 0 || this.awaitingBytes <= this.maxAwaitingBytes
   }
 
-  /** Up to `maxBytes` of queued entries, now marked as being sent. */
+  /**
+   * Up to `maxBytes` of queued entries, now marked as being sent. Entries of a partition that
+   * has `maxAwaitingPerPartition` bytes sent and not yet committed wait (the local broker drops
+   * data beyond 5 MB per partition, consumed or not), and the others go ahead of them.
+   */
   take(maxBytes: number, maxCount: number): SpoolEntry[] {
     const out: SpoolEntry[] = []
+    const waiting: SpoolEntry[] = []
+    const taking = new Map<number, number>()
     let bytes = 0
-    while (this.queueHead < this.queue.length && out.length < maxCount && bytes < maxBytes) {
+    let scanned = 0
+    while (this.queueHead < this.queue.length && out.length < maxCount && bytes < maxBytes && scanned++ < 4096) {
       const e = this.queue[this.queueHead++]
       if (e.state !== 'queued') continue
+      if (e.partition !== undefined && this.maxAwaitingPerPartition > 0
+        && (this.awaiting.get(e.partition) ?? 0) + (taking.get(e.partition) ?? 0) >= this.maxAwaitingPerPartition) {
+        waiting.push(e)
+        continue
+      }
+      if (e.partition !== undefined) taking.set(e.partition, (taking.get(e.partition) ?? 0) + e.valueLen)
       e.state = 'sending'
       out.push(e)
       bytes += e.valueLen
     }
+    if (waiting.length) this.requeueFirst(waiting)
     if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.queueHead)
       this.queueHead = 0
@@ -303,21 +328,33 @@ export class Spool {
     return buf
   }
 
-  /** Kafka acknowledged these (acks=all). `generation` is the one read before sending. */
-  forwarded(entries: SpoolEntry[], generation: number): void {
+  /**
+   * Kafka acknowledged these (acks=all), at `placed` (per entry, its records' partitions and
+   * offsets). `generation` is the one read before sending.
+   */
+  forwarded(entries: SpoolEntry[], generation: number, placed?: Placed[][]): void {
     if (generation !== this.generation) return this.failed(entries)
-    for (const e of entries) {
-      if (e.state === 'safe') continue
+    entries.forEach((e, i) => {
+      if (e.state === 'safe') return
       e.state = 'forwarded'
       e.forwardedAt = Date.now()
+      e.placed = placed?.[i]
+      e.placedIn = generation
       this.dropValue(e)
-      if (this.maxAwaitingBytes > 0) {
-        this.awaiting.set(e.key, e.valueLen)
-        this.awaitingBytes += e.valueLen
-      }
-      if (this.config.retainUntil === 'acked') this.markSafe(e)
-    }
+      if (this.config.retainUntil === 'acked') return this.markSafe(e)
+      this.await(e, 1)
+    })
     this.wake()
+  }
+
+  /** Counts an entry's bytes as sent and not committed (sign 1) or no longer (sign -1). */
+  private await(e: SpoolEntry, sign: 1 | -1): void {
+    const parts = e.placed ?? []
+    const per = parts.length ? Math.ceil(e.valueLen / parts.length) : e.valueLen
+    for (const p of parts.length ? parts.map((x) => x.partition) : [e.partition ?? -1]) {
+      this.awaiting.set(p, Math.max(0, (this.awaiting.get(p) ?? 0) + sign * per))
+    }
+    this.awaitingBytes = Math.max(0, this.awaitingBytes + sign * e.valueLen)
   }
 
   /** The send failed: first in line again. */
@@ -333,19 +370,24 @@ export class Spool {
     this.queueHead = 0
   }
 
-  /** The in-process aggregator committed these record keys (their events are in ClickHouse). */
-  committed(keys: string[]): void {
-    for (const key of keys) {
-      const bytes = this.awaiting.get(key)
-      if (bytes !== undefined) {
-        this.awaiting.delete(key)
-        this.awaitingBytes -= bytes
+  /**
+   * The aggregator group's committed offsets (partition -> next offset to read) in broker
+   * generation `generation`: an entry all of whose records lie below them was written to
+   * ClickHouse, its dedup keys included (the aggregator commits only after that).
+   */
+  committedOffsets(offsets: Map<number, bigint>, generation: number): number {
+    if (generation !== this.generation) return 0
+    let released = 0
+    for (const e of [...this.live.values()]) {
+      if (e.state !== 'forwarded' || e.placedIn !== generation || !e.placed?.length) continue
+      if (e.placed.every((p) => p.offset >= 0n && p.offset < (offsets.get(p.partition) ?? -1n))) {
+        this.await(e, -1)
+        this.markSafe(e)
+        released++
       }
-      if (this.config.retainUntil !== 'committed') continue
-      const e = this.byKey.get(key)
-      if (e) this.markSafe(e)
     }
-    this.wake()
+    if (released) this.wake()
+    return released
   }
 
   /** The broker restarted empty: everything sent to it and not yet safe is sent again. */
@@ -355,6 +397,7 @@ export class Spool {
     for (const e of this.live.values()) {
       if (e.state === 'forwarded') {
         e.state = 'queued'
+        e.placed = undefined
         again.push(e)
       }
     }
@@ -375,13 +418,10 @@ export class Spool {
     const again: SpoolEntry[] = []
     for (const e of this.live.values()) {
       if (e.state === 'forwarded' && e.forwardedAt! < now - olderThanMs) {
+        this.await(e, -1)
         e.state = 'queued'
+        e.placed = undefined
         again.push(e)
-        const bytes = this.awaiting.get(e.key)
-        if (bytes !== undefined) {
-          this.awaiting.delete(e.key)
-          this.awaitingBytes -= bytes
-        }
       }
     }
     if (again.length) {

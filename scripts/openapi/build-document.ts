@@ -38,7 +38,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     const auth = createAuthenticator(orm, systemClock, config.apiKeyCacheTtlMs, config.apiKeyHashing)
     await registerOpenApi(app)
     await registerBillingApi(app, ctx, auth)
-    await registerIngest(app, { producer, topic: config.eventsTopic, clock: systemClock, timeWindow: config.ingestTimeWindow }, auth, config.ingestBodyLimitBytes)
+    await registerIngest(app, { producer, topic: config.eventsTopic, clock: systemClock, timeWindow: config.ingestTimeWindow, partitions: config.eventsPartitions }, auth, config.ingestBodyLimitBytes)
     await app.ready()
     // A JSON round trip: the document as a client downloads it (no undefined members).
     return JSON.parse(JSON.stringify(app.swagger())) as OpenApiDocument

@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { startAggregator } from '../../aggregator/consumer.js'
+import { testPool } from '../support/writer.js'
 import { postgresMeterSource } from '../../billing-api/meters/meter-definitions.js'
 import { auditMeters } from '../../aggregator/usage-audit.js'
 import { createKafka } from '../../platform/kafka.js'
@@ -120,7 +121,7 @@ test('an event_id re-sent days later, in another batch and after an aggregator r
   await p.aggregator!.stop()
   const restarted = await startAggregator({
     kafka: createKafka(p.config, 'aggregator-after-restart'), ch: p.ctx.ch, meters: postgresMeterSource(p.ctx.orm),
-    topic: p.config.eventsTopic, groupId: p.config.aggregatorGroupId,
+    topic: p.config.eventsTopic, groupId: p.config.aggregatorGroupId, pg: testPool(), partitions: p.config.eventsPartitions,
   })
   try {
     // 40 days later the client re-sends order-1 with another timestamp and value, next to a new event.

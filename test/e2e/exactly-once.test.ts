@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { startAggregator } from '../../aggregator/consumer.js'
+import { testPool } from '../support/writer.js'
 import { postgresMeterSource } from '../../billing-api/meters/meter-definitions.js'
 import { createKafka, createProducer } from '../../platform/kafka.js'
 import { encodeBatch } from '../../schemas/events.js'
@@ -100,6 +101,8 @@ test('an aggregator killed between insert and commit replays its batch without c
     meters: postgresMeterSource(p.ctx.orm),
     topic: p.config.eventsTopic,
     groupId: p.config.aggregatorGroupId,
+    pg: testPool(),
+    partitions: p.config.eventsPartitions,
   })
   try {
     await eventually(async () => (restarted.stats.events >= 1000 ? true : undefined), 'the uncommitted batch to be replayed')
@@ -127,6 +130,8 @@ test('an aggregator whose insert fails once rewinds to its last commit by itself
     meters: postgresMeterSource(p.ctx.orm),
     topic: p.config.eventsTopic,
     groupId: p.config.aggregatorGroupId,
+    pg: testPool(),
+    partitions: p.config.eventsPartitions,
     hooks: {
       afterInsert: () => {
         if (failures === 0) {

@@ -1,0 +1,22 @@
+// Mixed write-path versions in one consumer group would break exactly-once (an older
+// aggregator neither holds the shard fence nor reads the markers). The group protocol name
+// (ASSIGNER_NAME in consumer.ts) differs from the earlier version's, so Kafka itself refuses to
+// seat the two in one group (INCONSISTENT_GROUP_PROTOCOL); and a database already on this
+// version refuses an older schema reader here.
+import type pg from 'pg'
+
+export const WRITE_PATH_VERSION = 2
+
+export class WritePathVersionError extends Error {}
+
+export async function checkWritePathVersion(pool: pg.Pool): Promise<void> {
+  const { rows } = await pool.query<{ version: number }>('SELECT version FROM write_path_version WHERE id = 1').catch((err: unknown) => {
+    throw new WritePathVersionError(`the write path's Postgres tables are missing; run the migrations first (npm run up does): ${String(err)}`)
+  })
+  const version = rows[0]?.version ?? 0
+  if (version > WRITE_PATH_VERSION) {
+    throw new WritePathVersionError(
+      `this database is on write path version ${version}, newer than this aggregator (${WRITE_PATH_VERSION}); upgrade every aggregator of the group`,
+    )
+  }
+}

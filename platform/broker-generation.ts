@@ -1,0 +1,49 @@
+// The local in-memory broker (scripts/kafka-mock) creates an empty topic
+// `meterline.generation.<ms>.<pid>` at each start: a new name means the broker came back empty,
+// its offsets start again at 0 and committed offsets are gone. Every process that produces to it
+// or consumes from it watches the name (a durable Kafka has no such topic: nothing happens).
+import type { Admin, Kafka } from 'kafkajs'
+
+export const GENERATION_TOPIC = 'meterline.generation.'
+
+export interface GenerationWatch {
+  /** the generation seen last (undefined until the broker answered once) */
+  readonly current: string | undefined
+  /** reads the generation now; undefined when the broker does not answer */
+  read(): Promise<string | undefined>
+  stop(): Promise<void>
+}
+
+export function watchBrokerGeneration(kafka: Kafka, onRestart: (generation: string) => void, everyMs = 500): GenerationWatch {
+  let stopped = false
+  let current: string | undefined
+  let admin: Admin | undefined
+  const read = async (): Promise<string | undefined> => {
+    try {
+      admin ??= kafka.admin({ retry: { retries: 0 } })
+      await admin.connect()
+      return (await admin.listTopics()).find((t) => t.startsWith(GENERATION_TOPIC))
+    } catch {
+      return undefined
+    }
+  }
+  const loop = (async () => {
+    while (!stopped) {
+      const generation = await read()
+      if (generation && current && generation !== current && !stopped) onRestart(generation)
+      if (generation) current = generation
+      await new Promise((r) => setTimeout(r, everyMs))
+    }
+  })()
+  return {
+    get current() {
+      return current
+    },
+    read,
+    async stop() {
+      stopped = true
+      await loop
+      await admin?.disconnect().catch(() => undefined)
+    },
+  }
+}

@@ -1,0 +1,44 @@
+// Event identity and ownership, shared by ingest (which routes) and the aggregator (which
+// writes). Every event has one owning shard for life: the low bits of its dedup key,
+// md5(tenant \0 environment \0 event_id). A shard's events always travel in the same Kafka
+// partition (shard mod partitions), and one writer at a time holds a shard (aggregator/shard-fence.ts).
+import { createHash } from 'node:crypto'
+
+/** Logical shards: fixed for the life of a database (the dedup store and the fence are keyed by it). */
+export const SHARDS = 64
+
+/** The 128-bit identity of an event, as two 64-bit halves in four 32-bit words (big-endian). */
+export interface EventDigest {
+  /** key = hi1:hi0 (UInt64), check = lo1:lo0 (UInt64) */
+  hi1: number
+  hi0: number
+  lo1: number
+  lo0: number
+}
+
+export function eventDigest(tenantId: string, environmentId: string, eventId: string): EventDigest {
+  const d = createHash('md5').update(`${tenantId}\u0000${environmentId}\u0000${eventId}`).digest()
+  return { hi1: d.readUInt32BE(0), hi0: d.readUInt32BE(4), lo1: d.readUInt32BE(8), lo0: d.readUInt32BE(12) }
+}
+
+/** The shard of an event: its key mod SHARDS (the key's lowest bits). */
+export function shardOf(d: EventDigest): number {
+  return d.hi0 % SHARDS
+}
+
+export function eventShard(tenantId: string, environmentId: string, eventId: string): number {
+  return shardOf(eventDigest(tenantId, environmentId, eventId))
+}
+
+export function partitionOfShard(shard: number, partitions: number): number {
+  return shard % partitions
+}
+
+const TWO32 = 4294967296n
+/** The dedup store's UInt64 columns as decimal strings (64-bit values do not survive as JSON numbers). */
+export function keyText(d: EventDigest): string {
+  return (BigInt(d.hi1) * TWO32 + BigInt(d.hi0)).toString()
+}
+export function checkText(d: EventDigest): string {
+  return (BigInt(d.lo1) * TWO32 + BigInt(d.lo0)).toString()
+}
