@@ -9,7 +9,7 @@ import type { MeterSource } from '../schemas/meters.js'
 import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import { encodeBatch, type IngestBatch } from '../schemas/events.js'
 import { SHARDS, eventShard, partitionOfShard } from '../schemas/shards.js'
-import { createConsumer } from '../platform/kafka.js'
+import { checkTopicPartitions, createConsumer } from '../platform/kafka.js'
 import { aggregatorConsumerLag } from '../platform/metrics.js'
 import { addLagCollector } from '../platform/business-metrics.js'
 import { watchBrokerGeneration, type GenerationWatch } from '../platform/broker-generation.js'
@@ -162,6 +162,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   const ready = stage.tick()
   await ready
   async function run(): Promise<void> {
+    await checkTopicPartitions(opts.kafka, opts.topic, opts.partitions)
     await consumer.connect()
     await consumer.subscribe({ topic: opts.topic, fromBeginning: true })
     await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 16, eachBatch })

@@ -1,8 +1,9 @@
 import { test } from 'node:test'
+import { eventDigest, keyText, shardOf } from '../schemas/shards.js'
 import assert from 'node:assert/strict'
 import type { IngestBatch } from '../schemas/events.js'
 import {
-  bucketRow, dedupVersion, eventKey, groupValue, indexMeters, matchesFilters, meterEventRow, meterHits, meterValue, monthOf, rawRow, readProperty,
+  bucketRow, dedupVersion, groupValue, indexMeters, matchesFilters, meterEventRow, meterHits, meterValue, monthOf, rawRow, readProperty,
 } from './meter-rows.js'
 import type { MeterDefinition } from '../schemas/meters.js'
 
@@ -66,7 +67,7 @@ test('rows: raw row per event, a meter event and a bucket input row per matching
   assert.deepEqual(meterEventRow(batch, ev1, m1.hits[1], m1.props).slice(0, 10), ['t', 'e', 'tokens', 'c', ev1.timestamp, 'e1', '3', '', 'api', []])
   assert.deepEqual(meterEventRow(batch, ev1, m1.hits[0], m1.props)[9], ['eu'])
   const minute = Date.parse('2026-10-01T00:00:00Z') / 1000
-  assert.deepEqual(bucketRow(batch, ev1, m1.hits[0], m1.props), ['t', 'e', 'calls', 'c', minute, ['eu'], 'api', '1', 1, '1', [0, '', '0'], [], '', []])
+  assert.deepEqual(bucketRow(batch, ev1, m1.hits[0], m1.props), ['t', 'e', 'calls', 'c', minute, ['eu'], 'api', '1', 1, '1', [0, '', '0'], [], '', [], ''])
   assert.deepEqual(bucketRow(batch, ev1, m1.hits[1], m1.props).slice(5, 7), [[], 'api'])
   assert.equal(groupValue({ n: 5, o: { a: 1 } }, 'n'), '5')
   assert.equal(groupValue({ o: { a: 1 } }, 'o'), '{"a":1}')
@@ -74,10 +75,11 @@ test('rows: raw row per event, a meter event and a bucket input row per matching
   assert.equal(monthOf(Date.parse('2026-12-31T23:59:59.999Z')), 202612)
   assert.equal(monthOf(Date.parse('2027-01-01T00:00:00Z')), 202701)
 
-  const k = eventKey('t', 'e', 'e1')
-  assert.deepEqual(eventKey('t', 'e', 'e1'), k)
-  assert.notDeepEqual(eventKey('t', 'e2', 'e1'), k, 'the environment is part of the identity')
-  assert.match(k.key, /^\d+$/)
+  const k = eventDigest('t', 'e', 'e1')
+  assert.deepEqual(eventDigest('t', 'e', 'e1'), k)
+  assert.notDeepEqual(eventDigest('t', 'e2', 'e1'), k, 'the environment is part of the identity')
+  assert.match(keyText(k), /^\d+$/)
+  assert.equal(BigInt(keyText(k)) % 64n, BigInt(shardOf(k)), 'the shard is the key mod 64, as the store migration computes it')
   assert.ok(dedupVersion(1000) > dedupVersion(2000), 'an earlier ingestion has the larger version')
 })
 
@@ -110,6 +112,6 @@ test('WEIGHTED_SUM rows keep the point and the latest tuple', () => {
   const index = indexMeters([meter({ id: 'storage', aggregation: { type: 'WEIGHTED_SUM', field: 'gb' } })])
   const hit = meterHits(index, 't', 'e', ev, {})!
   const row = bucketRow(batch, ev, hit.hits[0], hit.props)
-  assert.deepEqual(row.slice(10), [[ts, 'g1', '12.5'], [], '', [[ts, 'g1', '12.5']]])
+  assert.deepEqual(row.slice(10), [[ts, 'g1', '12.5'], [], '', [[ts, 'g1', '12.5']], ''])
   assert.equal(row[4], Date.parse('2026-11-03T10:15:00Z') / 1000)
 })

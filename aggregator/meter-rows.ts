@@ -1,6 +1,5 @@
 // Pure steps of the aggregator: match an event to meters and build the ClickHouse rows.
 // No I/O here, so every rule (filters, field paths, multiplier, rounding) is unit-testable.
-import { createHash } from 'node:crypto'
 import { Decimal } from 'decimal.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 import type { MeterDefinition } from '../schemas/meters.js'
@@ -146,15 +145,6 @@ export function parseProperties(event: UsageEvent): Record<string, unknown> {
     // properties, and each meter needing a field counts it as skipped (missing_field).
     return {}
   }
-}
-
-/**
- * The dedup identity of an event: md5(tenant \0 environment \0 event_id) as two UInt64 halves
- * (decimal strings). clickhouse/migrations/0003 computes the same from events_raw.
- */
-export function eventKey(tenantId: string, environmentId: string, eventId: string): { key: string; check: string } {
-  const d = createHash('md5').update(`${tenantId}\u0000${environmentId}\u0000${eventId}`).digest()
-  return { key: d.readBigUInt64BE(0).toString(), check: d.readBigUInt64BE(8).toString() }
 }
 
 /** Group value text, as the raw-path SQL reads it: strings as they are, other JSON as its text, missing as ''. */

@@ -26,6 +26,8 @@ export interface IngestDeps {
   timeWindow: TimeWindow
   /** partitions of the events topic (records are split by the partition of their events' shards) */
   partitions: number
+  /** without the spool: resolves once the topic's partition count was found to match (a record for a missing partition is lost) */
+  checkLayout?: () => Promise<void>
 }
 
 /** Events in a request body that failed validation: the array's length, else one. */
@@ -61,6 +63,7 @@ export async function ingestRoutes(instance: FastifyInstance, deps: IngestDeps):
       return batch
     }
     try {
+      await deps.checkLayout?.()
       await produce(deps.producer, deps.topic, records)
       deps.gate?.produced(records.reduce((n, r) => n + r.value.length, 0))
     } catch (err) {

@@ -42,3 +42,26 @@ export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () =>
 function namedRoundRobin(name: string): PartitionAssigner {
   return (config) => ({ ...PartitionAssigners.roundRobin(config), name })
 }
+
+/**
+ * The events topic must have exactly KAFKA_EVENTS_PARTITIONS partitions: events are routed to
+ * partition (shard mod that count), and a writer holds the shards of its partitions. Resolves
+ * when it does; otherwise throws with a message an operator can act on.
+ */
+export async function checkTopicPartitions(kafka: Kafka, topic: string, expected: number): Promise<void> {
+  const admin = kafka.admin({ retry: { retries: 2 } })
+  try {
+    await admin.connect()
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] })
+    const actual = topics[0]?.partitions.length ?? 0
+    if (actual !== expected) {
+      throw new TopicLayoutError(
+        `topic ${topic} has ${actual} partitions but KAFKA_EVENTS_PARTITIONS is ${expected}; create the topic with ${expected} partitions or set the variable to ${actual} (every ingest and aggregator process alike)`,
+      )
+    }
+  } finally {
+    await admin.disconnect().catch(() => undefined)
+  }
+}
+
+export class TopicLayoutError extends Error {}

@@ -33,7 +33,7 @@ import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
 import { configureMetricLabels } from '../platform/metric-labels.js'
-import { createKafka, createProducer } from '../platform/kafka.js'
+import { checkTopicPartitions, createKafka, createProducer } from '../platform/kafka.js'
 import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
 import { rotateSecrets } from './rotate-secrets.js'
@@ -142,13 +142,21 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
           topic: config.eventsTopic,
           partitions: config.eventsPartitions,
           committed: committed ? { kafka, groupId: config.aggregatorGroupId } : undefined,
+          kafka,
           paceBytes: committed ? config.ingestMaxPendingBytes : 0,
           pacePartitionBytes: committed ? config.ingestMaxPendingPartitionBytes : 0,
           log: (msg, err) => (err ? app.log.error({ err }, msg) : app.log.warn(msg)),
         })
         closers.push(() => spool!.close())
       }
-      await registerIngest(app, { producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool, timeWindow: config.ingestTimeWindow, partitions: config.eventsPartitions }, auth, config.ingestBodyLimitBytes)
+      let layout: Promise<void> | undefined
+      const checkLayout = () => (layout ??= checkTopicPartitions(kafka, config.eventsTopic, config.eventsPartitions).catch((err: unknown) => {
+        layout = undefined
+        throw err
+      }))
+      await registerIngest(app, {
+        producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool, timeWindow: config.ingestTimeWindow, partitions: config.eventsPartitions, checkLayout,
+      }, auth, config.ingestBodyLimitBytes)
     }
 
     // Every route is registered: serve now, while the background parts below start (a restart

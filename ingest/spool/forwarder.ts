@@ -8,6 +8,7 @@
 //   aggregator's dedup makes that exact).
 import type { Admin, Kafka, Producer } from 'kafkajs'
 import { watchBrokerGeneration, type GenerationWatch } from '../../platform/broker-generation.js'
+import { checkTopicPartitions, TopicLayoutError } from '../../platform/kafka.js'
 import { spoolForwardFailures } from '../../platform/metrics.js'
 import { decodeBatch } from '../../schemas/events.js'
 import { encode, produce, type EncodedRecord, type Placed } from '../pipeline.js'
@@ -24,6 +25,8 @@ export interface ForwarderOptions {
   partitions: number
   /** set in committed mode: the group whose committed offsets release records, and the broker to watch */
   committed?: { kafka: Kafka; groupId: string; everyMs?: number }
+  /** checks the topic's partition count before the first send (a record sent to a partition that does not exist is lost) */
+  kafka?: Kafka
   maxInFlight?: number
   log: (msg: string, err?: unknown) => void
   /** after a broker restart was detected and the spool queued its records again */
@@ -56,9 +59,14 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
   let retryAt = 0
   const sends = new Set<Promise<void>>()
 
+  let layoutChecked = !opts.kafka
   async function send(entries: SpoolEntry[]) {
     const generation = spool.generation
     try {
+      if (!layoutChecked) {
+        await checkTopicPartitions(opts.kafka!, opts.topic, opts.partitions)
+        layoutChecked = true
+      }
       const perEntry = await Promise.all(entries.map((e) => recordsOf(spool, e, opts.partitions)))
       const placed = await produce(opts.producer, opts.topic, perEntry.flat())
       let i = 0
@@ -70,6 +78,11 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
       spool.failed(entries)
       stats.failures++
       spoolForwardFailures.inc()
+      if (err instanceof TopicLayoutError) {
+        if (failuresInRow++ % 20 === 0) opts.log(`spool: not sending: ${err.message}`)
+        retryAt = Date.now() + 5000
+        return
+      }
       if (failuresInRow++ % 20 === 0) opts.log(`spool: sending ${entries.length} records to Kafka failed; retrying (${spool.left().batches} batches wait)`, err)
       retryAt = Date.now() + Math.min(100 * 2 ** Math.min(failuresInRow, 5), 2000)
     }

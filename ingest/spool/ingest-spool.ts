@@ -22,6 +22,8 @@ export interface IngestSpoolOptions {
   partitions: number
   /** committed mode (the in-memory local broker): the aggregator group whose commits release records */
   committed?: { kafka: Kafka; groupId: string }
+  /** the topic's partition count is checked before the first send */
+  kafka?: Kafka
   /** > 0: send at most this many bytes ahead of the aggregator group's commits */
   paceBytes: number
   /** > 0: ... and at most this many per partition (the local broker keeps 5 MB per partition) */
@@ -36,7 +38,7 @@ export async function startIngestSpool(opts: IngestSpoolOptions): Promise<Ingest
     opts.log(`spool: ${left.batches} batches (${left.events} events) from before the restart are not yet safe; sending them again`)
   }
   const forwarder = startForwarder({
-    spool, producer: opts.producer, topic: opts.topic, partitions: opts.partitions, committed: opts.committed, log: opts.log,
+    spool, producer: opts.producer, topic: opts.topic, partitions: opts.partitions, committed: opts.committed, kafka: opts.kafka, log: opts.log,
   })
   const report = () => {
     spoolBytes.set(spool.bytes)

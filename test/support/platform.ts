@@ -35,10 +35,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     port: 0,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'fatal',
     eventsTopic: `events-test-${id}`,
+    // Test topics are created on first use by the local broker, with its default of 4 partitions.
+    eventsPartitions: 4,
     systemEventsTopic: `system-events-test-${id}`,
     aggregatorGroupId: `aggregator-test-${id}`,
     redisPrefix: `mltest-${id}`,
-    clickhouse: { ...base.clickhouse, chdbPath },
+    // One ClickHouse database per platform: several platforms of one test process share the
+    // engine (one data directory per process), and a database is what one aggregator group writes.
+    clickhouse: { ...base.clickhouse, chdbPath, database: `mlt_${id.replace('-', '_')}` },
     spool: { ...base.spool, dir: join(base.dataDir, 'spool-test', id) },
     outbound: { allow: parseAllowList(TEST_OUTBOUND_ALLOW) },
     ...overrides,
