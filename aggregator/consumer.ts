@@ -47,6 +47,7 @@ export interface AggregatorOptions {
 }
 
 export interface Aggregator {
+  name: string
   stop(): Promise<void>
   stats: { batches: number; events: number; meterRows: number; duplicates: number }
   write: WriteStats
@@ -66,7 +67,7 @@ export const ASSIGNER_NAME = 'MeterlineShardsV2'
 export async function startAggregator(opts: AggregatorOptions): Promise<Aggregator> {
   const log = opts.log ?? ((msg: string, err?: unknown) => console.error(`[aggregator] ${msg}`, err ?? ''))
   let producer: Producer | undefined
-  const { stage, shards, backfills } = await openWriter({
+  const { name, stage, shards, backfills } = await openWriter({
     ...opts,
     log,
     reroute: async (batch) => {
@@ -212,6 +213,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
 
   let stopped: Promise<void> | undefined
   return {
+    name,
     stats,
     write: stage.stats,
     ready,

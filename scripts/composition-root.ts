@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
 import { ShardFence } from '../aggregator/shard-fence.js'
+import type { AggregatorView } from '../billing-api/admin/aggregators.js'
 import { registerBillingApi } from '../billing-api/app.js'
 import { registerOpenApi } from '../billing-api/openapi/swagger.js'
 import { createAuthenticator, RequestRateLimiter } from '../billing-api/auth/index.js'
@@ -170,10 +171,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
 
     let aggregator: Aggregator | undefined
     if (services.has('aggregator')) {
-      const aggregatorPg = ShardFence.pool(config.databaseUrl)
+      const aggregatorPg = ShardFence.pool(config.databaseUrl, 8)
       closers.push(() => aggregatorPg.end())
-      aggregator = await startAggregator({
-        kafka: createKafka(config, 'aggregator'),
+      const startConsumer = (n: number) => startAggregator({
+        kafka: createKafka(config, n === 0 ? 'aggregator' : `aggregator-${n}`),
         ch,
         meters: postgresMeterSource(orm),
         pg: aggregatorPg,
@@ -185,7 +186,23 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         onCommitted: gate && ((c) => gate.consumed(c.bytes)),
         log: (msg, err) => app.log.error({ err }, msg),
       })
-      closers.push(() => aggregator!.stop())
+      aggregator = await startConsumer(0)
+      // Operators may run more consumers of the group in this process (admin API): they share
+      // the engine and split the partitions, each holding its shards' fence.
+      const extra: Aggregator[] = []
+      const all = () => [aggregator!, ...extra]
+      ctx.aggregatorControl = {
+        consumers: () => all().map(viewOf),
+        async setConsumers(n) {
+          while (extra.length < n - 1) extra.push(await startConsumer(extra.length + 1))
+          while (extra.length > n - 1) await extra.pop()!.stop()
+          return all().map(viewOf)
+        },
+      }
+      closers.push(async () => {
+        for (const a of extra.splice(0)) await a.stop()
+        await aggregator!.stop()
+      })
     }
     // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
     // one process, through the aggregator) before the consumer and the producer stop.
@@ -262,4 +279,8 @@ export async function runServices(services: ServiceName[], opts: PlatformOptions
     })
   }
   return platform
+}
+
+function viewOf(a: Aggregator): AggregatorView {
+  return { name: a.name, partitions: a.assignment, shards: a.stage.shards.owned.size, events: a.stats.events, writes: a.write.writes }
 }

@@ -6,6 +6,7 @@ import { ServiceUnavailableError } from '../../platform/errors.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import type { BillingContext } from '../context.js'
 import { createTenant } from '../tenants/index.js'
+import { aggregatorRoutes } from './aggregators.js'
 import { adminAuthHook } from './authenticate.js'
 import { AdminQueues, QUEUE_NAMES } from './queues.js'
 import {
@@ -31,6 +32,8 @@ export async function adminRoutes(instance: FastifyInstance, ctx: BillingContext
     return queues
   }
   app.addHook('onRequest', adminAuthHook(token))
+
+  aggregatorRoutes(instance, () => ctx.aggregatorControl, { tags, security, errors })
 
   app.get('/jobs', {
     schema: { tags, security, summary: 'the recurring jobs of the scheduler, with their cadence', response: { 200: scheduledJobsSchema, ...errors } },

@@ -93,9 +93,13 @@ test('killed after the bucket insert and before the event keys: the replay count
 
 test('a backfill that fails after writing rows is retried, its partial rows removed first: nothing lost, nothing twice', async () => {
   const { api, tenantId } = await p.newTenant()
-  const before = p.aggregator!.stats.events
   await ingestAll(api, Array.from({ length: 300 }, (_, i) => ({ ...ev(`late-${i}`, 2), event_name: 'late' })))
-  await eventually(async () => (p.aggregator!.stats.events - before >= 300 ? true : undefined), 'the events to be written before the meter exists')
+  // Counted (raw rows and their dedup keys written) before the meter exists: only its backfill can count them.
+  await eventually(async () => {
+    const [row] = await p.ctx.ch.query<{ n: string }>(`SELECT toString(count()) AS n FROM (SELECT DISTINCT event_id FROM ${p.ctx.ch.table('events_raw')} WHERE tenant_id = '${tenantId}')`)
+    return row.n === '300' ? true : undefined
+  }, 'the events to be written before the meter exists')
+  await p.aggregator!.stage.drain()
   failBackfillPages = 1
   const m = await created(api.post('/v1/meters', { name: 'late', event_name: 'late', aggregation: { type: 'SUM', field: 'n' } }))
   // The first attempt wrote its page, then failed; the retry (after 1 s) starts from a clean meter.
