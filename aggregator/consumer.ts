@@ -153,11 +153,10 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     aggregatorConsumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, recordsBehind)
     commitMetrics.fetched(batch.topic, batch.partition, recordsBehind)
     await heartbeat()
-    // The write of this batch is awaited before kafkajs fetches on (and before a rebalance can
-    // hand the partition on): a write never outlives the fetch that brought it. One batch of
-    // look-ahead per partition still overlaps fetch and insert.
+    // One batch of look-ahead per partition: bounded memory, and fetch overlaps the insert. A
+    // write may so outlive the assignment that fetched it; the shard fence refuses it then
+    // (its epoch moved), and its offsets are never committed.
     await previous
-    await state.chain
   }
 
   const ready = stage.tick()

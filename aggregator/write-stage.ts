@@ -146,18 +146,30 @@ export class WriteStage {
   }
 
   async drain(): Promise<void> {
-    if (this.pending.length) this.schedule()
-    await this.tail
+    while (this.pending.length || this.queued) {
+      if (this.pending.length) this.schedule()
+      await this.tail
+    }
   }
 
+  private queued = false
+
+  /**
+   * Queues one write after the one in progress; it takes everything pending when it starts, so
+   * pieces that arrive while a write runs join the next one (writes grow with the load).
+   */
   private schedule(): void {
     clearTimeout(this.timer)
     this.timer = undefined
-    const batch = this.pending
-    this.pending = []
-    this.pendingEvents = 0
-    if (batch.length === 0) return
-    this.tail = this.tail.then(() => this.write(batch))
+    if (this.queued) return
+    this.queued = true
+    this.tail = this.tail.then(() => {
+      this.queued = false
+      const batch = this.pending
+      this.pending = []
+      this.pendingEvents = 0
+      return batch.length ? this.write(batch) : undefined
+    })
   }
 
   private async write(batch: Pending[]): Promise<void> {

@@ -1,0 +1,256 @@
+// Open-loop load against the platform as `npm run up` runs it (one all-in-one process, started
+// here on its own topic, data directory and ClickHouse engine, against the running stack):
+//
+//   npm run bench:steady -- --rate 20000 --seconds 60 [--batch 500] [--readers 4] [--preload 0]
+//
+// Offers `rate` events/s whatever the platform answers (a refused or failed request is counted,
+// not retried), with two meters (SUM and COUNT). Meanwhile a probe event a second per reader is
+// sent and usage is read until it shows: freshness = 202 of the probe -> visible in usage, and
+// every read's latency is a usage read beside the writes. After the load: drain time, and the
+// totals checked against what was acknowledged. Prints one table; asserts nothing.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import os from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { loadConfig } from '../platform/config.js'
+
+const { values: args } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '20000' },
+    seconds: { type: 'string', default: '60' },
+    batch: { type: 'string', default: '500' },
+    readers: { type: 'string', default: '2' },
+    preload: { type: 'string', default: '0' },
+    port: { type: 'string', default: process.env.BENCH_PORT ?? '8190' },
+    keep: { type: 'boolean', default: false },
+  },
+})
+const RATE = Number(args.rate)
+const SECONDS = Number(args.seconds)
+const BATCH = Number(args.batch)
+const READERS = Number(args.readers)
+const PRELOAD = Number(args.preload)
+const PORT = Number(args.port)
+
+const config = loadConfig(process.env)
+const dir = join(config.dataDir, 'bench-steady')
+if (!args.keep) rmSync(dir, { recursive: true, force: true })
+mkdirSync(dir, { recursive: true })
+const id = Date.now().toString(36)
+const topic = `events-bench-${id}`
+// The local broker creates topics on first use with 4 partitions; this one needs KAFKA_EVENTS_PARTITIONS.
+writeFileSync(join(config.dataDir, 'kafka', 'control'), `topic ${topic} ${config.eventsPartitions}\n`)
+await new Promise((r) => setTimeout(r, 500))
+
+const adminToken = `bench-admin-token-${id}-${randomBytes(8).toString('hex')}`
+const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/all-in-one.ts', '--demo'], {
+  env: {
+    ...process.env, METERLINE_DATA_DIR: dir, PORT: String(PORT), KAFKA_BROKERS: config.kafkaBrokers.join(','),
+    DATABASE_URL: config.databaseUrl, REDIS_URL: config.redisUrl, KAFKA_EVENTS_TOPIC: topic, KAFKA_AGGREGATOR_GROUP: `bench-${id}`,
+    REDIS_PREFIX: `bench-${id}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn',
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+})
+let out = ''
+child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+const base = `http://127.0.0.1:${PORT}`
+for (let i = 0; !/API key: (\S+)/.test(out); i++) {
+  if (i > 600 || child.exitCode !== null) throw new Error(`the platform did not start:\n${out}`)
+  await new Promise((r) => setTimeout(r, 100))
+}
+const key = /API key: (\S+)/.exec(out)![1]
+const headers = { 'content-type': 'application/json', 'x-api-key': key }
+const post = async (path: string, body: unknown) => {
+  const res = await fetch(base + path, { method: 'POST', headers, body: JSON.stringify(body) })
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+}
+const sum = (await post('/v1/meters', { name: 'tokens', event_name: 'llm', aggregation: { type: 'SUM', field: 'tokens' } })).body as { id: string }
+const count = (await post('/v1/meters', { name: 'calls', event_name: 'llm', aggregation: { type: 'COUNT' } })).body as { id: string }
+const window = { start_time: '2026-01-01T00:00:00Z', end_time: '2027-01-01T00:00:00Z' }
+const totalOf = async (meterId: string, customer?: string) => {
+  const t0 = performance.now()
+  const res = await post(`/v1/meters/${meterId}/usage`, { ...window, ...(customer ? { external_customer_id: customer } : {}) })
+  const ms = performance.now() - t0
+  return { ms, value: Number(res.body.value ?? 0), status: res.status }
+}
+
+const rssOf = () => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
+  } catch {
+    return 0
+  }
+}
+let maxRss = 0
+const rssTimer = setInterval(() => (maxRss = Math.max(maxRss, rssOf())), 500)
+
+let seq = 0
+const customers = 1000
+function batch(n: number): string {
+  const ts = Date.now() - 5_000
+  const events = new Array<string>(n)
+  for (let i = 0; i < n; i++) {
+    const s = seq++
+    events[i] = `{"event_id":"e${id}-${s}","event_name":"llm","external_customer_id":"c${s % customers}","timestamp":"${new Date(ts + (s % 1000)).toISOString()}","properties":{"tokens":${(s % 7) + 1}}}`
+  }
+  return `{"events":[${events.join(',')}]}`
+}
+let acknowledged = 0
+let tokensAcknowledged = 0
+let refused = 0
+let failed = 0
+let inFlight = 0
+const maxInFlight = 256
+async function send(body: string, n: number, tokens: number): Promise<boolean> {
+  if (inFlight >= maxInFlight) {
+    refused += n // the client's own limit: counted as not offered in time
+    return false
+  }
+  inFlight++
+  try {
+    const res = await fetch(`${base}/v1/events/raw/bulk`, { method: 'POST', headers, body })
+    await res.arrayBuffer()
+    if (res.status === 202) {
+      acknowledged += n
+      tokensAcknowledged += tokens
+      return true
+    }
+    refused += n
+    return false
+  } catch {
+    failed += n
+    return false
+  } finally {
+    inFlight--
+  }
+}
+const tokensOf = (from: number, n: number) => {
+  let t = 0
+  for (let s = from; s < from + n; s++) t += (s % 7) + 1
+  return t
+}
+
+if (PRELOAD > 0) {
+  // Stored events before the measured load (reads at size): sent as fast as accepted.
+  const t0 = performance.now()
+  while (seq < PRELOAD) {
+    const sends: Promise<boolean>[] = []
+    for (let i = 0; i < 16 && seq < PRELOAD; i++) {
+      const from = seq
+      const n = Math.min(BATCH, PRELOAD - seq)
+      sends.push(send(batch(n), n, tokensOf(from, n)))
+    }
+    await Promise.all(sends)
+  }
+  while ((await totalOf(count.id)).value < acknowledged) await new Promise((r) => setTimeout(r, 1000))
+  console.log(`preloaded ${acknowledged} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+}
+const preloaded = acknowledged
+const preRefused = refused + failed
+
+// Probes: a marked event per reader and second; freshness = its 202 -> visible in usage.
+const freshness: number[] = []
+let probesAcknowledged = 0
+const reads: number[] = []
+let probing = true
+async function prober(r: number): Promise<void> {
+  let n = 0
+  while (probing) {
+    const t0 = Date.now()
+    const res = await post('/v1/events', { event_id: `probe-${id}-${r}-${n}`, event_name: 'llm', external_customer_id: `probe-${r}`, timestamp: new Date(t0 - 5000).toISOString(), properties: { tokens: 1 } })
+    if (res.status !== 202) {
+      await new Promise((x) => setTimeout(x, 1000))
+      continue
+    }
+    const acked = Date.now()
+    n++
+    probesAcknowledged++
+    for (;;) {
+      const read = await totalOf(count.id, `probe-${r}`)
+      reads.push(read.ms)
+      if (read.value >= n) {
+        freshness.push(Date.now() - acked)
+        break
+      }
+      if (!probing && Date.now() - acked > 120_000) break
+      await new Promise((x) => setTimeout(x, 20))
+    }
+    await new Promise((x) => setTimeout(x, Math.max(0, 1000 - (Date.now() - t0))))
+  }
+}
+const probers = Array.from({ length: READERS }, (_, r) => prober(r))
+
+const lagOf = async () => {
+  const text = await (await fetch(`${base}/metrics`)).text()
+  return [...text.matchAll(/^meterline_aggregator_consumer_lag\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0)
+}
+const lags: number[] = []
+const lagTimer = setInterval(() => void lagOf().then((l) => lags.push(l)).catch(() => undefined), 1000)
+
+// Open loop: every 10 ms, whatever is due by now is sent, answered or not.
+const started = performance.now()
+let offered = 0
+const sends = new Set<Promise<boolean>>()
+while (performance.now() - started < SECONDS * 1000) {
+  const due = Math.floor(((performance.now() - started) / 1000) * RATE) - offered
+  for (let left = due; left > 0; left -= BATCH) {
+    const n = Math.min(BATCH, left)
+    const from = seq
+    const p = send(batch(n), n, tokensOf(from, n))
+    sends.add(p)
+    void p.finally(() => sends.delete(p))
+    offered += n
+  }
+  await new Promise((r) => setTimeout(r, 10))
+}
+await Promise.all([...sends])
+const loadSeconds = (performance.now() - started) / 1000
+const loadEnd = Date.now()
+probing = false
+const measured = acknowledged - preloaded
+// Drain: until both meters show everything acknowledged (probes included).
+let drained = 0
+const probeEvents = () => probesAcknowledged
+for (;;) {
+  const [c, s] = await Promise.all([totalOf(count.id), totalOf(sum.id)])
+  if (c.value >= acknowledged + probeEvents() && s.value >= tokensAcknowledged + probeEvents()) {
+    drained = Date.now() - loadEnd
+    break
+  }
+  if (Date.now() - loadEnd > 600_000) break
+  await new Promise((r) => setTimeout(r, 250))
+}
+await Promise.all(probers)
+await new Promise((r) => setTimeout(r, 3000))
+const [finalCount, finalSum] = await Promise.all([totalOf(count.id), totalOf(sum.id)])
+clearInterval(lagTimer)
+clearInterval(rssTimer)
+const write = await (await fetch(`${base}/v1/admin/aggregators`, { headers: { authorization: `Bearer ${adminToken}` } })).json() as { items: { events: number; writes: number }[] }
+
+const q = (xs: number[], p: number) => {
+  if (xs.length === 0) return NaN
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]
+}
+const expectCount = acknowledged + probesAcknowledged
+const expectSum = tokensAcknowledged + probesAcknowledged
+const rows: [string, string][] = [
+  ['machine', `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`],
+  ['offered', `${RATE} events/s for ${SECONDS} s (${offered} events, batches of ${BATCH}), ${preloaded} stored before`],
+  ['accepted', `${Math.round(measured / loadSeconds)} events/s (${measured} acknowledged)`],
+  ['refused / failed', `${refused + failed - preRefused} events`],
+  ['freshness p50 / p99 / max', `${q(freshness, 50)} / ${q(freshness, 99)} / ${Math.max(...freshness)} ms (${freshness.length} probes)`],
+  ['usage read p50 / p99 during load', `${q(reads, 50).toFixed(1)} / ${q(reads, 99).toFixed(1)} ms (${reads.length} reads)`],
+  ['consumer lag max (records)', `${Math.max(0, ...lags)}`],
+  ['drain after load', drained ? `${drained} ms` : 'not drained in 600 s'],
+  ['RSS max (platform)', `${(maxRss / 1024 ** 2).toFixed(0)} MiB`],
+  ['aggregator writes', `${write.items.reduce((s, a) => s + a.writes, 0)} writes for ${write.items.reduce((s, a) => s + a.events, 0)} events`],
+  ['exact', `COUNT ${finalCount.value} of ${expectCount}, SUM ${finalSum.value} of ${expectSum}: ${finalCount.value === expectCount && finalSum.value === expectSum ? 'yes' : 'NO'}`],
+]
+const width = Math.max(...rows.map((r) => r[0].length))
+console.log(`\nbench:steady ${new Date().toISOString()}`)
+for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`)
+child.kill('SIGTERM')
+await new Promise((r) => child.once('exit', r))
