@@ -31,7 +31,6 @@ export interface BackfillHooks {
 
 export class Backfills {
   private running: Promise<void> | undefined
-  private imported = false
 
   constructor(
     private readonly ch: ClickHouse,
@@ -62,7 +61,6 @@ export class Backfills {
   }
 
   private async runDue(): Promise<void> {
-    if (!this.imported) await this.importLegacy()
     const defs = this.meters.all
     if (defs.length === 0) return
     await this.pool.query(
@@ -75,49 +73,6 @@ export class Backfills {
     for (const { meter_id } of rows) {
       const meter = defs.find((m) => m.id === meter_id)
       if (meter) await this.run(meter)
-    }
-  }
-
-  /**
-   * The earlier write path kept activations in ClickHouse (meter_activations): a meter active
-   * there is live from the start in every shard, with its backfill done. Once per database.
-   */
-  private async importLegacy(): Promise<void> {
-    const c = await this.pool.connect()
-    try {
-      await c.query('BEGIN')
-      const { rows } = await c.query<{ legacy_imported: boolean }>('SELECT legacy_imported FROM write_path_stores WHERE store = $1 FOR UPDATE', [this.store])
-      if (!rows[0]?.legacy_imported) {
-        const legacy = await this.ch.query<{ meter_id: string; us: string }>(
-          `SELECT meter_id, toString(max(activated_us)) AS us FROM ${this.ch.table('meter_activations')} GROUP BY meter_id`,
-        ).catch(() => [])
-        const active = legacy.filter((r) => r.us !== '0').map((r) => r.meter_id)
-        const started = legacy.filter((r) => r.us === '0').map((r) => r.meter_id)
-        // A backfill the earlier path left half done: its rows are untagged and no writer of this
-        // version counts the meter yet, so they can go whole.
-        for (const id of started) {
-          for (const table of ['meter_events', 'meter_buckets']) {
-            await this.ch.command(`ALTER TABLE ${this.ch.table(table)} DELETE WHERE meter_id = {m:String}`, { m: id }, { mutations_sync: '2' })
-          }
-        }
-        if (active.length) {
-          await c.query(`INSERT INTO meter_backfills (store, meter_id, state) SELECT $2, unnest($1::text[]), 'done' ON CONFLICT (store, meter_id) DO UPDATE SET state = 'done'`, [active, this.store])
-          await c.query(
-            `INSERT INTO meter_cuts (store, meter_id, shard, epoch, seq)
-             SELECT $2, m, s, 0, 0 FROM unnest($1::text[]) AS m, generate_series(0, ${SHARDS - 1}) AS s ON CONFLICT DO NOTHING`,
-            [active, this.store],
-          )
-          this.log(`write path upgrade: ${active.length} meters active before it are live in every shard`)
-        }
-        await c.query('UPDATE write_path_stores SET legacy_imported = true WHERE store = $1', [this.store])
-      }
-      await c.query('COMMIT')
-      this.imported = true
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined)
-      throw err
-    } finally {
-      c.release()
     }
   }
 

@@ -9,7 +9,7 @@ import type { MeterSource } from '../schemas/meters.js'
 import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import { encodeBatch, type IngestBatch } from '../schemas/events.js'
 import { SHARDS, eventShard, partitionOfShard } from '../schemas/shards.js'
-import { checkTopicPartitions, createConsumer } from '../platform/kafka.js'
+import { checkTopicPartitions, createConsumer, TopicLayoutError } from '../platform/kafka.js'
 import { aggregatorConsumerLag } from '../platform/metrics.js'
 import { addLagCollector } from '../platform/business-metrics.js'
 import { watchBrokerGeneration, type GenerationWatch } from '../platform/broker-generation.js'
@@ -17,6 +17,7 @@ import type { Backfills, BackfillHooks } from './backfill.js'
 import { CommitMetrics } from './commit-metrics.js'
 import { commit, count, decode, write } from './pipeline.js'
 import type { Piece, WriteStage, WriteStageHooks, WriteStats } from './write-stage.js'
+import { checkGroupProtocol, WritePathVersionError } from './version-guard.js'
 import { openWriter } from './writer.js'
 
 export interface AggregatorHooks extends WriteStageHooks, BackfillHooks {
@@ -163,6 +164,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   await ready
   async function run(): Promise<void> {
     await checkTopicPartitions(opts.kafka, opts.topic, opts.partitions)
+    await checkGroupProtocol(opts.kafka, opts.groupId, ASSIGNER_NAME)
     await consumer.connect()
     await consumer.subscribe({ topic: opts.topic, fromBeginning: true })
     await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 16, eachBatch })
@@ -171,8 +173,9 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   const start = () => {
     running = run().catch((err) => {
       if (stopping) return
-      log('aggregator consumer failed to start; retrying in 1 s', err)
-      return new Promise<void>((r) => setTimeout(r, 1000)).then(() => (stopping ? undefined : restart()))
+      const refused = err instanceof WritePathVersionError || err instanceof TopicLayoutError
+      log(refused ? `aggregator refused to start: ${(err as Error).message}; checking again in 5 s` : 'aggregator consumer failed to start; retrying in 1 s', refused ? undefined : err)
+      return new Promise<void>((r) => setTimeout(r, refused ? 5000 : 1000)).then(() => (stopping ? undefined : restart()))
     })
   }
   const restart = async () => {

@@ -3,6 +3,7 @@
 // (ASSIGNER_NAME in consumer.ts) differs from the earlier version's, so Kafka itself refuses to
 // seat the two in one group (INCONSISTENT_GROUP_PROTOCOL); and a database already on this
 // version refuses an older schema reader here.
+import type { Kafka } from 'kafkajs'
 import type pg from 'pg'
 
 export const WRITE_PATH_VERSION = 2
@@ -18,5 +19,27 @@ export async function checkWritePathVersion(pool: pg.Pool): Promise<void> {
     throw new WritePathVersionError(
       `this database is on write path version ${version}, newer than this aggregator (${WRITE_PATH_VERSION}); upgrade every aggregator of the group`,
     )
+  }
+}
+
+/**
+ * Refuses to join a consumer group whose members speak another protocol (an aggregator of the
+ * earlier write path uses kafkajs' RoundRobinAssigner; this one `protocol`). Kafka refuses such
+ * a mix too (INCONSISTENT_GROUP_PROTOCOL); this says why, in words, before trying.
+ */
+export async function checkGroupProtocol(kafka: Kafka, groupId: string, protocol: string): Promise<void> {
+  const admin = kafka.admin({ retry: { retries: 2 } })
+  try {
+    await admin.connect()
+    const { groups } = await admin.describeGroups([groupId])
+    const group = groups[0]
+    if (group && group.members.length > 0 && group.protocol && group.protocol !== protocol) {
+      throw new WritePathVersionError(
+        `consumer group ${groupId} has ${group.members.length} member(s) of another aggregator version (protocol ${group.protocol}, this one ${protocol}): ` +
+        'an older and a newer write path in one group would count events twice; stop the older aggregators first (npm run down drains them)',
+      )
+    }
+  } finally {
+    await admin.disconnect().catch(() => undefined)
   }
 }

@@ -104,10 +104,9 @@ test('the same event ids in two records written by two writers at once count onc
   const { tenant, cnt } = fixture()
   const meters = source([cnt])
   let reroutes = 0
-  let a: Writer | undefined
+  const a = await writer(meters, LOW)
   // B holds the other shards: what it receives of A's shards goes on to A (the partition of its shard).
-  const b = await writer(meters, HIGH, { reroute: async (batch) => { reroutes++; await a!.stage.add(piece(tenant, batch.batch_id, batch.events)) } })
-  a = await writer(meters, LOW)
+  const b = await writer(meters, HIGH, { reroute: async (batch) => { reroutes++; await a.stage.add(piece(tenant, batch.batch_id, batch.events)) } })
   const evs = inShards(tenant, LOW, events('twice', 20)).slice(0, 2)
   await Promise.all([a.stage.add(piece(tenant, 'first', evs)), b.stage.add(piece(tenant, 'copy', evs))])
   assert.equal(reroutes, 1)

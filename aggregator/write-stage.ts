@@ -312,7 +312,7 @@ export class WriteStage {
       if (!any) continue
       const month = monthOf(e.timestamp)
       let months = marked.get(r.shard)
-      if (!months) marked.set(r.shard, (months = new Map()))
+      if (!months) marked.set(r.shard, (months = new Map<number, EventDigest[]>()))
       const list = months.get(month)
       if (list) list.push(d)
       else months.set(month, [d])

@@ -10,6 +10,7 @@ import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import type { MeterSource } from '../schemas/meters.js'
 import { SHARDS } from '../schemas/shards.js'
 import { Backfills, type BackfillHooks } from './backfill.js'
+import { importLegacyActivations } from './legacy-activations.js'
 import { MeterCache } from './meter-cache.js'
 import { ShardFence } from './shard-fence.js'
 import { ShardTable } from './shard-table.js'
@@ -43,6 +44,7 @@ export async function openWriter(opts: WriterOptions): Promise<Writer> {
   await checkWritePathVersion(opts.pg)
   const store = await storeId(opts.ch)
   await ShardFence.register(opts.pg, store)
+  await importLegacyActivations(opts.ch, opts.pg, store, log)
   const fence = new ShardFence(opts.pg, store, name)
   const shards = new ShardTable(opts.ch, fence, log)
   const cache = new MeterCache(opts.meters, opts.meterRefreshMs ?? 500)

@@ -17,7 +17,8 @@ export function splitStatements(sql: string): string[] {
     .filter(Boolean)
 }
 
-export async function migrateClickHouse(ch: ClickHouse): Promise<string[]> {
+/** `until`: apply only the files up to this one (tests of an upgrade from an earlier layout). */
+export async function migrateClickHouse(ch: ClickHouse, until?: string): Promise<string[]> {
   await ch.command(`CREATE DATABASE IF NOT EXISTS ${ch.database}`)
   await ch.command(
     `CREATE TABLE IF NOT EXISTS ${ch.table('schema_migrations')} (version String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY version`,
@@ -25,7 +26,7 @@ export async function migrateClickHouse(ch: ClickHouse): Promise<string[]> {
   const applied = new Set(
     (await ch.query<{ version: string }>(`SELECT version FROM ${ch.table('schema_migrations')} FINAL`)).map((r) => r.version),
   )
-  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()
+  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && (!until || f <= until)).sort()
   const ran: string[] = []
   for (const file of files) {
     if (applied.has(file)) continue

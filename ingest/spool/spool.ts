@@ -88,6 +88,9 @@ export class Spool {
   private timer: NodeJS.Timeout | undefined
   /** bumped when the broker restarted and lost what it had (forwarder.ts) */
   generation = 0
+  /** the group's committed offset per partition, and when it last moved (resendStale) */
+  private readonly committedAt = new Map<number, bigint>()
+  private readonly advancedAt = new Map<number, number>()
   /** bytes sent and not yet committed by the aggregator group, per partition (pacing) */
   private readonly awaiting = new Map<number, number>()
   awaitingBytes = 0
@@ -375,8 +378,14 @@ export class Spool {
    * generation `generation`: an entry all of whose records lie below them was written to
    * ClickHouse, its dedup keys included (the aggregator commits only after that).
    */
-  committedOffsets(offsets: Map<number, bigint>, generation: number): number {
+  committedOffsets(offsets: Map<number, bigint>, generation: number, now = Date.now()): number {
     if (generation !== this.generation) return 0
+    for (const [p, offset] of offsets) {
+      if (offset !== this.committedAt.get(p)) {
+        this.committedAt.set(p, offset)
+        this.advancedAt.set(p, now)
+      }
+    }
     let released = 0
     for (const e of [...this.live.values()]) {
       if (e.state !== 'forwarded' || e.placedIn !== generation || !e.placed?.length) continue
@@ -393,6 +402,7 @@ export class Spool {
   /** The broker restarted empty: everything sent to it and not yet safe is sent again. */
   brokerRestarted(): number {
     this.generation++
+    this.committedAt.clear()
     const again: SpoolEntry[] = []
     for (const e of this.live.values()) {
       if (e.state === 'forwarded') {
@@ -410,19 +420,22 @@ export class Spool {
   }
 
   /**
-   * committed mode: records Kafka acknowledged long ago and the aggregator never committed
-   * were lost somewhere (e.g. skipped after a broker restart); send them again.
+   * committed mode: records Kafka acknowledged long ago and the group never committed were lost
+   * somewhere (e.g. skipped after a broker restart the watch missed); send them again. A
+   * partition whose commits still advance is only behind, not stuck: its records wait (a resend
+   * there would add load exactly when the aggregator is slowest).
    */
   resendStale(olderThanMs: number, now = Date.now()): number {
     if (this.config.retainUntil !== 'committed') return 0
     const again: SpoolEntry[] = []
+    const stuck = (p: number) => now - (this.advancedAt.get(p) ?? 0) > olderThanMs
     for (const e of this.live.values()) {
-      if (e.state === 'forwarded' && e.forwardedAt! < now - olderThanMs) {
-        this.await(e, -1)
-        e.state = 'queued'
-        e.placed = undefined
-        again.push(e)
-      }
+      if (e.state !== 'forwarded' || e.forwardedAt! >= now - olderThanMs) continue
+      if (e.placed?.length && !e.placed.some((p) => stuck(p.partition))) continue
+      this.await(e, -1)
+      e.state = 'queued'
+      e.placed = undefined
+      again.push(e)
     }
     if (again.length) {
       this.requeueFirst(again)

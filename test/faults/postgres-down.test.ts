@@ -62,7 +62,6 @@ test('Postgres down: 503 within 2 s, ingest and aggregation go on, recovery by i
   })()
 
   pg.stop()
-  const stoppedAt = Date.now()
   const calls: [string, () => Promise<{ status: number; body: any }>][] = [
     ['GET /v1/customers', () => t.api.get('/v1/customers')],
     ['POST /v1/customers', () => t.api.post('/v1/customers', { external_id: 'during-outage' })],
