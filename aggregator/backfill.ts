@@ -104,12 +104,14 @@ export class Backfills {
         )
       }
       const events = await this.fill(meter, token, cut)
-      await this.holding(meter.id, token, async (c) => {
+      // Every row is written: a failure to record that (Postgres busy or restarting) is retried
+      // here rather than by a new attempt, which would delete and rewrite them all.
+      await retried(() => this.holding(meter.id, token, async (c) => {
         await c.query(
           `UPDATE meter_backfills SET state = 'done', lease_until = NULL, events = $3, updated_at = now() WHERE store = $4 AND meter_id = $1 AND token = $2`,
           [meter.id, token, events, this.store],
         )
-      })
+      }))
       this.log(`meter ${meter.id}: backfill done (${events} events counted before its cuts)`)
     } catch (err) {
       aggregatorBackfillFailures.inc()
@@ -185,6 +187,17 @@ export class Backfills {
       throw err
     } finally {
       c.release()
+    }
+  }
+}
+
+async function retried(fn: () => Promise<void>, attempts = 5): Promise<void> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn()
+    } catch (err) {
+      if (err instanceof LeaseLostError || i >= attempts) throw err
+      await new Promise((r) => setTimeout(r, 500 * i))
     }
   }
 }
