@@ -18,6 +18,7 @@ import { CommitMetrics } from './commit-metrics.js'
 import { commit, count, decode, write } from './pipeline.js'
 import type { Piece, WriteStage, WriteStageHooks, WriteStats } from './write-stage.js'
 import { checkGroupProtocol, WritePathVersionError } from './version-guard.js'
+import { OnlineAudit } from './online-audit.js'
 import { openWriter } from './writer.js'
 
 export interface AggregatorHooks extends WriteStageHooks, BackfillHooks {
@@ -44,6 +45,8 @@ export interface AggregatorOptions {
   onCommittedWrite?: CommittedWriteListener
   /** a name for this writer in logs and the fence (default: host, pid and a random suffix) */
   name?: string
+  /** the online exactness audit: every `everyMs` (0: off), `samples` closed minutes recounted */
+  audit?: { everyMs: number; samples: number }
   log?: (msg: string, err?: unknown) => void
 }
 
@@ -68,7 +71,7 @@ export const ASSIGNER_NAME = 'MeterlineShardsV2'
 export async function startAggregator(opts: AggregatorOptions): Promise<Aggregator> {
   const log = opts.log ?? ((msg: string, err?: unknown) => console.error(`[aggregator] ${msg}`, err ?? ''))
   let producer: Producer | undefined
-  const { name, stage, shards, backfills } = await openWriter({
+  const { name, store, meters, stage, shards, backfills } = await openWriter({
     ...opts,
     log,
     reroute: async (batch) => {
@@ -194,6 +197,14 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   }
   const timer = setInterval(tick, opts.meterRefreshMs ?? 500)
   timer.unref()
+  const audit = new OnlineAudit(opts.ch, opts.pg, store, meters, log)
+  let auditing: Promise<unknown> | undefined
+  const auditTimer = opts.audit?.everyMs
+    ? setInterval(() => {
+        auditing ??= audit.run(opts.audit!.samples).catch((err) => log('usage audit failed', err)).finally(() => (auditing = undefined))
+      }, opts.audit.everyMs)
+    : undefined
+  auditTimer?.unref()
 
   const brokerRestarted = () => {
     for (const partition of assignment) {
@@ -228,6 +239,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     stop() {
       stopped ??= (async () => {
         clearInterval(timer)
+        clearInterval(auditTimer)
         removeLagCollector()
         stopping = true
         await watch?.stop()

@@ -33,6 +33,9 @@ export interface WriterOptions {
 
 export interface Writer {
   name: string
+  /** the ClickHouse database's identity (the fence's records are kept per database) */
+  store: string
+  meters: MeterCache
   stage: WriteStage
   shards: ShardTable
   backfills: Backfills
@@ -52,7 +55,7 @@ export async function openWriter(opts: WriterOptions): Promise<Writer> {
     hooks: opts.hooks, log, reroute: opts.reroute, onCommittedWrite: opts.onCommittedWrite, maxEvents: opts.maxEvents,
   })
   const backfills = new Backfills(opts.ch, opts.pg, store, name, cache, log, opts.hooks)
-  return { name, stage, shards, backfills }
+  return { name, store, meters: cache, stage, shards, backfills }
 }
 
 /** A writer holding every shard, fed directly (tests, benchmarks, tools): no consumer group. */

@@ -98,3 +98,10 @@ export const queueJobFailures = new client.Counter({
   labelNames: ['queue'],
   registers: [registry],
 })
+
+export const usageAuditSamples = new client.Counter({
+  name: 'meterline_usage_audit_samples_total',
+  help: 'Online exactness audit: sampled closed minutes of a meter and customer recounted from the raw events, by result (match, mismatch: confirmed on a second read)',
+  labelNames: ['result'],
+  registers: [registry],
+})

@@ -23,6 +23,7 @@ export interface Config {
   kafkaClientId: string
   eventsTopic: string
   eventsPartitions: number
+  usageAudit: { everyMs: number; samples: number }
   systemEventsTopic: string
   aggregatorGroupId: string
   clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
@@ -286,6 +287,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     kafkaClientId: str(env, 'KAFKA_CLIENT_ID'),
     eventsTopic: str(env, 'KAFKA_EVENTS_TOPIC'),
     eventsPartitions: int(env, 'KAFKA_EVENTS_PARTITIONS', 1),
+    usageAudit: { everyMs: int(env, 'USAGE_AUDIT_EVERY_MS'), samples: int(env, 'USAGE_AUDIT_SAMPLES', 1) },
     systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC'),
     aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP'),
     clickhouse: {

@@ -47,6 +47,11 @@ export const SETTINGS = {
     default: '16', readBy: 'services',
     meaning: "partitions of the events topic: an event of shard s (of 64) travels in partition s mod this; must equal the topic's, and divide 64 for an even spread",
   },
+  USAGE_AUDIT_EVERY_MS: {
+    default: '60000', readBy: 'services',
+    meaning: 'online exactness audit: how often each aggregator recounts sampled closed minutes from the raw events (`meterline_usage_audit_samples_total`); 0 disables',
+  },
+  USAGE_AUDIT_SAMPLES: { default: '5', readBy: 'services', meaning: 'online exactness audit: closed minutes (meter, customer) recounted per round' },
   KAFKA_AGGREGATOR_GROUP: { default: 'meterline-aggregator', readBy: 'services', meaning: "the aggregator's consumer group" },
   CLICKHOUSE_URL: { readBy: 'services', shown: 'unset: embedded chDB', meaning: 'a real ClickHouse server (`http(s)://...`)' },
   CLICKHOUSE_USER: { readBy: 'services', shown: 'unset', meaning: 'ClickHouse server user' },

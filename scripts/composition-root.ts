@@ -183,6 +183,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         groupId: config.aggregatorGroupId,
         hooks: opts.aggregatorHooks,
         watchBroker: config.spool.retainUntil === 'committed',
+        audit: n === 0 ? config.usageAudit : undefined,
         onCommitted: gate && ((c) => gate.consumed(c.bytes)),
         log: (msg, err) => app.log.error({ err }, msg),
       })
