@@ -3,6 +3,7 @@
 // replays a partition from its last commit after a failure.
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs'
 import type { ClickHouse } from '../clickhouse/client.js'
+import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import type { MeterSource } from '../schemas/meters.js'
 import { createConsumer } from '../platform/kafka.js'
 import { aggregatorConsumerLag } from '../platform/metrics.js'
@@ -30,6 +31,8 @@ export interface AggregatorOptions {
   hooks?: AggregatorHooks
   /** told the record bytes and message keys each commit covers (all-in-one: pacing and the ingest spool) */
   onCommitted?: (committed: { bytes: number; keys: string[] }) => void
+  /** called after each committed write (its buckets and dedup keys durable): the live counters */
+  onCommittedWrite?: CommittedWriteListener
   log?: (msg: string, err?: unknown) => void
 }
 
@@ -48,7 +51,7 @@ export interface Aggregator {
 export async function startAggregator(opts: AggregatorOptions): Promise<Aggregator> {
   const log = opts.log ?? ((msg: string, err?: unknown) => console.error(`[aggregator] ${msg}`, err ?? ''))
   const meters = new ActiveMeters(opts.ch, new MeterCache(opts.meters, opts.meterRefreshMs ?? 500), log, opts.hooks?.afterBackfillPage)
-  const stage = new WriteStage(opts.ch, meters, { hooks: opts.hooks })
+  const stage = new WriteStage(opts.ch, meters, { hooks: opts.hooks, onCommittedWrite: opts.onCommittedWrite })
   const stats = { batches: 0, events: 0, meterRows: 0, duplicates: 0 }
   const commitMetrics = new CommitMetrics()
   const removeLagCollector = addLagCollector(() => commitMetrics.collect())

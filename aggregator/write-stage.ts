@@ -16,7 +16,9 @@ import type { ClickHouse } from '../clickhouse/client.js'
 import { insertEventKeys, lookupEventKeys } from '../clickhouse/queries/event-keys.js'
 import { ledgerRow, readLedger, recordFingerprint } from '../clickhouse/queries/bucket-ledger.js'
 import type { IngestBatch } from '../schemas/events.js'
+import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import type { ActiveMeters } from './active-meters.js'
+import { committedWriteOf } from './committed-write-adapter.js'
 import { bucketRow, eventKey, meterEventRow, meterHits, monthOf, rawRow } from './meter-rows.js'
 
 export interface PieceRecord {
@@ -74,7 +76,7 @@ export class WriteStage {
   constructor(
     private readonly ch: ClickHouse,
     private readonly meters: ActiveMeters,
-    private readonly opts: { maxEvents?: number; maxDelayMs?: number; hooks?: WriteStageHooks } = {},
+    private readonly opts: { maxEvents?: number; maxDelayMs?: number; hooks?: WriteStageHooks; onCommittedWrite?: CommittedWriteListener } = {},
   ) {}
 
   add(piece: Piece): Promise<PieceResult> {
@@ -247,6 +249,7 @@ export class WriteStage {
     ])
     await this.opts.hooks?.afterBuckets?.()
     await insertEventKeys(this.ch, newKeys)
+    if (this.opts.onCommittedWrite && buckets.length > 0) this.opts.onCommittedWrite(committedWriteOf(buckets))
 
     for (const p of pieces) this.nextOffset.set(p.stream, p.last + 1n)
     // Their keys are written: nothing of these records needs a vouch any more.

@@ -10,6 +10,7 @@ import type { Producer } from 'kafkajs'
 import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
+import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import { registerBillingApi } from '../billing-api/app.js'
 import { registerOpenApi } from '../billing-api/openapi/swagger.js'
 import { createAuthenticator, RequestRateLimiter } from '../billing-api/auth/index.js'
@@ -50,6 +51,8 @@ export interface PlatformOptions {
   /** false: the scheduler does not relay the system-events outbox (tests relay per tenant) */
   relay?: boolean
   aggregatorHooks?: AggregatorHooks
+  /** told every committed aggregator write (besides the live counters' publisher) */
+  onCommittedWrite?: CommittedWriteListener
   listen?: boolean
 }
 
@@ -168,6 +171,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         topic: config.eventsTopic,
         groupId: config.aggregatorGroupId,
         hooks: opts.aggregatorHooks,
+        onCommittedWrite: opts.onCommittedWrite,
         onCommitted: (gate || spool) && ((c) => {
           gate?.consumed(c.bytes)
           spool?.spool.committed(c.keys)
