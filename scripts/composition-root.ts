@@ -18,6 +18,7 @@ import type { BillingContext } from '../billing-api/context.js'
 import { migratePostgres, openOrm } from '../billing-api/database.js'
 import { postgresMeterSource } from '../billing-api/meters/index.js'
 import { startOutboxRelay } from '../billing-api/outbox/relay.js'
+import { startLiveAccess, startWritePublisher, type LiveAccess } from '../billing-api/live/index.js'
 import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/index.js'
 import { topUpInvoicing } from '../billing-api/invoices/index.js'
 import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/index.js'
@@ -118,6 +119,15 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => limiterRedis.quit().catch(() => limiterRedis.disconnect()))
       limiter = new RequestRateLimiter(limiterRedis, config.redisPrefix, config.requestRateLimit)
     }
+    // Live access (billing-api/live/): the check's cache and counters, fed by Postgres NOTIFY and
+    // by the committed writes the aggregator's process publishes on Redis.
+    let live: LiveAccess | undefined
+    if (services.has('billing-api')) {
+      const subscriber = createRedis(config.redisUrl)
+      closers.push(() => subscriber.quit().catch(() => subscriber.disconnect()))
+      live = startLiveAccess(ctx, { subscriber, reader: redis! }, (msg, err) => app.log.error({ err }, msg))
+      closers.push(() => live!.stop())
+    }
     const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter, config.authJwtSecret)
 
     if (services.has('billing-api')) {
@@ -164,6 +174,17 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
 
     let aggregator: Aggregator | undefined
     if (services.has('aggregator')) {
+      const publishRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
+      closers.push(() => publishRedis.quit().catch(() => publishRedis.disconnect()))
+      // usage_as_of: only the spool of this process knows when acknowledged events are counted.
+      const committedSpool = spool && config.spool.retainUntil === 'committed' ? spool.spool : undefined
+      const publisher = startWritePublisher(publishRedis, config.redisPrefix, {
+        asOf: committedSpool ? () => committedSpool.safeBefore() : () => null,
+        heartbeatMs: config.live.heartbeatMs,
+        local: live?.counters,
+        log: (msg, err) => app.log.error({ err }, msg),
+      })
+      closers.push(async () => publisher.stop())
       aggregator = await startAggregator({
         kafka: createKafka(config, 'aggregator'),
         ch,
@@ -171,7 +192,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         topic: config.eventsTopic,
         groupId: config.aggregatorGroupId,
         hooks: opts.aggregatorHooks,
-        onCommittedWrite: opts.onCommittedWrite,
+        onCommittedWrite: (w) => {
+          publisher.listener(w)
+          opts.onCommittedWrite?.(w)
+        },
         onCommitted: (gate || spool) && ((c) => {
           gate?.consumed(c.bytes)
           spool?.spool.committed(c.keys)
