@@ -15,6 +15,9 @@
 //   kept until a write touches that (meter, customer), then read again on the next check;
 // - a minute only partly inside the period (a period boundary not on a whole minute) is left
 //   to the base read: a write into it marks the counter for a background read;
+// - a meter the aggregator does not count live yet (its backfill runs: meter-activations.ts)
+//   gets its events through the backfill, not through writes: its counters are read again
+//   until the meter is active;
 // - billing never reads counters.
 import { Decimal } from 'decimal.js'
 import type { CommittedWrite } from '../../schemas/committed-write.js'
@@ -62,6 +65,8 @@ interface Entry {
   dirty: boolean
   /** non-additive: a write touched it since the read */
   stale: boolean
+  /** the meter was not active when the base was read: read again once it is */
+  inactive: boolean
   asOf: number | null
   generation: number
   /** the entry that replaces this one once its read finished */
@@ -90,6 +95,7 @@ export class LiveCounters {
   constructor(
     private readonly read: UsageReader,
     private readonly maxEntries: number,
+    private readonly isActive: (meterId: string) => Promise<boolean> = async () => true,
   ) {}
 
   /** High-water marks recorded by the publisher before this process listened (writes at or below are replays). */
@@ -167,7 +173,7 @@ export class LiveCounters {
       const fresh = e.next ?? this.reload(e)
       await fresh.ready
       e = fresh
-    } else if (e.dirty && !e.next) {
+    } else if ((e.dirty || e.inactive) && !e.next) {
       void this.reload(e)
     }
     return this.valueOf(e)
@@ -178,7 +184,7 @@ export class LiveCounters {
   }
 
   private valueOf(e: Entry): CounterValue {
-    const asOf = e.dirty || e.stale ? e.asOf : this.asOf
+    const asOf = e.dirty || e.stale || e.inactive ? e.asOf : this.asOf
     if (!e.memory) return { ...e.read, asOf }
     const agg = e.q.aggregation
     const value = agg === 'COUNT' ? String(e.count) : agg === 'MAX' ? (e.max ?? new Decimal(0)).toFixed() : e.sum.toFixed()
@@ -189,7 +195,7 @@ export class LiveCounters {
     const e: Entry = {
       q, key, start: q.start.getTime(), end: (q.end ?? OPEN_END).getTime(), memory: FROM_MEMORY.has(q.aggregation),
       loading: true, ready: Promise.resolve(), sum: new Decimal(0), count: 0, max: null, read: { value: '0', event_count: '0' },
-      fence: new Map(this.hwm), dirty: false, stale: false, asOf: this.asOf, generation: this.generation,
+      fence: new Map(this.hwm), dirty: false, stale: false, inactive: false, asOf: this.asOf, generation: this.generation,
     }
     const series = key.split('\0').slice(0, 4).join('\0')
     if (!this.bySeries.has(series)) this.bySeries.set(series, new Set())
@@ -220,6 +226,8 @@ export class LiveCounters {
         if (this.entries.get(old.key) === old && fresh.generation === this.generation) {
           this.entries.set(old.key, fresh)
           this.unindex(old)
+          // The value may have moved without a write (a backfill, a missed write): caps look again.
+          this.onApplied?.(new Set([old.key.split('\0').slice(0, 4).join('\0')]))
         } else this.unindex(fresh)
       },
       () => {
@@ -232,6 +240,8 @@ export class LiveCounters {
 
   private async fill(e: Entry): Promise<void> {
     const { q } = e
+    // Activation first: a meter active before the read started has its backfill in the buckets.
+    e.inactive = !(await this.isActive(q.meterId))
     const [row] = await this.read({
       tenantId: q.tenantId, environmentId: q.environmentId, meterId: q.meterId, aggregation: q.aggregation,
       externalCustomerId: q.externalCustomerId, start: q.start, end: q.end ?? OPEN_END,

@@ -8,6 +8,7 @@ import { clickhouseUsage } from '../meters/index.js'
 import { LiveCatalog } from './catalog.js'
 import { LiveCounters } from './counters.js'
 import { startInvalidation, type Invalidation } from './invalidation.js'
+import { MeterActivations } from './meter-activations.js'
 import { liveUsageStaleness } from './metrics.js'
 import { SpendCaps } from './spend-caps.js'
 import { startWriteSubscriber, type WriteSubscriber } from './write-bus.js'
@@ -32,7 +33,8 @@ export function liveAccess(ctx: BillingContext): LiveAccess {
 export function startLiveAccess(ctx: BillingContext, redis: { subscriber: Redis; reader: Redis }, log: (msg: string, err?: unknown) => void): LiveAccess {
   const { config } = ctx
   const catalog = new LiveCatalog(() => ctx.orm.em.fork(), config.live.maxCustomers)
-  const counters = new LiveCounters(clickhouseUsage(ctx.ch), config.live.maxCounters)
+  const activations = new MeterActivations(ctx.ch)
+  const counters = new LiveCounters(clickhouseUsage(ctx.ch), config.live.maxCounters, (meterId) => activations.isActive(meterId))
   const invalidation: Invalidation = startInvalidation(ctx.orm, catalog, () => undefined, log)
   const subscriber: WriteSubscriber = startWriteSubscriber(redis.subscriber, redis.reader, config.redisPrefix, counters, log)
   const caps = new SpendCaps(ctx, catalog, counters, config.live.spendCapConcurrency, log)

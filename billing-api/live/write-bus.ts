@@ -20,6 +20,11 @@ interface Message {
   hello?: true
 }
 
+/** HSET only upwards: seqs are decimal strings without leading zeros (a replay must not lower the mark). */
+const RAISE = `local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if not cur or #cur < #ARGV[2] or (#cur == #ARGV[2] and cur < ARGV[2]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 1`
+
 const channelOf = (prefix: string) => `${prefix}:live:writes`
 const hwmKeyOf = (prefix: string) => `${prefix}:live:hwm`
 
@@ -67,7 +72,7 @@ export function startWritePublisher(redis: Redis, prefix: string, opts: {
   let failing = false
   const send = (m: Message, hwm?: [string, string][]) => {
     const multi = redis.multi()
-    for (const [field, seq] of hwm ?? []) multi.hset(hwmKeyOf(prefix), field, seq)
+    for (const [field, seq] of hwm ?? []) multi.eval(RAISE, 1, hwmKeyOf(prefix), field, seq)
     multi.publish(channel, `${id}|${JSON.stringify(m)}`)
     multi.exec().then(
       () => (failing = false),
