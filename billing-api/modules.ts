@@ -27,6 +27,7 @@ import { environmentCloneModule } from './environment-clone/module.js'
 import { subscriptionPhasesModule } from './subscription-phases/module.js'
 import { usageAlertsModule } from './usage-alerts/module.js'
 import { analyticsModule } from './analytics/module.js'
+import { liveModule } from './live/module.js'
 
 export const modules: DomainModule[] = [
   tenantsModule,
@@ -55,4 +56,5 @@ export const modules: DomainModule[] = [
   subscriptionPhasesModule,
   usageAlertsModule,
   analyticsModule,
+  liveModule,
 ]

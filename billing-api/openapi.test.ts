@@ -23,7 +23,8 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
     ['get', '/v1/invoices/{id}/payments'], ['get', '/v1/invoices/{id}/lines/{line_id}/explain'],
     ['post', '/v1/ai/pricing/parse'], ['post', '/v1/environments/clone'], ['get', '/v1/environments/clone-jobs/{job_id}'], ['post', '/v1/subscriptions/{id}/phases'], ['post', '/v1/signup'],
     ['post', '/v1/entitlements/check'], ['post', '/v1/analytics/meter-usage'], ['post', '/v1/analytics/usage/export'],
-    ['post', '/v1/dashboard/revenue-dashboard'],
+    ['post', '/v1/dashboard/revenue-dashboard'], ['post', '/v1/entitlements/check/batch'],
+    ['get', '/v1/customers/{id}/live-balance'], ['get', '/v1/customers/{id}/usage-summary'],
   ]
   for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
   const meterUpdate = doc.paths['/v1/meters/{id}'].put
@@ -45,6 +46,7 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
   const check = doc.paths['/v1/entitlements/check'].post
   assert.deepEqual(Object.keys(check.requestBody.content['application/json'].schema.properties), ['external_customer_id', 'customer_id', 'feature_id', 'feature_lookup_key'])
   assert.equal(check.responses['200'].content['application/json'].schema.properties.remaining.description, 'usage_limit - usage, never below 0; null when unlimited')
+  assert.ok(check.responses['200'].content['application/json'].schema.properties.usage_as_of)
   const analytics = doc.paths['/v1/analytics/meter-usage'].post.requestBody.content['application/json'].schema
   assert.equal(analytics.properties.breakdown_bucket.type, 'boolean')
 })

@@ -47,6 +47,7 @@ export interface Config {
   billingScheduleEveryMs: number
   /** billing-api/usage-alerts: how often feature usage is compared with the alert thresholds */
   usageAlertsEveryMs: number
+  live: { maxCustomers: number; maxCounters: number; heartbeatMs: number; spendCapConcurrency: number }
   /** billing-api/analytics: customers per page of the streamed usage export */
   usageExportPageSize: number
   webhooks: WebhookConfig
@@ -327,6 +328,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES'),
     billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 1000),
     usageAlertsEveryMs: int(env, 'USAGE_ALERTS_EVERY_MS', 1000),
+    live: {
+      maxCustomers: int(env, 'LIVE_CACHE_MAX_CUSTOMERS', 1),
+      maxCounters: int(env, 'LIVE_COUNTERS_MAX', 1),
+      heartbeatMs: int(env, 'LIVE_HEARTBEAT_MS', 10),
+      spendCapConcurrency: int(env, 'LIVE_SPEND_CAP_CONCURRENCY', 1),
+    },
     usageExportPageSize: int(env, 'USAGE_EXPORT_PAGE_SIZE', 1),
     webhooks: {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 100),

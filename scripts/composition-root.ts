@@ -12,6 +12,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
 import { ShardFence } from '../aggregator/shard-fence.js'
 import type { AggregatorView } from '../billing-api/admin/aggregators.js'
+import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import { registerBillingApi } from '../billing-api/app.js'
 import { registerOpenApi } from '../billing-api/openapi/swagger.js'
 import { createAuthenticator, RequestRateLimiter } from '../billing-api/auth/index.js'
@@ -19,6 +20,7 @@ import type { BillingContext } from '../billing-api/context.js'
 import { migratePostgres, openOrm } from '../billing-api/database.js'
 import { postgresMeterSource } from '../billing-api/meters/index.js'
 import { startOutboxRelay } from '../billing-api/outbox/relay.js'
+import { startLiveAccess, startWritePublisher, type LiveAccess } from '../billing-api/live/index.js'
 import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/index.js'
 import { topUpInvoicing } from '../billing-api/invoices/index.js'
 import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/index.js'
@@ -52,6 +54,8 @@ export interface PlatformOptions {
   /** false: the scheduler does not relay the system-events outbox (tests relay per tenant) */
   relay?: boolean
   aggregatorHooks?: AggregatorHooks
+  /** told every committed aggregator write (besides the live counters' publisher) */
+  onCommittedWrite?: CommittedWriteListener
   listen?: boolean
 }
 
@@ -117,6 +121,15 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => limiterRedis.quit().catch(() => limiterRedis.disconnect()))
       limiter = new RequestRateLimiter(limiterRedis, config.redisPrefix, config.requestRateLimit)
     }
+    // Live access (billing-api/live/): the check's cache and counters, fed by Postgres NOTIFY and
+    // by the committed writes the aggregator's process publishes on Redis.
+    let live: LiveAccess | undefined
+    if (services.has('billing-api')) {
+      const subscriber = createRedis(config.redisUrl)
+      closers.push(() => subscriber.quit().catch(() => subscriber.disconnect()))
+      live = startLiveAccess(ctx, { subscriber, reader: redis! }, (msg, err) => app.log.error({ err }, msg))
+      closers.push(() => live!.stop())
+    }
     const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter, config.authJwtSecret)
 
     if (services.has('billing-api')) {
@@ -171,6 +184,17 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
 
     let aggregator: Aggregator | undefined
     if (services.has('aggregator')) {
+      const publishRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
+      closers.push(() => publishRedis.quit().catch(() => publishRedis.disconnect()))
+      // usage_as_of: only the spool of this process knows when acknowledged events are counted.
+      const committedSpool = spool && config.spool.retainUntil === 'committed' ? spool.spool : undefined
+      const publisher = startWritePublisher(publishRedis, config.redisPrefix, {
+        asOf: committedSpool ? () => committedSpool.safeBefore() : () => null,
+        heartbeatMs: config.live.heartbeatMs,
+        local: live?.counters,
+        log: (msg, err) => app.log.error({ err }, msg),
+      })
+      closers.push(async () => publisher.stop())
       const aggregatorPg = ShardFence.pool(config.databaseUrl, 8)
       closers.push(() => aggregatorPg.end())
       const startConsumer = (n: number) => startAggregator({
@@ -184,6 +208,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         hooks: opts.aggregatorHooks,
         watchBroker: config.spool.retainUntil === 'committed',
         audit: n === 0 ? config.usageAudit : undefined,
+        onCommittedWrite: (w) => {
+          publisher.listener(w)
+          opts.onCommittedWrite?.(w)
+        },
         onCommitted: gate && ((c) => gate.consumed(c.bytes)),
         log: (msg, err) => app.log.error({ err }, msg),
       })

@@ -101,8 +101,11 @@ test('POST /v1/entitlements/check: usage in the current reset period, limit, rem
   const check = (body: object, api = t.api) => api.post('/v1/entitlements/check', body)
   const res = await check({ external_customer_id: 'acme', feature_lookup_key: 'tokens' })
   assert.equal(res.status, 200, JSON.stringify(res.body))
+  // Every event was acknowledged before the check, so the usage is as of a later instant.
+  const { usage_as_of: asOf, ...body } = res.body
+  assert.ok(Date.parse(asOf) > Date.now() - 60_000, asOf)
   // Nov 15 - Dec 15: 400 + 350 = 750 of 1000; 250 left; 0.75 k tokens.
-  assert.deepEqual(res.body, {
+  assert.deepEqual(body, {
     customer_id: acme.id, external_customer_id: 'acme', feature_id: tokens.id, feature_lookup_key: 'tokens', feature_type: 'metered',
     is_enabled: true, has_access: true, static_value: null, usage_limit: '1000', is_soft_limit: false, usage_reset_period: 'MONTHLY',
     period_start: '2026-11-15T00:00:00.000Z', period_end: '2026-12-15T00:00:00.000Z', usage: '750', remaining: '250',

@@ -3,5 +3,6 @@
 export { listEntitlements, listEntitlementsByEntity } from './read.js'
 export type { EntitlementResponse } from './read.js'
 export { currentUsagePeriod, OPEN_END } from './check.js'
-export { customerGrants } from './customer-grants.js'
+export { customerGrants, grantsOf } from './customer-grants.js'
+export { allowance, combineGrants } from './access.js'
 export type { CustomerGrant } from './customer-grants.js'

@@ -4,7 +4,6 @@ import type { BillingContext } from '../context.js'
 import { nullable, refIdSchema } from '../http/catalog-schemas.js'
 import { dateTime, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { ENTITLEMENT_ENTITY_TYPES, USAGE_RESET_PERIODS } from './entitlement.entity.js'
-import { entitlementCheckRoutes } from './check-routes.js'
 import { serializeEntitlement } from './read.js'
 import { createEntitlement, deleteEntitlement, getEntitlement, listEntitlementPage, updateEntitlement, type EntitlementWithFeature } from './service.js'
 import { typed } from '../http/typed-routes.js'
@@ -45,7 +44,6 @@ const toResponse = (r: EntitlementWithFeature) => serializeEntitlement(r.entitle
 
 export async function entitlementRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  await entitlementCheckRoutes(app, ctx)
 
   app.post('/entitlements', { schema: { tags, body: createBody } }, async (request, reply) => {
     const created = await createEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body)

@@ -2234,6 +2234,185 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers/{id}/live-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Wallet balances minus the unbilled usage of the current periods */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            as_of?: string;
+                            customer_id?: string;
+                            external_customer_id?: string;
+                            /**
+                             * Format: date-time
+                             * @description every event acknowledged by ingest before this instant is included in usage; null: not metered, or this process cannot tell
+                             */
+                            usage_as_of?: string | null;
+                            wallets?: {
+                                /** @description what the credits are worth in the currency, rounded down to its minor unit */
+                                balance?: string;
+                                /** @description the wallet's credits (decimal string) */
+                                credits?: string;
+                                currency?: string;
+                                /** @description balance - unbilled_usage; may be negative */
+                                live_balance?: string;
+                                /** @description usage charges of the current billing periods not yet invoiced, in the currency */
+                                unbilled_usage?: string;
+                                wallet_id?: string;
+                                wallet_type?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/usage-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage, limits and the projected invoice of the current period */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            as_of?: string;
+                            customer_id?: string;
+                            external_customer_id?: string;
+                            features?: {
+                                feature_id?: string;
+                                feature_lookup_key?: string;
+                                /** @enum {string} */
+                                feature_type?: "metered" | "boolean" | "static";
+                                has_access?: boolean;
+                                is_enabled?: boolean;
+                                is_soft_limit?: boolean;
+                                /** Format: date-time */
+                                period_end?: string | null;
+                                /** Format: date-time */
+                                period_start?: string | null;
+                                remaining?: string | null;
+                                usage?: string | null;
+                                usage_limit?: string | null;
+                                /** @enum {string|null} */
+                                usage_reset_period?: "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY" | "NEVER" | null;
+                            }[];
+                            invoices?: {
+                                /** @description the period invoice so far: subtotal - discounts (taxes and credits come at finalization) */
+                                amount?: string;
+                                currency?: string;
+                                /** Format: date-time */
+                                period_end?: string;
+                                /** Format: date-time */
+                                period_start?: string;
+                                subscription_id?: string;
+                                /** @description of which usage charges */
+                                usage_amount?: string;
+                            }[];
+                            projected_amounts?: {
+                                amount?: string;
+                                currency?: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description every event acknowledged by ingest before this instant is included in usage; null: not metered, or this process cannot tell
+                             */
+                            usage_as_of?: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers/search": {
         parameters: {
             query?: never;
@@ -2695,6 +2874,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Check one feature for a customer (from memory) */
         post: {
             parameters: {
                 query?: never;
@@ -2763,10 +2943,117 @@ export interface paths {
                             static_value?: string | null;
                             /** @description usage in the current reset period (decimal string); metered features only */
                             usage?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description every event acknowledged by ingest before this instant is included in usage; null: not metered, or this process cannot tell
+                             */
+                            usage_as_of?: string | null;
                             /** @description sum of the enabled grants' limits (decimal string); null: unlimited */
                             usage_limit?: string | null;
                             /** @enum {string|null} */
                             usage_reset_period?: "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY" | "NEVER" | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/entitlements/check/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check many features for one customer */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        customer_id?: string;
+                        external_customer_id?: string;
+                        features: {
+                            feature_id?: string;
+                            feature_lookup_key?: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            checks?: {
+                                /** Format: date-time */
+                                checked_at?: string;
+                                customer_id?: string;
+                                entitlement_ids?: string[];
+                                external_customer_id?: string;
+                                feature_id?: string;
+                                feature_lookup_key?: string;
+                                /** @enum {string} */
+                                feature_type?: "metered" | "boolean" | "static";
+                                has_access?: boolean;
+                                is_enabled?: boolean;
+                                is_soft_limit?: boolean;
+                                /** Format: date-time */
+                                period_end?: string | null;
+                                /** Format: date-time */
+                                period_start?: string | null;
+                                /** @description usage_limit - usage, never below 0; null when unlimited */
+                                remaining?: string | null;
+                                reported_usage?: {
+                                    unit: string;
+                                    value: string;
+                                } | null;
+                                static_value?: string | null;
+                                /** @description usage in the current reset period (decimal string); metered features only */
+                                usage?: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description every event acknowledged by ingest before this instant is included in usage; null: not metered, or this process cannot tell
+                                 */
+                                usage_as_of?: string | null;
+                                /** @description sum of the enabled grants' limits (decimal string); null: unlimited */
+                                usage_limit?: string | null;
+                                /** @enum {string|null} */
+                                usage_reset_period?: "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY" | "NEVER" | null;
+                            }[];
                         };
                     };
                 };

@@ -500,6 +500,15 @@ export class Spool {
     return 0
   }
 
+  /**
+   * Every record acknowledged before this instant (ms) is safe: with SPOOL_RETAIN_UNTIL=committed,
+   * counted by the aggregator (the live check's usage_as_of). Now when nothing waits.
+   */
+  safeBefore(now = Date.now()): number {
+    for (const e of this.live.values()) return Math.min(e.appendedAt, now)
+    return now
+  }
+
   /** What is not yet safe. */
   left(): SpoolLeft {
     let events = 0

@@ -1,0 +1,213 @@
+// The live check's cache of Postgres records: per (tenant, environment) its features, meters and
+// published entitlements; per customer the record, its ACTIVE/TRIALING subscriptions, their
+// add-on associations and its wallets. Loaded on first use, dropped when a change may have
+// touched them (invalidation.ts: Postgres NOTIFY from triggers, for every process, and the ORM's
+// flushes, at once for the writing process). A load that an invalidation overtook is not kept
+// (generation counters), so a cache never holds a record older than the last change it heard of.
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { NotFoundError } from '../../platform/errors.js'
+import { CustomerSchema, type Customer } from '../customers/customer.entity.js'
+import type { Scope } from '../db/scope.js'
+import { EntitlementSchema, type Entitlement } from '../entitlements/entitlement.entity.js'
+import { FeatureSchema, type Feature } from '../features/feature.entity.js'
+import { MeterSchema, type Meter } from '../meters/meter.entity.js'
+import { AddonAssociationSchema, type AddonAssociation } from '../subscriptions/addon-association.entity.js'
+import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
+import { WalletSchema, type Wallet } from '../wallets/wallet.entity.js'
+import { liveCacheEvents } from './metrics.js'
+
+export interface ScopeCatalog {
+  features: Map<string, Feature>
+  featureByKey: Map<string, Feature>
+  meters: Map<string, Meter>
+  /** published entitlements per feature, in display order (display_order, created_at, id) */
+  entitlementsByFeature: Map<string, Entitlement[]>
+  /** meters of metered features that some enabled grant caps with a hard limit */
+  cappedMeters: Set<string>
+  /** features per meter */
+  featuresByMeter: Map<string, Feature[]>
+}
+
+export interface CustomerHoldings {
+  customer: Customer
+  /** ACTIVE or TRIALING, by start_date then id; dates are checked at the instant of each check */
+  subscriptions: Subscription[]
+  addons: AddonAssociation[]
+  wallets: Wallet[]
+}
+
+const scopeKey = (s: Scope) => `${s.tenant_id}\0${s.environment_id}`
+
+export class LiveCatalog {
+  private readonly scopes = new Map<string, Promise<ScopeCatalog>>()
+  /** scope -> (customer id -> holdings); LRU order across scopes in `lru` */
+  private readonly customers = new Map<string, Promise<CustomerHoldings>>()
+  /** scope \0 external id -> customer id */
+  private readonly byExternal = new Map<string, string>()
+  private readonly scopeGen = new Map<string, number>()
+  private readonly customerGen = new Map<string, number>()
+  private globalGen = 0
+  /** false while no LISTEN connection is up: nothing is kept, every read goes to Postgres */
+  caching = false
+  /** told every customer change (spend caps re-evaluate a depleted wallet) */
+  onCustomerChanged?: (scope: Scope, customerId: string | null) => void
+
+  constructor(
+    private readonly em: () => EntityManager,
+    private readonly maxCustomers: number,
+  ) {}
+
+  // --- invalidation -------------------------------------------------------------------------
+
+  /** Features, meters or entitlements of the scope changed. */
+  dropScope(scope: Scope): void {
+    const k = scopeKey(scope)
+    this.scopeGen.set(k, (this.scopeGen.get(k) ?? 0) + 1)
+    this.scopes.delete(k)
+    liveCacheEvents.inc({ event: 'invalidated_scope' })
+  }
+
+  /** A customer's record, subscriptions, add-ons or wallets changed; no customer: all of the scope's. */
+  dropCustomer(scope: Scope, customerId: string | null): void {
+    const prefix = scopeKey(scope) + '\0'
+    if (customerId === null) {
+      this.scopeGen.set(scopeKey(scope), (this.scopeGen.get(scopeKey(scope)) ?? 0) + 1)
+      for (const k of [...this.customers.keys()]) if (k.startsWith(prefix)) this.customers.delete(k)
+      for (const k of [...this.byExternal.keys()]) if (k.startsWith(prefix)) this.byExternal.delete(k)
+    } else {
+      const k = prefix + customerId
+      this.customerGen.set(k, (this.customerGen.get(k) ?? 0) + 1)
+      this.customers.delete(k)
+      // external id -> id entries of this customer may now point at a renamed record
+      for (const [ek, id] of this.byExternal) if (id === customerId && ek.startsWith(prefix)) this.byExternal.delete(ek)
+    }
+    this.onCustomerChanged?.(scope, customerId)
+    liveCacheEvents.inc({ event: 'invalidated_customer' })
+  }
+
+  /** Notifications may have been missed (the listening connection dropped): forget everything. */
+  dropAll(): void {
+    this.globalGen++
+    this.scopes.clear()
+    this.customers.clear()
+    this.byExternal.clear()
+  }
+
+  // --- reads --------------------------------------------------------------------------------
+
+  scope(scope: Scope): Promise<ScopeCatalog> {
+    const k = scopeKey(scope)
+    const cached = this.scopes.get(k)
+    if (cached) return cached
+    liveCacheEvents.inc({ event: 'miss_scope' })
+    if (!this.caching) return this.loadScope(scope)
+    const gen = [this.globalGen, this.scopeGen.get(k) ?? 0]
+    const loading = this.loadScope(scope)
+    this.scopes.set(k, loading)
+    loading.then(
+      () => {
+        if (gen[0] !== this.globalGen || gen[1] !== (this.scopeGen.get(k) ?? 0)) {
+          if (this.scopes.get(k) === loading) this.scopes.delete(k)
+        }
+      },
+      () => {
+        if (this.scopes.get(k) === loading) this.scopes.delete(k)
+      },
+    )
+    return loading
+  }
+
+  /** The customer by id or external id; NotFoundError when absent or deleted. */
+  async holdings(scope: Scope, ref: { customer_id?: string; external_customer_id?: string }): Promise<CustomerHoldings> {
+    let id = ref.customer_id
+    if (id === undefined) {
+      id = this.byExternal.get(`${scopeKey(scope)}\0${ref.external_customer_id}`)
+      if (id === undefined) {
+        const c = await this.em().findOne(CustomerSchema, { ...scope, external_id: ref.external_customer_id, status: { $ne: 'deleted' } })
+        if (!c) throw new NotFoundError('customer', ref.external_customer_id!)
+        id = c.id
+        if (this.caching) this.byExternal.set(`${scopeKey(scope)}\0${ref.external_customer_id}`, id)
+      }
+    }
+    const h = await this.customerHoldings(scope, id)
+    if (!h) throw new NotFoundError('customer', ref.customer_id ?? ref.external_customer_id!)
+    return h
+  }
+
+  /** Holdings by customer id; null when absent or deleted. */
+  async customerHoldings(scope: Scope, customerId: string): Promise<CustomerHoldings | null> {
+    const k = `${scopeKey(scope)}\0${customerId}`
+    let entry = this.customers.get(k)
+    if (entry) {
+      // LRU: most recently used last
+      this.customers.delete(k)
+      this.customers.set(k, entry)
+    } else if (!this.caching) {
+      entry = this.loadCustomer(scope, customerId)
+    } else {
+      liveCacheEvents.inc({ event: 'miss_customer' })
+      const gen = [this.globalGen, this.scopeGen.get(scopeKey(scope)) ?? 0, this.customerGen.get(k) ?? 0]
+      entry = this.loadCustomer(scope, customerId)
+      const loading = entry
+      this.customers.set(k, loading)
+      const forget = () => {
+        if (this.customers.get(k) === loading) this.customers.delete(k)
+      }
+      loading.then(() => {
+        if (gen[0] !== this.globalGen || gen[1] !== (this.scopeGen.get(scopeKey(scope)) ?? 0) || gen[2] !== (this.customerGen.get(k) ?? 0)) forget()
+      }, forget)
+      while (this.customers.size > this.maxCustomers) this.customers.delete(this.customers.keys().next().value!)
+    }
+    try {
+      return await entry
+    } catch (err) {
+      if (err instanceof NotFoundError) return null
+      throw err
+    }
+  }
+
+  get size(): { customers: number; scopes: number } {
+    return { customers: this.customers.size, scopes: this.scopes.size }
+  }
+
+  private async loadScope(scope: Scope): Promise<ScopeCatalog> {
+    const em = this.em()
+    const [features, meters, entitlements] = await Promise.all([
+      em.find(FeatureSchema, { ...scope, status: { $ne: 'deleted' } }),
+      em.fork().find(MeterSchema, { ...scope }),
+      em.fork().find(EntitlementSchema, { ...scope, status: 'published' }, { orderBy: { display_order: 'asc', created_at: 'asc', id: 'asc' } }),
+    ])
+    const entitlementsByFeature = new Map<string, Entitlement[]>()
+    for (const e of entitlements) entitlementsByFeature.set(e.feature_id, [...(entitlementsByFeature.get(e.feature_id) ?? []), e])
+    const featuresById = new Map(features.map((f) => [f.id, f]))
+    const cappedMeters = new Set<string>()
+    const featuresByMeter = new Map<string, Feature[]>()
+    for (const f of features) {
+      if (!f.meter_id) continue
+      featuresByMeter.set(f.meter_id, [...(featuresByMeter.get(f.meter_id) ?? []), f])
+      if ((entitlementsByFeature.get(f.id) ?? []).some((e) => e.is_enabled && e.usage_limit !== null && !e.is_soft_limit)) cappedMeters.add(f.meter_id)
+    }
+    return {
+      features: featuresById,
+      featureByKey: new Map(features.map((f) => [f.lookup_key, f])),
+      meters: new Map(meters.map((m) => [m.id, m])),
+      entitlementsByFeature,
+      cappedMeters,
+      featuresByMeter,
+    }
+  }
+
+  private async loadCustomer(scope: Scope, customerId: string): Promise<CustomerHoldings> {
+    const em = this.em()
+    const [customer, subscriptions, wallets] = await Promise.all([
+      em.findOne(CustomerSchema, { ...scope, id: customerId, status: { $ne: 'deleted' } }),
+      em.fork().find(SubscriptionSchema, { ...scope, customer_id: customerId, subscription_status: { $in: ['ACTIVE', 'TRIALING'] } }, { orderBy: { start_date: 'asc', id: 'asc' } }),
+      em.fork().find(WalletSchema, { ...scope, customer_id: customerId, status: 'published' }),
+    ])
+    if (!customer) throw new NotFoundError('customer', customerId)
+    const addons = subscriptions.length === 0
+      ? []
+      : await em.fork().find(AddonAssociationSchema, { ...scope, subscription_id: { $in: subscriptions.map((s) => s.id) }, addon_status: 'active' })
+    return { customer, subscriptions, addons, wallets }
+  }
+}

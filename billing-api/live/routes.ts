@@ -1,0 +1,162 @@
+// Live access routes: the entitlement check (one feature, or many for one customer), the live
+// wallet balance and the usage summary. POSTs are read-only like the usage queries.
+import type { FastifyInstance } from 'fastify'
+import { scopeOf } from '../auth/index.js'
+import type { BillingContext } from '../context.js'
+import { refIdSchema } from '../http/catalog-schemas.js'
+import { idParams } from '../http/schemas.js'
+import { typed } from '../http/typed-routes.js'
+import { FEATURE_TYPES } from '../features/feature.entity.js'
+import { reportedUsageSchema } from '../features/index.js'
+import { USAGE_RESET_PERIODS } from '../entitlements/entitlement.entity.js'
+import { liveBalances } from './balance.js'
+import { checkEntitlement, checkEntitlements } from './check.js'
+import { liveAccess } from './live-access.js'
+import { usageSummary } from './usage-summary.js'
+
+const str = { type: 'string' } as const
+const nullableStr = { type: ['string', 'null'] } as const
+const customerRef = {
+  external_customer_id: { type: 'string', minLength: 1, maxLength: 255 },
+  customer_id: refIdSchema,
+} as const
+const featureRef = {
+  feature_id: refIdSchema,
+  feature_lookup_key: { type: 'string', minLength: 1, maxLength: 255 },
+} as const
+
+const checkBody = { type: 'object', additionalProperties: false, properties: { ...customerRef, ...featureRef } } as const
+const batchBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['features'],
+  properties: {
+    ...customerRef,
+    features: { type: 'array', minItems: 1, maxItems: 200, items: { type: 'object', additionalProperties: false, properties: featureRef } },
+  },
+} as const
+
+const usageAsOf = {
+  ...nullableStr, format: 'date-time',
+  description: 'every event acknowledged by ingest before this instant is included in usage; null: not metered, or this process cannot tell',
+} as const
+
+export const entitlementCheckResponse = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    customer_id: str,
+    external_customer_id: str,
+    feature_id: str,
+    feature_lookup_key: str,
+    feature_type: { type: 'string', enum: FEATURE_TYPES },
+    is_enabled: { type: 'boolean' },
+    has_access: { type: 'boolean' },
+    static_value: nullableStr,
+    usage_limit: { ...nullableStr, description: 'sum of the enabled grants\' limits (decimal string); null: unlimited' },
+    is_soft_limit: { type: 'boolean' },
+    usage_reset_period: { type: ['string', 'null'], enum: [...USAGE_RESET_PERIODS, null] },
+    period_start: { ...nullableStr, format: 'date-time' },
+    period_end: { ...nullableStr, format: 'date-time' },
+    usage: { ...nullableStr, description: 'usage in the current reset period (decimal string); metered features only' },
+    remaining: { ...nullableStr, description: 'usage_limit - usage, never below 0; null when unlimited' },
+    reported_usage: reportedUsageSchema,
+    usage_as_of: usageAsOf,
+    entitlement_ids: { type: 'array', items: str },
+    checked_at: { type: 'string', format: 'date-time' },
+  },
+} as const
+
+const liveBalanceResponse = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    customer_id: str,
+    external_customer_id: str,
+    wallets: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          wallet_id: str, wallet_type: str, currency: str,
+          credits: { type: 'string', description: 'the wallet\'s credits (decimal string)' },
+          balance: { type: 'string', description: 'what the credits are worth in the currency, rounded down to its minor unit' },
+          unbilled_usage: { type: 'string', description: 'usage charges of the current billing periods not yet invoiced, in the currency' },
+          live_balance: { type: 'string', description: 'balance - unbilled_usage; may be negative' },
+        },
+      },
+    },
+    usage_as_of: usageAsOf,
+    as_of: { type: 'string', format: 'date-time' },
+  },
+} as const
+
+const projectedInvoice = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    subscription_id: str, currency: str,
+    period_start: { type: 'string', format: 'date-time' }, period_end: { type: 'string', format: 'date-time' },
+    amount: { type: 'string', description: 'the period invoice so far: subtotal - discounts (taxes and credits come at finalization)' },
+    usage_amount: { type: 'string', description: 'of which usage charges' },
+  },
+} as const
+
+const usageSummaryResponse = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    customer_id: str,
+    external_customer_id: str,
+    features: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          feature_id: str, feature_lookup_key: str, feature_type: { type: 'string', enum: FEATURE_TYPES },
+          is_enabled: { type: 'boolean' }, has_access: { type: 'boolean' }, usage_limit: nullableStr, is_soft_limit: { type: 'boolean' },
+          usage: nullableStr, remaining: nullableStr, period_start: { ...nullableStr, format: 'date-time' },
+          period_end: { ...nullableStr, format: 'date-time' }, usage_reset_period: { type: ['string', 'null'], enum: [...USAGE_RESET_PERIODS, null] },
+        },
+      },
+    },
+    invoices: { type: 'array', items: projectedInvoice },
+    projected_amounts: { type: 'array', items: { type: 'object', additionalProperties: false, properties: { currency: str, amount: str } } },
+    usage_as_of: usageAsOf,
+    as_of: { type: 'string', format: 'date-time' },
+  },
+} as const
+
+export async function liveRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  const app = typed(instance)
+  app.post('/entitlements/check', {
+    schema: { tags: ['entitlements'], summary: 'Check one feature for a customer (from memory)', body: checkBody, response: { 200: entitlementCheckResponse } },
+  }, async (request) => checkEntitlement(ctx, liveAccess(ctx), scopeOf(request), request.body))
+
+  app.post('/entitlements/check/batch', {
+    schema: {
+      tags: ['entitlements'], summary: 'Check many features for one customer', body: batchBody,
+      response: { 200: { type: 'object', additionalProperties: false, properties: { checks: { type: 'array', items: entitlementCheckResponse } } } },
+    },
+  }, async (request) => checkEntitlements(ctx, liveAccess(ctx), scopeOf(request), request.body))
+
+  app.get('/customers/:id/live-balance', {
+    schema: { tags: ['wallets'], summary: 'Wallet balances minus the unbilled usage of the current periods', params: idParams, response: { 200: liveBalanceResponse } },
+  }, async (request) => {
+    const live = liveAccess(ctx)
+    const scope = scopeOf(request)
+    const h = await live.catalog.holdings(scope, { customer_id: request.params.id })
+    const at = ctx.clock.now()
+    const { wallets, asOf } = await liveBalances(ctx, live.counters, ctx.orm.em.fork(), scope, h, at)
+    return {
+      customer_id: h.customer.id, external_customer_id: h.customer.external_id, wallets,
+      usage_as_of: asOf === null ? null : new Date(asOf).toISOString(), as_of: at.toISOString(),
+    }
+  })
+
+  app.get('/customers/:id/usage-summary', {
+    schema: { tags: ['customers'], summary: 'Usage, limits and the projected invoice of the current period', params: idParams, response: { 200: usageSummaryResponse } },
+  }, async (request) => usageSummary(ctx, liveAccess(ctx), scopeOf(request), request.params.id))
+}
