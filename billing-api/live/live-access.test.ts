@@ -25,7 +25,8 @@ before(async () => {
   const c = p1.config
   p2 = await startTestPlatform({
     services: ['billing-api'], clock,
-    config: { redisPrefix: c.redisPrefix, eventsTopic: c.eventsTopic, systemEventsTopic: c.systemEventsTopic, aggregatorGroupId: c.aggregatorGroupId },
+    // A second API process of the same deployment: the same ClickHouse database, topics and Redis.
+    config: { redisPrefix: c.redisPrefix, eventsTopic: c.eventsTopic, systemEventsTopic: c.systemEventsTopic, aggregatorGroupId: c.aggregatorGroupId, clickhouse: c.clickhouse },
   })
   await Promise.all([liveAccess(p1.ctx).ready, liveAccess(p2.ctx).ready])
 })
@@ -113,7 +114,7 @@ test('usage moves forward in both processes; a write replayed after an aggregato
     assert.equal((await check(w.api2, w)).usage, '23')
     assert.equal((await check(w.api, w)).usage, '23')
     // And a third API process, started after all of it, reads the buckets and skips the replay too.
-    const p3 = await startTestPlatform({ services: ['billing-api'], clock, config: { redisPrefix: p1.config.redisPrefix } })
+    const p3 = await startTestPlatform({ services: ['billing-api'], clock, config: { redisPrefix: p1.config.redisPrefix, clickhouse: p1.config.clickhouse } })
     try {
       await liveAccess(p3.ctx).ready
       const api3 = p3.client(w.api.apiKey)
