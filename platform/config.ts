@@ -47,6 +47,7 @@ export interface Config {
     runConcurrency: number
     waitForIngestion: boolean
     watermarkGraceMs: number
+    watermarkWaitMs: number
   }
   /** billing-api/usage-alerts: how often feature usage is compared with the alert thresholds */
   usageAlertsEveryMs: number
@@ -331,6 +332,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       runConcurrency: int(env, 'BILLING_RUN_CONCURRENCY', 1),
       waitForIngestion: bool(env, 'BILLING_WAIT_FOR_INGESTION'),
       watermarkGraceMs: int(env, 'BILLING_WATERMARK_GRACE_MS'),
+      watermarkWaitMs: int(env, 'BILLING_WATERMARK_WAIT_MS'),
     },
     usageAlertsEveryMs: int(env, 'USAGE_ALERTS_EVERY_MS', 1000),
     usageExportPageSize: int(env, 'USAGE_EXPORT_PAGE_SIZE', 1),

@@ -90,6 +90,7 @@ export const SETTINGS = {
   BILLING_BATCH_SIZE: { default: '200', readBy: 'services', meaning: 'subscriptions a billing run claims, prices and writes per transaction (set-based: a handful of statements per batch)' },
   BILLING_RUN_CONCURRENCY: { default: '2', readBy: 'services', meaning: 'batches one scheduler process bills at once in a billing run (each claims its own rows with SKIP LOCKED; several processes add up)' },
   BILLING_WAIT_FOR_INGESTION: { default: 'true', readBy: 'services', meaning: "`true`: a period is billed only once the ingestion watermark (every event acknowledged before it is counted) has passed the period's end (README, \"Billing day\")" },
+  BILLING_WATERMARK_WAIT_MS: { default: '5000', readBy: 'services', meaning: "how long a billing run waits for the ingestion watermark to pass periods the clock says have ended (the rest waits for a later run)" },
   BILLING_WATERMARK_GRACE_MS: { default: '0', readBy: 'services', meaning: 'subtracted from the ingestion watermark: acknowledgements the scheduler process cannot see (a spool of a separate ingest process)' },
   USAGE_ALERTS_EVERY_MS: { default: '60000', readBy: 'services', meaning: "how often the `usage-alerts` job compares feature usage with the features' alert thresholds" },
   USAGE_EXPORT_PAGE_SIZE: { default: '1000', readBy: 'services', meaning: 'customers read per page by the streamed usage analytics export (memory holds one page)' },

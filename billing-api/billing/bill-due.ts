@@ -66,14 +66,14 @@ export async function runBilling(ctx: BillingContext, opts: BillDueOptions = {})
   const runId = opts.runId ?? newId('billrun')
   const batchSize = opts.batchSize ?? ctx.config.billing?.batchSize ?? BILL_DUE_BATCH_SIZE
   const workers = Math.max(1, opts.concurrency ?? ctx.config.billing?.runConcurrency ?? 1)
-  // Bill only what the ingestion watermark has passed: every event acknowledged before it is counted.
-  const watermark = ctx.ingestWatermark ? await ctx.ingestWatermark.watermarkMs() : Infinity
-  const cutoff = () => new Date(Math.min(ctx.clock.now().getTime(), watermark))
   const due = (at: Date): DueFilter => ({
     subscription_status: { $in: ['ACTIVE', 'TRIALING'] }, status: 'published',
     $or: [{ current_period_end: { $lte: at } }, { cancel_at: { $lte: at } }],
     ...(opts.tenantId ? { tenant_id: opts.tenantId } : {}),
   })
+  // Bill only what the ingestion watermark has passed: every event acknowledged before it is counted.
+  const watermark = await passedWatermark(ctx, due)
+  const cutoff = () => new Date(Math.min(ctx.clock.now().getTime(), watermark))
   const total = await ctx.orm.em.fork().count(SubscriptionSchema, due(cutoff()))
   await openBillingRun(ctx.orm, runId, 'subscription-billing', opts.tenantId ?? null, total, Number.isFinite(watermark) ? new Date(watermark) : null)
   let batchNo = 0
@@ -97,6 +97,28 @@ export async function runBilling(ctx: BillingContext, opts: BillDueOptions = {})
   } catch (err) {
     await closeBillingRun(ctx.orm, runId, 'failed').catch(() => undefined)
     throw err
+  }
+}
+
+/**
+ * The ingestion watermark (epoch ms, billing clock). While it has not yet passed the end of a
+ * period the clock says is due, it is sampled again for up to BILLING_WATERMARK_WAIT_MS: the
+ * aggregator commits its offsets right after the usage is written, so a period that ended a
+ * moment ago is usually passed within that wait; what is still behind is billed by a later run.
+ */
+async function passedWatermark(ctx: BillingContext, due: (at: Date) => DueFilter): Promise<number> {
+  const source = ctx.ingestWatermark
+  if (!source) return Infinity
+  const deadline = Date.now() + (ctx.config.billing?.watermarkWaitMs ?? 0)
+  for (;;) {
+    const now = ctx.clock.now()
+    // never passed yet (no sample behind the consumer's commits): nothing is billable
+    const watermark = Math.max(0, await source.watermarkMs())
+    if (watermark >= now.getTime() || Date.now() >= deadline) return watermark
+    const em = ctx.orm.em.fork()
+    const [byClock, byWatermark] = await Promise.all([em.count(SubscriptionSchema, due(now)), em.count(SubscriptionSchema, due(new Date(watermark)))])
+    if (byClock === byWatermark) return watermark
+    await new Promise((r) => setTimeout(r, 100))
   }
 }
 

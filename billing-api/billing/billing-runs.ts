@@ -23,7 +23,7 @@ export interface BillingRun {
   watermark: Date | null
 }
 
-export interface BillingRunView extends Omit<BillingRun, 'started_at' | 'updated_at' | 'finished_at' | 'watermark'> {
+export type BillingRunView = Omit<BillingRun, 'started_at' | 'updated_at' | 'finished_at' | 'watermark'> & {
   started_at: string
   updated_at: string
   finished_at: string | null
