@@ -22,6 +22,7 @@ import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import { newId } from '../../platform/ids.js'
+import { billingBatchSeconds } from '../../platform/metrics.js'
 import { computeSubscriptionInvoice } from './subscription-invoice.js'
 import { prefetchPeriodUsage } from './usage-prefetch.js'
 import { clickhouseUsage } from '../meters/index.js'
@@ -80,8 +81,10 @@ export async function runBilling(ctx: BillingContext, opts: BillDueOptions = {})
   const work = async () => {
     for (;;) {
       const n = ++batchNo
+      const t0 = performance.now()
       const claimed = await billBatch(ctx, runId, n, batchSize, cutoff(), due, opts)
       if (claimed === 0) return
+      billingBatchSeconds.observe((performance.now() - t0) / 1000)
       await opts.hooks?.afterCommit?.(n)
     }
   }

@@ -9,7 +9,7 @@
 import { LockMode } from '@mikro-orm/core'
 import type { BillingContext } from '../context.js'
 import { InvoiceSchema } from './invoice.entity.js'
-import { finalizeLockedInvoice } from './lifecycle.js'
+import { finalizeLockedInvoices } from './lifecycle.js'
 
 export interface FinalizeDueOptions {
   batchSize?: number
@@ -38,7 +38,8 @@ export async function finalizeDueInvoices(ctx: BillingContext, opts: FinalizeDue
         },
         { limit: batchSize, orderBy: { last_computed_at: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
       )
-      for (const invoice of due) await finalizeLockedInvoice(ctx, tx, invoice)
+      // numbers are taken as one block per environment at the end of the batch (lifecycle.ts)
+      await finalizeLockedInvoices(ctx, tx, due)
       return due.length
     })
     finalized += claimed
