@@ -91,22 +91,23 @@ try {
   const vat = await call(key, 'POST', '/v1/taxes/rates', { name: 'VAT', code: 'VAT', percentage_value: '20' })
   const taxAssoc = await call(key, 'POST', '/v1/taxes/associations', { tax_rate_id: vat.id, entity_type: 'customer', entity_id: customer.id })
   // clones i = 1..N-1: customers cust-i, their subscriptions and line items; the template is i = 0
-  const id = (prefix: string) => `'${prefix}_bench_' || g.i`
+  const tag = `b${Date.now().toString(36)}` // ids unique across runs: <prefix>_<tag>_<i>
+  const id = (prefix: string) => `'${prefix}_${tag}_' || g.i`
   await clone('customers', `t.id = '${customer.id}'`, `jsonb_build_object('id', ${id('cus')}, 'external_id', 'cust-' || g.i, 'lookup_key', NULL)`)
   await clone('subscriptions', `t.id = '${sub.id}'`, `jsonb_build_object('id', ${id('sub')}, 'customer_id', ${id('cus')}, 'lookup_key', NULL)`)
   const lineRows = await conn.execute<{ id: string }[]>(`SELECT id FROM subscription_line_items WHERE subscription_id = ? ORDER BY created_at, id`, [sub.id])
   for (const [k, l] of lineRows.entries()) {
-    await clone('subscription_line_items', `t.id = '${l.id}'`, `jsonb_build_object('id', 'sli_bench_' || g.i || '_${k}', 'subscription_id', ${id('sub')})`)
+    await clone('subscription_line_items', `t.id = '${l.id}'`, `jsonb_build_object('id', 'sli_${tag}_' || g.i || '_${k}', 'subscription_id', ${id('sub')})`)
   }
   // coupons on 10 %, taxes on 50 %
   await clone('coupon_associations', `t.id = '${couponAssoc.id}'`, `jsonb_build_object('id', ${id('ca')}, 'subscription_id', ${id('sub')})`, 'g.i % 10 = 0')
   await clone('tax_associations', `t.id = '${taxAssoc.id}'`, `jsonb_build_object('id', ${id('ta')}, 'entity_id', ${id('cus')})`, 'g.i % 2 = 0')
   // 5 % in a hierarchy: i % 40 = 2 is a PARENT, i % 40 = 3 its INHERITED child (billed on the parent's invoice)
-  await conn.execute(`UPDATE subscriptions SET subscription_type = 'PARENT' WHERE id LIKE 'sub_bench_%' AND split_part(id, '_', 3)::int % 40 = 2`)
-  await conn.execute(`UPDATE subscriptions SET subscription_type = 'INHERITED', parent_subscription_id = 'sub_bench_' || (split_part(id, '_', 3)::int - 1)
-                       WHERE id LIKE 'sub_bench_%' AND split_part(id, '_', 3)::int % 40 = 3`)
+  await conn.execute(`UPDATE subscriptions SET subscription_type = 'PARENT' WHERE id LIKE 'sub_${tag}_%' AND split_part(id, '_', 3)::int % 40 = 2`)
+  await conn.execute(`UPDATE subscriptions SET subscription_type = 'INHERITED', parent_subscription_id = 'sub_${tag}_' || (split_part(id, '_', 3)::int - 1)
+                       WHERE id LIKE 'sub_${tag}_%' AND split_part(id, '_', 3)::int % 40 = 3`)
   // prepaid wallets on 10 % (through the API: a wallet is a ledger)
-  const walletCustomers = Array.from({ length: Math.floor(SUBS / 10) }, (_, j) => `cus_bench_${j * 10 + 5}`).filter((c) => Number(c.split('_')[2]) < SUBS)
+  const walletCustomers = Array.from({ length: Math.floor(SUBS / 10) }, (_, j) => `cus_${tag}_${j * 10 + 5}`).filter((c) => Number(c.split('_')[2]) < SUBS)
   for (let j = 0; j < walletCustomers.length; j += 16) {
     await Promise.all(walletCustomers.slice(j, j + 16).map(async (c) => {
       const w = await call(key, 'POST', '/v1/wallets', { customer_id: c, currency: 'USD', conversion_rate: '1' })

@@ -102,6 +102,28 @@ export class BatchReads implements InvoiceReads {
     return Promise.resolve(rows.caps(sub, meterIds))
   }
 
+  /**
+   * What the batch's usage read needs for subscriptions of one scope and period: the meters of
+   * their usage line items and the external ids of their customers (a parent's children's too).
+   */
+  usageScope(subs: Subscription[]): { meters: Map<string, Meter['aggregation']['type']>; customers: string[] } {
+    const meters = new Map<string, Meter['aggregation']['type']>()
+    const customers = new Set<string>()
+    for (const sub of subs) {
+      const rows = this.rows(sub)
+      if (!rows) continue
+      for (const l of rows.lineItems.get(sub.id)!) {
+        const meter = l.meter_id ? rows.meters.get(l.meter_id) : undefined
+        if (meter) meters.set(meter.id, meter.aggregation.type)
+      }
+      for (const id of [sub.customer_id, ...(rows.children.get(sub.id) ?? []).map((c) => c.customer_id)]) {
+        const ext = rows.externalIds.get(id)
+        if (ext !== undefined) customers.add(ext)
+      }
+    }
+    return { meters, customers: [...customers] }
+  }
+
   coupons(scope: Scope, subscriptionId: string, exceptInvoiceId?: string): Promise<AttachedCoupon[]> {
     const rows = this.scopes.get(scopeKey(scope))
     if (!rows || exceptInvoiceId || !rows.lineItems.has(subscriptionId)) return this.direct.coupons(scope, subscriptionId, exceptInvoiceId)

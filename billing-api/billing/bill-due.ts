@@ -24,7 +24,7 @@ import type { BillingContext } from '../context.js'
 import { newId } from '../../platform/ids.js'
 import { billingBatchSeconds } from '../../platform/metrics.js'
 import { computeSubscriptionInvoice } from './subscription-invoice.js'
-import { prefetchPeriodUsage } from './usage-prefetch.js'
+import { prefetchBatchUsage } from './usage-prefetch.js'
 import { clickhouseUsage } from '../meters/index.js'
 import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { executeDueCancellation, isCancellationDue } from './cancel-due.js'
@@ -187,8 +187,9 @@ async function billBatch(
  */
 async function priceCycles(ctx: BillingContext, tx: EntityManager, cycles: Subscription[]) {
   const own = cycles.filter(billsOwnInvoices)
-  const prefetched = await prefetchPeriodUsage(ctx.ch, tx, own)
+  // the batch's Postgres rows, then its usage: one ClickHouse statement per period
   const reads = await BatchReads.load(tx, own)
+  const prefetched = await prefetchBatchUsage(ctx.ch, own, (group) => reads.usageScope(group))
   const cycleCtx = { ...ctx, usage: prefetched.reader(clickhouseUsage(ctx.ch)) }
   const drafts: BatchDraft[] = []
   const failures: { subscription_id: string; error: string }[] = []

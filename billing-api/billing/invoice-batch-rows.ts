@@ -6,7 +6,7 @@
 // caller's transaction, with the subscriptions' period advance, so a batch commits or not at all.
 // The rows are the ones writeSubscriptionInvoice / writeComputedLines write (same columns, same
 // values), so a batch invoice and a single one cannot be told apart.
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { EntityManager, Knex } from '@mikro-orm/postgresql'
 import { newId } from '../../platform/ids.js'
 import { afterCommit } from '../db/after-commit.js'
 import { invoicesCounted } from '../../platform/business-metrics.js'
@@ -59,13 +59,19 @@ function invoiceRow(c: ComputedInvoice, now: Date): Invoice {
   } as Invoice
 }
 
-/** One INSERT of `rows` into `table` (columns by name; absent keys are NULL), returning `returning`. */
+/**
+ * One INSERT of `rows` into `table` (columns by name; absent keys are NULL), returning `returning`.
+ * The JSON goes as a bound parameter of the extended protocol (knex raw), not quoted into the text.
+ */
 async function insertRows<T>(tx: EntityManager, table: string, rows: Row[], tail = '', returning = ''): Promise<T[]> {
   if (rows.length === 0) return []
-  return tx.getConnection().execute<T[]>(
+  const trx = tx.getTransactionContext<Knex.Transaction>()
+  if (!trx) throw new Error('writeDraftBatch runs inside a transaction')
+  const res = await trx.raw<{ rows: T[] }>(
     `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, ?::json) ${tail} ${returning ? `RETURNING ${returning}` : ''}`,
-    [JSON.stringify(rows)], 'all', tx.getTransactionContext(),
+    [JSON.stringify(rows)],
   )
+  return res.rows
 }
 
 /** Writes the drafts of a batch (caller's transaction). */

@@ -146,3 +146,22 @@ export async function prefetchPeriodUsage(ch: ClickHouse, em: EntityManager, sub
   }
   return prefetched
 }
+
+/** prefetchPeriodUsage from rows a billing batch already loaded (batch-reads.ts): one statement per (scope, period), nothing read from Postgres. */
+export async function prefetchBatchUsage(
+  ch: ClickHouse, subs: Subscription[], scopeOf: (group: Subscription[]) => { meters: Map<string, UsageQuery['aggregation']>; customers: string[] },
+): Promise<PrefetchedUsage> {
+  const prefetched = new PrefetchedUsage()
+  const groups = new Map<string, Subscription[]>()
+  for (const s of subs) {
+    const key = periodKey(s.tenant_id, s.environment_id, s.current_period_start, s.current_period_end)
+    groups.set(key, [...(groups.get(key) ?? []), s])
+  }
+  for (const group of groups.values()) {
+    const { tenant_id, environment_id, current_period_start: start, current_period_end: end } = group[0]
+    const { meters, customers } = scopeOf(group)
+    if (meters.size === 0 || customers.length === 0) continue
+    await prefetched.load(ch, { tenantId: tenant_id, environmentId: environment_id, start, end, customers, meters })
+  }
+  return prefetched
+}
