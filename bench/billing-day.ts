@@ -126,7 +126,7 @@ try {
       toDecimal128(1 + cityHash64(number, 2) % 400, 12) AS v, ['api', 'batch'][number % 2 + 1] AS src,
       if(meter = '${meters[0].id}', [['eu', 'us'][cityHash64(number, 3) % 2 + 1]], []) AS groups
       FROM numbers(${events}))`
-  await ch.command(`INSERT INTO ${ch.table('meter_events')} SELECT '${tenant.tenantId}', '${env}', meter, cust, ts, concat('e', toString(k)), v, '', src, groups, now64(3) FROM ${gen}`)
+  await ch.command(`INSERT INTO ${ch.table('meter_events')} SELECT '${tenant.tenantId}', '${env}', meter, cust, ts, concat('e', toString(k)), v, '', src, groups, ts FROM ${gen}`)
   await ch.command(`INSERT INTO ${ch.table('meter_buckets')} SELECT '${tenant.tenantId}', '${env}', meter, cust, toStartOfMinute(ts), groups, src,
       v, 1, v, (toDateTime64(0, 3, 'UTC'), '', toDecimal128(0, 12)), [], '', [] FROM ${gen}`)
   await ch.command(`OPTIMIZE TABLE ${ch.table('meter_buckets')} FINAL`)

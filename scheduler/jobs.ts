@@ -2,7 +2,7 @@
 // and safe when two scheduler processes run at once.
 import type { BillingContext } from '../billing-api/context.js'
 import { applyDueCreditGrants } from '../billing-api/credit-grants/index.js'
-import { runBilling, invoiceUsageOverThreshold, cancelDueSubscriptions, endDueTrials } from '../billing-api/billing/index.js'
+import { runBilling, recomputeLateUsage, invoiceUsageOverThreshold, cancelDueSubscriptions, endDueTrials } from '../billing-api/billing/index.js'
 import { finalizeDueInvoices } from '../billing-api/invoices/index.js'
 import { expireWalletCredits } from '../billing-api/wallets/index.js'
 import { retryStaleWebhooks } from '../billing-api/webhooks/index.js'
@@ -49,7 +49,8 @@ export const JOBS: Record<string, JobDefinition> = {
   },
   'invoice-finalization': {
     everyMs: () => 5 * 60_000,
-    run: (ctx, data) => finalizeDueInvoices(ctx, { tenantId: data.tenant_id }),
+    // drafts whose period got usage after it ended are recomputed first (billing/late-usage.ts)
+    run: (ctx, data) => finalizeDueInvoices(ctx, { tenantId: data.tenant_id, beforeFinalize: recomputeLateUsage(ctx) }),
   },
   'wallet-credit-expiry': {
     everyMs: () => 15 * 60_000,
