@@ -10,6 +10,8 @@ import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { sql } from '../../test/support/invoices.js'
 import { billDueSubscriptions, runBilling } from './bill-due.js'
 import { recomputeLateUsage } from './late-usage.js'
+import { kafkaIngestWatermark } from './ingest-watermark.js'
+import { createKafka } from '../../platform/kafka.js'
 import { finalizeDueInvoices } from '../invoices/finalize-due.js'
 
 const OCT = new Date('2026-10-01T00:00:00Z')
@@ -105,11 +107,12 @@ test('a billing batch prices mixed models, coupons, a hierarchy, then taxes and 
       WHERE e.tenant_id = ? AND e.event_name = 'invoice.drafted' AND i.billing_reason = 'SUBSCRIPTION_CYCLE'`, [t.tenantId])
   assert.equal(drafted[0].n, 4)
 
-  // Finalization 2 hours later: a's VAT 20 % of 213.66 = 42.732 -> 42.73, total 256.39; b's wallet pays 30.00 of 153.00.
+  // Finalization 2 hours later: a's VAT 20 % of 213.66 = 42.732 -> 42.73, total 256.39. b's wallet of 30 credits
+  // first pays its October create invoice (20.00, computed earlier), then 10.00 of 153.00: 143.00 due.
   clock.set(new Date('2026-11-01T02:00:01Z'))
   await finalizeDueInvoices(p.ctx, { tenantId: t.tenantId, beforeFinalize: recomputeLateUsage(p.ctx) })
   assert.deepEqual(await invoiceOf(a.id).then((i) => [i.invoice_status, i.total_tax, i.total, i.amount_due]), ['FINALIZED', '42.73', '256.39', '256.39'])
-  assert.deepEqual(await invoiceOf(b.id).then((i) => [i.invoice_status, i.credits, i.total, i.amount_due]), ['FINALIZED', '30.00', '153.00', '123.00'])
+  assert.deepEqual(await invoiceOf(b.id).then((i) => [i.invoice_status, i.credits, i.total, i.amount_due]), ['FINALIZED', '10.00', '153.00', '143.00'])
   // numbers are gapless for the environment: the four October create invoices and the four cycle invoices
   const numbers = (await sql(p, `SELECT invoice_number FROM invoices WHERE tenant_id = ? AND invoice_number IS NOT NULL ORDER BY invoice_number`, [t.tenantId])).map((r: any) => r.invoice_number)
   assert.deepEqual(numbers, Array.from({ length: numbers.length }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`))
@@ -158,15 +161,20 @@ test('late events: billed only after the watermark passed the period end; acknow
   clock.set(new Date('2026-10-15T00:00:00Z'))
   await send(t.api, api.id, [['late', 'api', 100, '2026-10-10T00:00:00Z']], 100)
 
-  // Acknowledged after the period ended, dated inside it; the aggregator wrote it but has not committed.
+  // Acknowledged before the period ended; the aggregator wrote it but has not committed it yet.
+  // (A watermark of its own: the file's clock went back to October since the other tests sampled it.)
+  const watermark = kafkaIngestWatermark({ admin: createKafka(p.config, 'late-test').admin(), topic: p.config.eventsTopic, groupId: p.config.aggregatorGroupId, clock })
+  const ctx = { ...p.ctx, ingestWatermark: watermark }
   let release!: () => void
   hold = new Promise((r) => (release = r))
-  clock.set(new Date('2026-11-01T00:00:30Z'))
+  clock.set(new Date('2026-10-31T23:59:50Z'))
   await send(t.api, api.id, [['late', 'api', 50, '2026-10-31T23:00:00Z']], 150)
-  assert.deepEqual(await billDueSubscriptions(p.ctx, { tenantId: t.tenantId }), { subscriptions: 0, invoices: 0 }, 'the watermark has not passed November 1')
+  clock.set(new Date('2026-11-01T00:00:30Z'))
+  assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 0, invoices: 0 }, 'the watermark has not passed November 1')
   release()
   hold = undefined
-  await eventually(async () => ((await billDueSubscriptions(p.ctx, { tenantId: t.tenantId })).invoices === 1 ? true : undefined), 'billed once the watermark passed')
+  await eventually(async () => ((await billDueSubscriptions(ctx, { tenantId: t.tenantId })).invoices === 1 ? true : undefined), 'billed once the watermark passed')
+  await watermark.close()
   // API 150 x 0.10 = 15.00; Bundles ceil(150 / 500) = 1 x 3.00; fee 20.00: 38.00
   assert.deepEqual(await invoiceOf(sub.id).then((i) => [i.total, i.lines[0]]), ['38.00', ['API', '150', '15.00']])
 
