@@ -19,7 +19,7 @@ import { loadConfigOrExit } from '../platform/config.js'
 import { registry } from '../platform/metrics.js'
 import { startPlatform } from '../scripts/composition-root.js'
 import { createTenant } from '../billing-api/tenants/index.js'
-import { computeSubscriptionInvoice } from '../billing-api/billing/subscription-invoice.js'
+import { computeSubscriptionInvoice } from '../billing-api/billing/index.js'
 import { SubscriptionSchema } from '../billing-api/subscriptions/subscription.entity.js'
 
 const { values: args } = parseArgs({
