@@ -7,6 +7,11 @@ import type { UsageQuery, UsageRow } from '../clickhouse/queries/meter-usage.js'
 import type { Scope } from './db/scope.js'
 
 /** What billing-api use cases need from the outside world, passed explicitly. */
+/** Every event acknowledged before watermarkMs() (billing clock, epoch ms) is counted (billing/ingest-watermark.ts). */
+export interface IngestWatermark {
+  watermarkMs(): Promise<number>
+}
+
 export interface BillingContext {
   config: Config
   orm: MikroORM
@@ -26,6 +31,8 @@ export interface BillingContext {
   environmentClone?: EnvironmentCloneQueue
   /** how usage is read; absent: straight from ClickHouse (meters/usage-reader.ts). A billing run sets its prefetch. */
   usage?: UsageReader
+  /** billing waits for it to pass a period's end (billing/ingest-watermark.ts); absent: no wait */
+  ingestWatermark?: IngestWatermark
   /** invoicing for wallet auto top-ups (invoices/top-up-invoices.ts) */
   topUpInvoicing: TopUpInvoicing
 }

@@ -45,6 +45,13 @@ export interface Config {
   apiKeyCacheTtlMs: number
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
+  billing: {
+    batchSize: number
+    runConcurrency: number
+    waitForIngestion: boolean
+    watermarkGraceMs: number
+    watermarkWaitMs: number
+  }
   /** billing-api/usage-alerts: how often feature usage is compared with the alert thresholds */
   usageAlertsEveryMs: number
   live: { maxCustomers: number; maxCounters: number; heartbeatMs: number; spendCapConcurrency: number }
@@ -327,6 +334,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS'),
     finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES'),
     billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 1000),
+    billing: {
+      batchSize: int(env, 'BILLING_BATCH_SIZE', 1),
+      runConcurrency: int(env, 'BILLING_RUN_CONCURRENCY', 1),
+      waitForIngestion: bool(env, 'BILLING_WAIT_FOR_INGESTION'),
+      watermarkGraceMs: int(env, 'BILLING_WATERMARK_GRACE_MS'),
+      watermarkWaitMs: int(env, 'BILLING_WATERMARK_WAIT_MS'),
+    },
     usageAlertsEveryMs: int(env, 'USAGE_ALERTS_EVERY_MS', 1000),
     live: {
       maxCustomers: int(env, 'LIVE_CACHE_MAX_CUSTOMERS', 1),

@@ -1,5 +1,5 @@
 // The one module that owns Kafka: client, producer and consumer factories.
-import { Kafka, PartitionAssigners, logLevel, type Consumer, type PartitionAssigner, type Producer } from 'kafkajs'
+import { Kafka, PartitionAssigners, logLevel, type Admin, type Consumer, type PartitionAssigner, type Producer } from 'kafkajs'
 import type { Config } from './config.js'
 
 export function createKafka(config: Pick<Config, 'kafkaBrokers' | 'kafkaClientId'>, clientSuffix: string): Kafka {
@@ -65,3 +65,19 @@ export async function checkTopicPartitions(kafka: Kafka, topic: string, expected
 }
 
 export class TopicLayoutError extends Error {}
+
+/** Per partition of `topic`: its end offset (next offset to be written) and `groupId`'s committed offset (-1: none). */
+export interface PartitionProgress {
+  partition: number
+  high: bigint
+  low: bigint
+  committed: bigint
+}
+
+/** One admin connection per call site; reads the topic's end offsets, then the group's commits (in that order). */
+export async function readConsumerProgress(admin: Admin, topic: string, groupId: string): Promise<PartitionProgress[]> {
+  const ends = await admin.fetchTopicOffsets(topic)
+  const [group] = await admin.fetchOffsets({ groupId, topics: [topic] })
+  const committed = new Map((group?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]))
+  return ends.map((e) => ({ partition: e.partition, high: BigInt(e.high), low: BigInt(e.low), committed: committed.get(e.partition) ?? -1n }))
+}

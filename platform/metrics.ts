@@ -211,3 +211,13 @@ export const webhookCircuitTransitions = new client.Counter({
   labelNames: ['to'],
   registers: [registry],
 })
+
+/** One batch of a billing run (claim, usage read, pricing, writes, commit): quantiles in-process (bench:billing-day). */
+export const billingBatchSeconds = new client.Summary({
+  name: 'meterline_billing_batch_seconds',
+  help: 'Duration of one billing-run batch (claim to commit)',
+  percentiles: [0.5, 0.99],
+  maxAgeSeconds: 3600,
+  ageBuckets: 1,
+  registers: [registry],
+})

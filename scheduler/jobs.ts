@@ -2,7 +2,7 @@
 // and safe when two scheduler processes run at once.
 import type { BillingContext } from '../billing-api/context.js'
 import { applyDueCreditGrants } from '../billing-api/credit-grants/index.js'
-import { billDueSubscriptions, invoiceUsageOverThreshold, cancelDueSubscriptions, endDueTrials } from '../billing-api/billing/index.js'
+import { runBilling, recomputeLateUsage, invoiceUsageOverThreshold, cancelDueSubscriptions, endDueTrials } from '../billing-api/billing/index.js'
 import { finalizeDueInvoices } from '../billing-api/invoices/index.js'
 import { expireWalletCredits } from '../billing-api/wallets/index.js'
 import { retryStaleWebhooks } from '../billing-api/webhooks/index.js'
@@ -11,6 +11,8 @@ import { checkUsageAlerts } from '../billing-api/usage-alerts/index.js'
 
 export interface JobData {
   tenant_id?: string
+  /** set by the worker: `<job name>:<job id>`, the same for every attempt of the job */
+  run_id?: string
 }
 
 export interface JobDefinition {
@@ -23,7 +25,8 @@ export interface JobDefinition {
 export const JOBS: Record<string, JobDefinition> = {
   'subscription-billing': {
     everyMs: (ctx) => ctx.config.billingScheduleEveryMs,
-    run: async (ctx, data) => (await billDueSubscriptions(ctx, { tenantId: data.tenant_id })).invoices,
+    // every attempt of a job continues its run record, so the figure is the run's true total (billing/billing-runs.ts)
+    run: async (ctx, data) => (await runBilling(ctx, { tenantId: data.tenant_id, runId: data.run_id })).invoices,
   },
   // Trial ends and reached cancel_at dates (billing-api/subscriptions/README.md#scheduled-jobs);
   // subscription-billing executes them too when it claims such a row first.
@@ -46,7 +49,8 @@ export const JOBS: Record<string, JobDefinition> = {
   },
   'invoice-finalization': {
     everyMs: () => 5 * 60_000,
-    run: (ctx, data) => finalizeDueInvoices(ctx, { tenantId: data.tenant_id }),
+    // drafts whose period got usage after it ended are recomputed first (billing/late-usage.ts)
+    run: (ctx, data) => finalizeDueInvoices(ctx, { tenantId: data.tenant_id, beforeFinalize: recomputeLateUsage(ctx) }),
   },
   'wallet-credit-expiry': {
     everyMs: () => 15 * 60_000,

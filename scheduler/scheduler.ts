@@ -42,7 +42,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
       if (!def) throw new Error(`unknown job ${job.name}`)
       const end = schedulerJobSeconds.startTimer({ job_name: job.name })
       try {
-        const items = await def.run(opts.ctx, (job.data ?? {}) as JobData)
+        // the job's id names its run: a stalled or retried job continues the same run record
+        const items = await def.run(opts.ctx, { ...((job.data ?? {}) as JobData), run_id: `${job.name}:${job.id}` })
         schedulerJobRuns.inc({ job_name: job.name, outcome: 'success' })
         schedulerJobItems.inc({ job_name: job.name }, items)
         return items

@@ -23,7 +23,7 @@ import { startOutboxRelay } from '../billing-api/outbox/relay.js'
 import { startLiveAccess, startWritePublisher, type LiveAccess } from '../billing-api/live/index.js'
 import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/index.js'
 import { topUpInvoicing } from '../billing-api/invoices/index.js'
-import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker } from '../billing-api/billing/index.js'
+import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker, kafkaIngestWatermark } from '../billing-api/billing/index.js'
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/index.js'
 import { createPaymentRetryQueue, paymentFailureReporting, startPaymentRetryWorker } from '../billing-api/payments/index.js'
 import { createEnvironmentCloneQueue, startEnvironmentCloneWorker } from '../billing-api/environment-clone/index.js'
@@ -236,6 +236,16 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
     // one process, through the aggregator) before the consumer and the producer stop.
     if (spool) closers.push(() => spool!.drain(config.shutdownDrainMs))
+
+    // Billing waits for the ingestion watermark to pass a period's end (README, "Billing day").
+    if (config.billing.waitForIngestion && (services.has('scheduler') || services.has('billing-api'))) {
+      const watermark = kafkaIngestWatermark({
+        admin: createKafka(config, 'billing-watermark').admin(), topic: config.eventsTopic, groupId: config.aggregatorGroupId, clock,
+        unforwardedAgeMs: spool ? () => spool!.spool.oldestUnforwardedMs() : undefined, graceMs: config.billing.watermarkGraceMs,
+      })
+      closers.push(() => watermark.close())
+      ctx.ingestWatermark = watermark
+    }
 
     let scheduler: Scheduler | undefined
     if (services.has('scheduler')) {

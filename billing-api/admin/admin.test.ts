@@ -196,3 +196,27 @@ test('the admin routes are in the OpenAPI document with the admin bearer scheme'
   }
   assert.deepEqual(doc.paths['/v1/admin/tenants'].post.requestBody.content['application/json'].schema.required, ['name'])
 })
+
+test('a billing run triggered through the admin API has one progress record: done / total, invoices, failures, rate', async () => {
+  const t = await p.newTenant('Billed')
+  const plan = await created(t.api.post('/v1/plans', {
+    name: 'Seat', prices: [{ type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'EUR', amount: '5', billing_period: 'MONTHLY', invoice_cadence: 'ARREAR' }],
+  }))
+  for (let i = 0; i < 3; i++) {
+    const c = await created(t.api.post('/v1/customers', { external_id: `run-${i}` }))
+    await created(t.api.post('/v1/subscriptions', { customer_id: c.id, plan_id: plan.id, currency: 'EUR', start_date: '2026-10-01T00:00:00Z' }))
+  }
+  const queued = await asAdmin('POST', '/jobs/subscription-billing/runs', { tenant_id: t.tenantId })
+  assert.equal(queued.status, 202)
+  const done = await finished('scheduler', queued.body.id)
+  assert.equal(done.return_value, 3)
+  const run = await asAdmin('GET', `/billing-runs/subscription-billing:${queued.body.id}`)
+  assert.equal(run.status, 200, JSON.stringify(run.body))
+  assert.deepEqual(
+    [run.body.state, run.body.tenant_id, run.body.total, run.body.subscriptions, run.body.invoices, run.body.failures, run.body.eta_seconds],
+    ['completed', t.tenantId, 3, 3, 3, 0, 0],
+  )
+  assert.ok(run.body.rate > 0)
+  assert.equal((await asAdmin('GET', '/billing-runs?limit=1')).body.items[0].id, `subscription-billing:${queued.body.id}`)
+  assertError(await asAdmin('GET', '/billing-runs/subscription-billing:nope'), 404, 'not_found', /billing run/)
+})

@@ -11,8 +11,10 @@ import { adminAuthHook } from './authenticate.js'
 import { AdminQueues, QUEUE_NAMES } from './queues.js'
 import {
   createdTenantSchema, createTenantBody, errorResponse, failuresQuery, jobNameParams, jobParams, jobViewSchema, queueParams,
-  queueStatusSchema, scheduledJobsSchema, triggerBody,
+  queueStatusSchema, scheduledJobsSchema, triggerBody, billingRunParams, billingRunSchema, billingRunsQuery,
 } from './schemas.js'
+import { NotFoundError } from '../../platform/errors.js'
+import { billingRunView, listBillingRuns, readBillingRun } from '../billing/index.js'
 import { typed } from '../http/typed-routes.js'
 
 const tags = ['admin']
@@ -49,6 +51,29 @@ export async function adminRoutes(instance: FastifyInstance, ctx: BillingContext
     const body = (request.body ?? {}) as { tenant_id?: string }
     const view = await q().trigger(name, body.tenant_id ? { tenant_id: body.tenant_id } : {})
     return reply.code(202).send(view)
+  })
+
+  // The progress of billing runs (billing/billing-runs.ts): one record per run, moved by each batch's commit.
+  app.get('/billing-runs', {
+    schema: {
+      tags, security, summary: 'the latest billing runs, newest first: done / total, invoices, failures, rate, ETA', querystring: billingRunsQuery,
+      response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: billingRunSchema } } }, ...errors },
+    },
+  }, async (request) => {
+    q()
+    const em = ctx.orm.em.fork()
+    const runs = await listBillingRuns(em, request.query.limit ?? 10)
+    return { items: await Promise.all(runs.map((r) => billingRunView(em, r))) }
+  })
+
+  app.get('/billing-runs/:id', {
+    schema: { tags, security, summary: 'one billing run (id: subscription-billing:<scheduler job id>)', params: billingRunParams, response: { 200: billingRunSchema, ...errors } },
+  }, async (request) => {
+    q()
+    const em = ctx.orm.em.fork()
+    const run = await readBillingRun(em, request.params.id)
+    if (!run) throw new NotFoundError('billing run', request.params.id)
+    return billingRunView(em, run)
   })
 
   app.get('/queues', {

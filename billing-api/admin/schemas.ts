@@ -123,3 +123,38 @@ export const createdTenantSchema = {
     api_key: { type: 'string', description: 'shown once' },
   },
 } as const
+
+export const billingRunParams = {
+  type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const
+
+export const billingRunsQuery = {
+  type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
+} as const
+
+const int = { type: 'integer' } as const
+export const billingRunSchema = {
+  type: 'object',
+  description: 'a billing run (job subscription-billing): done / total subscriptions, invoices, failures, rate and ETA',
+  required: ['id', 'job_name', 'state', 'attempts', 'started_at', 'total', 'subscriptions', 'invoices', 'failures', 'rate', 'eta_seconds'],
+  properties: {
+    id: { type: 'string', description: '`subscription-billing:<scheduler job id>`' },
+    job_name: { type: 'string' },
+    tenant_id: { type: ['string', 'null'] },
+    state: { type: 'string', enum: ['running', 'completed', 'failed'] },
+    attempts: int,
+    started_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+    finished_at: isoOrNull,
+    watermark: { ...isoOrNull, description: 'the ingestion watermark the run billed up to' },
+    total: { ...int, description: 'subscriptions due at the start (periods behind count again as they are billed)' },
+    subscriptions: { ...int, description: 'subscription periods billed (done)' },
+    invoices: int,
+    conflicts: { ...int, description: 'invoices skipped because their idempotency key was taken' },
+    batches: int,
+    failures: { ...int, description: 'subscriptions whose invoice failed to compute: not advanced, billed by the next run' },
+    rate: { type: 'number', description: 'subscriptions per second' },
+    eta_seconds: { type: ['integer', 'null'] },
+    recent_failures: { type: 'array', items: { type: 'object', properties: { subscription_id: { type: 'string' }, error: { type: 'string' } } } },
+  },
+} as const

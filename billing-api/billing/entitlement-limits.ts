@@ -32,22 +32,39 @@ export function cappedQuantity(measured: string, cap: string | null): string {
 
 /** The caps of the subscription's metered features, by meter id, at `at`. */
 export async function usageCapsByMeter(em: EntityManager, sub: Subscription, meterIds: string[], at: Date): Promise<Map<string, string | null>> {
-  const caps = new Map<string, string | null>()
-  if (meterIds.length === 0) return caps
+  if (meterIds.length === 0) return new Map()
   const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
-  const features = await em.find(FeatureSchema, { ...scope, meter_id: { $in: meterIds }, status: 'published' })
-  if (features.length === 0) return caps
-  const addons = await em.find(AddonAssociationSchema, { ...scope, subscription_id: sub.id, addon_status: 'active', start_date: { $lte: at } })
+  const caps = await usageCapsOf(em, scope, [sub], meterIds, at)
+  return caps(sub, meterIds)
+}
+
+/**
+ * usageCapsByMeter for several subscriptions of one scope at one instant, in at most three
+ * statements: returns the caps of one of them for some of `meterIds`.
+ */
+export async function usageCapsOf(
+  em: EntityManager, scope: Scope, subs: Subscription[], meterIds: string[], at: Date,
+): Promise<(sub: Subscription, meterIds: string[]) => Map<string, string | null>> {
+  const features = meterIds.length ? await em.find(FeatureSchema, { ...scope, meter_id: { $in: meterIds }, status: 'published' }) : []
+  if (features.length === 0) return () => new Map()
+  const addons = (await em.find(AddonAssociationSchema, { ...scope, subscription_id: { $in: subs.map((s) => s.id) }, addon_status: 'active', start_date: { $lte: at } }))
+    .filter((a) => !a.end_date || a.end_date > at)
   const grantors = [
-    { entity_type: 'PLAN' as const, entity_id: sub.plan_id },
-    ...addons.filter((a) => !a.end_date || a.end_date > at).map((a) => ({ entity_type: 'ADDON' as const, entity_id: a.addon_id })),
+    ...[...new Set(subs.map((s) => s.plan_id))].map((id) => ({ entity_type: 'PLAN' as const, entity_id: id })),
+    ...[...new Set(addons.map((a) => a.addon_id))].map((id) => ({ entity_type: 'ADDON' as const, entity_id: id })),
   ]
   const grants = await em.find(EntitlementSchema, {
     ...scope, status: 'published', is_enabled: true, feature_id: { $in: features.map((f) => f.id) }, $or: grantors,
     $and: [{ $or: [{ start_date: null }, { start_date: { $lte: at } }] }, { $or: [{ end_date: null }, { end_date: { $gt: at } }] }],
   })
-  for (const f of features) {
-    caps.set(f.meter_id!, usageCap(grants.filter((g) => g.feature_id === f.id)))
+  return (sub, ids) => {
+    const caps = new Map<string, string | null>()
+    const wanted = new Set(ids)
+    const own = new Set([`PLAN:${sub.plan_id}`, ...addons.filter((a) => a.subscription_id === sub.id).map((a) => `ADDON:${a.addon_id}`)])
+    for (const f of features) {
+      if (!wanted.has(f.meter_id!)) continue
+      caps.set(f.meter_id!, usageCap(grants.filter((g) => g.feature_id === f.id && own.has(`${g.entity_type}:${g.entity_id}`))))
+    }
+    return caps
   }
-  return caps
 }

@@ -15,19 +15,32 @@ const TIMES_APPLIED_SQL = `
 
 /** In association order (created_at, id); `exceptInvoiceId` is the invoice being recomputed. */
 export async function attachedCoupons(em: EntityManager, scope: Scope, subscriptionId: string, exceptInvoiceId = ''): Promise<AttachedCoupon[]> {
+  return (await attachedCouponsOf(em, scope, [subscriptionId], exceptInvoiceId)).get(subscriptionId) ?? []
+}
+
+/** attachedCoupons of several subscriptions of one scope, in three statements (a billing batch). */
+export async function attachedCouponsOf(em: EntityManager, scope: Scope, subscriptionIds: string[], exceptInvoiceId = ''): Promise<Map<string, AttachedCoupon[]>> {
+  const bySubscription = new Map<string, AttachedCoupon[]>()
+  if (subscriptionIds.length === 0) return bySubscription
   const associations = await em.find(
     CouponAssociationSchema,
-    { ...scope, subscription_id: subscriptionId, status: 'published' },
+    { ...scope, subscription_id: { $in: subscriptionIds }, status: 'published' },
     { orderBy: { created_at: 'asc', id: 'asc' } },
   )
-  if (associations.length === 0) return []
+  if (associations.length === 0) return bySubscription
   // Archived coupons still discount the subscriptions that redeemed them.
-  const coupons = new Map((await em.find(CouponSchema, { ...scope, id: { $in: associations.map((a) => a.coupon_id) } })).map((c) => [c.id, c]))
+  const coupons = new Map((await em.find(CouponSchema, { ...scope, id: { $in: [...new Set(associations.map((a) => a.coupon_id))] } })).map((c) => [c.id, c]))
   const rows = await em.getConnection().execute<{ id: string; n: string }[]>(
     TIMES_APPLIED_SQL, [scope.tenant_id, scope.environment_id, associations.map((a) => a.id), exceptInvoiceId], 'all', em.getTransactionContext(),
   )
   const times = new Map(rows.map((r) => [r.id, Number(r.n)]))
-  return associations
-    .filter((a) => coupons.get(a.coupon_id)?.status !== 'deleted' && coupons.has(a.coupon_id))
-    .map((association) => ({ association, coupon: coupons.get(association.coupon_id)!, timesApplied: times.get(association.id) ?? 0 }))
+  for (const association of associations) {
+    const coupon = coupons.get(association.coupon_id)
+    if (!coupon || coupon.status === 'deleted') continue
+    const list = bySubscription.get(association.subscription_id)
+    const attached = { association, coupon, timesApplied: times.get(association.id) ?? 0 }
+    if (list) list.push(attached)
+    else bySubscription.set(association.subscription_id, [attached])
+  }
+  return bySubscription
 }

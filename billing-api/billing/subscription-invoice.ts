@@ -5,22 +5,18 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import { D, toMoneyString } from '../pricing/index.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { MeterSchema } from '../meters/meter.entity.js'
 import { meterUsage, usageReader } from '../meters/index.js'
-import { PriceSchema } from '../plans/price.entity.js'
 import { invoiceIdempotencyKey, findLiveInvoice, liveInvoiceWithKey } from '../invoices/index.js'
-import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
-import { applyThresholdCuts } from './usage-cuts.js'
-import { usageCustomersByWindow } from '../subscriptions/index.js'
+import type { Subscription } from '../subscriptions/subscription.entity.js'
 import { chargesForPeriod, commitmentsFor, periodShare, priceCharges, type BillingReason, type Charge, type PricedLine } from './charges.js'
 import { measureCommitmentWindows } from './commitment-usage.js'
 import { usageStart } from './usage-reset.js'
 import {  InvoiceSchema, type Invoice } from '../invoices/invoice.entity.js'
-import { cappedQuantity, usageCapsByMeter } from './entitlement-limits.js'
+import { cappedQuantity } from './entitlement-limits.js'
 import { writeInvoiceLines, writeSubscriptionInvoice } from './subscription-invoice-rows.js'
 import { usageAnalyticsForLines } from './usage-analytics.js'
 import { applyCoupons, couponApplies, type LineDiscount, type PlannedCouponApplication } from './apply-coupons.js'
-import { attachedCoupons } from './invoice-coupons.js'
+import { directReads, type InvoiceReads } from './invoice-reads.js'
 import { writeCouponApplications } from './coupon-application-rows.js'
 export interface ComputedInvoice {
   subscription: Subscription
@@ -43,27 +39,24 @@ export interface ComputedInvoice {
  */
 export async function computeSubscriptionInvoice(
   ctx: BillingContext, em: EntityManager, sub: Subscription, periodStart: Date, periodEnd: Date, reason: BillingReason, invoiceId?: string,
+  reads: InvoiceReads = directReads(em),
 ): Promise<ComputedInvoice> {
   const scope: Scope = { tenant_id: sub.tenant_id, environment_id: sub.environment_id }
   // Line items replaced or removed inside the period (archived with their end_date) still owe
   // their arrear charges up to that end; chargesForPeriod clips every charge to its line's dates.
-  const lineItems = await em.find(
-    SubscriptionLineItemSchema,
-    { subscription_id: sub.id, ...scope, $or: [{ status: 'published' }, { status: 'archived', end_date: { $gt: periodStart } }] },
-    { orderBy: { created_at: 'asc', id: 'asc' } },
-  )
-  const prices = await em.find(PriceSchema, { id: { $in: lineItems.map((l) => l.price_id) }, ...scope })
+  const lineItems = await reads.lineItems(sub, periodStart)
+  const prices = await reads.prices(sub, lineItems.map((l) => l.price_id))
   const byId = new Map(prices.map((p) => [p.id, p]))
   const planned = chargesForPeriod(sub, lineItems.map((lineItem) => ({ lineItem, price: byId.get(lineItem.price_id)! })), periodStart, periodEnd, reason)
   // Usage already billed by automatic threshold invoices is not billed again (subscriptions/usage-cuts.ts).
-  const charges = await applyThresholdCuts(em, sub, planned, periodStart, periodEnd, reason)
+  const charges = await reads.thresholdCuts(sub, planned, periodStart, periodEnd, reason)
   // hierarchy (subscriptions/hierarchy.ts): a PARENT's usage pools its inherited children's; one
   // lookup per charge window, shared by the usage query and the commitment windows below.
-  const customersOf = usageCustomersByWindow(em, sub)
+  const customersOf = reads.customersOf(sub)
   const usageCustomers = (c: Charge): Promise<string[]> => customersOf(c.periodStart, c.periodEnd)
   const meterIds = [...new Set(charges.flatMap((c) => (c.price.type === 'USAGE' ? [c.price.meter_id!] : [])))]
-  const caps = await usageCapsByMeter(em, sub, meterIds, periodStart)
-  const meters = new Map((meterIds.length ? await em.find(MeterSchema, { id: { $in: meterIds }, ...scope }) : []).map((m) => [m.id, m]))
+  const caps = await reads.caps(sub, meterIds, periodStart)
+  const meters = new Map((await reads.meters(sub, meterIds)).map((m) => [m.id, m]))
   const measured = await Promise.all(
     charges.map(async (c) => {
       if (c.price.type !== 'USAGE') return { ...c, quantity: c.lineItem.quantity }
@@ -83,7 +76,7 @@ export async function computeSubscriptionInvoice(
     await measureCommitmentWindows(ctx, em, async (c) => ({ external_customer_ids: await usageCustomers(c) }), measured),
     sub.currency, commitmentsFor(reason, sub, periodShare(sub, periodStart, periodEnd)), // short periods prorate the subscription's commitment
   )
-  const coupons = (await attachedCoupons(em, scope, sub.id, invoiceId)).filter((c) => couponApplies(c, periodStart, periodEnd))
+  const coupons = (await reads.coupons(scope, sub.id, invoiceId)).filter((c) => couponApplies(c, periodStart, periodEnd))
   const discounts = applyCoupons(lines.map((l) => ({ subscription_line_item_id: l.lineItem.id, amount: l.amount })), coupons, sub.currency)
   return {
     subscription: sub, reason, periodStart, periodEnd, subtotal,

@@ -60,9 +60,17 @@ test('prefetched period usage equals the direct read for totals, sources and gro
           else assert.deepEqual(hit, JSON.parse(JSON.stringify(await queryMeterUsage(ch(), q))), what)
         }
       }
+      // A parent's pooled customers: added up per customer where the aggregation allows it.
+      const pooled: UsageQuery = { tenantId: tenant, environmentId: 'env', meterId: m.id, aggregation: agg, declaredGroupBy: 'region', externalCustomerIds: ['c1', 'c2', 'c-none'], start, end }
+      for (const q of [pooled, { ...pooled, bySource: true }, { ...pooled, groupBy: ['region'] }]) {
+        const hit = prefetched.answer(q)
+        const what = `pooled ${agg} [${start.toISOString()}, ${end.toISOString()}) ${JSON.stringify({ bySource: q.bySource, groupBy: q.groupBy })}`
+        if (agg === 'COUNT_UNIQUE' || agg === 'LATEST') assert.equal(hit, undefined, what)
+        else assert.deepEqual(hit, JSON.parse(JSON.stringify(await queryMeterUsage(ch(), q))), what)
+      }
       // What the prefetch does not hold goes to ClickHouse.
       const sum: UsageQuery = { tenantId: tenant, environmentId: 'env', meterId: 'pm-SUM', aggregation: 'SUM', declaredGroupBy: 'region', externalCustomerIds: ['c1'], start, end }
-      assert.equal(prefetched.answer({ ...sum, externalCustomerIds: ['c1', 'c2'] }), undefined, 'pooled customers')
+      assert.equal(prefetched.answer({ ...sum, externalCustomerIds: ['c1', 'c-other'] }), undefined, 'a pooled customer not read')
       assert.equal(prefetched.answer({ ...sum, windowSize: 'HOUR' }), undefined, 'windows')
       assert.equal(prefetched.answer({ ...sum, groupBy: ['user'] }), undefined, 'an undeclared property')
       assert.equal(prefetched.answer({ ...sum, externalCustomerIds: ['c-other'] }), undefined, 'a customer not read')

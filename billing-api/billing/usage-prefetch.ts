@@ -9,10 +9,11 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ClickHouse } from '../../clickhouse/client.js'
 import type { UsageAggregation, UsageQuery, UsageRow } from '../../clickhouse/queries/meter-usage.js'
 import { queryPeriodUsage, type PeriodUsageRow } from '../../clickhouse/queries/period-usage.js'
+import { D } from '../pricing/index.js'
 import { CustomerSchema } from '../customers/customer.entity.js'
 import { MeterSchema } from '../meters/meter.entity.js'
 import type { UsageReader } from '../meters/index.js'
-import { SubscriptionLineItemSchema, type Subscription } from '../subscriptions/subscription.entity.js'
+import { SubscriptionLineItemSchema, SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 
 const VALUE: Record<Exclude<UsageAggregation, 'COUNT_UNIQUE'>, (r: PeriodUsageRow) => string> = {
   SUM: (r) => r.sum,
@@ -20,6 +21,25 @@ const VALUE: Record<Exclude<UsageAggregation, 'COUNT_UNIQUE'>, (r: PeriodUsageRo
   COUNT: (r) => r.count,
   MAX: (r) => r.max,
   LATEST: (r) => r.latest,
+}
+
+/** How rows of several customers combine into the pooled read's rows (exact decimals). */
+const POOLED: Partial<Record<UsageAggregation, 'add' | 'max'>> = { SUM: 'add', AVG: 'add', COUNT: 'add', MAX: 'max' }
+
+function pooledRows(rows: PeriodUsageRow[], how: 'add' | 'max'): PeriodUsageRow[] {
+  const merged = new Map<string, PeriodUsageRow>()
+  for (const r of rows) {
+    const k = `${r.level}\u0000${r.source}\u0000${r.group_value}`
+    const m = merged.get(k)
+    if (!m) {
+      merged.set(k, { ...r })
+      continue
+    }
+    m.count = D(m.count).plus(r.count).toFixed()
+    m.sum = D(m.sum).plus(r.sum).toFixed()
+    if (how === 'max' && D(r.max).gt(m.max)) m.max = r.max
+  }
+  return [...merged.values()]
 }
 
 /** ClickHouse orders strings by their bytes; so must we, where order reaches apportioned cents. */
@@ -55,16 +75,23 @@ export class PrefetchedUsage {
 
   /** The rows the direct read would return, or undefined where the prefetch cannot tell. */
   answer(q: UsageQuery): UsageRow[] | undefined {
-    const customer = q.externalCustomerIds === undefined ? q.externalCustomerId
-      : q.externalCustomerIds.length === 1 && q.externalCustomerId === undefined ? q.externalCustomerIds[0] : undefined
+    const customers = q.externalCustomerIds === undefined ? (q.externalCustomerId === undefined ? undefined : [q.externalCustomerId])
+      : q.externalCustomerId === undefined ? q.externalCustomerIds : undefined
     const groupBy = q.groupBy ?? []
-    if (customer === undefined || q.windowSize || groupBy.length > 1) return undefined
+    if (!customers?.length || q.windowSize || groupBy.length > 1) return undefined
     if (groupBy.length === 1 && (groupBy[0] !== q.declaredGroupBy || q.bySource)) return undefined
     const key = periodKey(q.tenantId, q.environmentId, q.start, q.end)
     const agg = this.meters.get(key)?.get(q.meterId)
-    if (agg === undefined || agg !== q.aggregation || agg === 'COUNT_UNIQUE' || !this.customers.get(key)!.has(customer)) return undefined
+    if (agg === undefined || agg !== q.aggregation || agg === 'COUNT_UNIQUE') return undefined
+    const read = this.customers.get(key)!
+    if (customers.some((c) => !read.has(c))) return undefined
+    // A parent's pooled usage (several customers) adds up per customer, except LATEST (the
+    // rows keep the latest value, not its timestamp): that one is read directly.
+    if (customers.length > 1 && !POOLED[agg]) return undefined
+    const pool = POOLED[agg]
+    const rows = customers.length === 1 ? this.periods.get(key)!.get(`${q.meterId}\u0000${customers[0]}`) ?? []
+      : pooledRows(customers.flatMap((c) => this.periods.get(key)!.get(`${q.meterId}\u0000${c}`) ?? []), pool!)
     const value = VALUE[agg]
-    const rows = this.periods.get(key)!.get(`${q.meterId}\u0000${customer}`) ?? []
     if (q.bySource) {
       return rows.filter((r) => r.level === 'source').sort((a, b) => byBytes(a.source, b.source))
         .map((r) => ({ value: value(r), event_count: r.count, groups: {}, source: r.source }))
@@ -105,11 +132,36 @@ export async function prefetchPeriodUsage(ch: ClickHouse, em: EntityManager, sub
     const meterIds = [...new Set(lineItems.map((l) => l.meter_id!))]
     if (meterIds.length === 0) continue
     const meters = await em.find(MeterSchema, { ...scope, id: { $in: meterIds } })
-    const customers = await em.find(CustomerSchema, { ...scope, id: { $in: [...new Set(group.map((s) => s.customer_id))] } })
+    // a parent's usage pools its inherited children's customers: read theirs too
+    const parents = group.filter((s) => s.subscription_type === 'PARENT').map((s) => s.id)
+    const children = parents.length
+      ? await em.find(SubscriptionSchema, { ...scope, parent_subscription_id: { $in: parents }, subscription_type: 'INHERITED', status: 'published' })
+      : []
+    const customerIds = [...new Set([...group.map((s) => s.customer_id), ...children.map((c) => c.customer_id)])]
+    const customers = await em.find(CustomerSchema, { ...scope, id: { $in: customerIds } })
     await prefetched.load(ch, {
       tenantId: tenant_id, environmentId: environment_id, start, end,
       customers: customers.map((c) => c.external_id), meters: new Map(meters.map((m) => [m.id, m.aggregation.type])),
     })
+  }
+  return prefetched
+}
+
+/** prefetchPeriodUsage from rows a billing batch already loaded (batch-reads.ts): one statement per (scope, period), nothing read from Postgres. */
+export async function prefetchBatchUsage(
+  ch: ClickHouse, subs: Subscription[], scopeOf: (group: Subscription[]) => { meters: Map<string, UsageQuery['aggregation']>; customers: string[] },
+): Promise<PrefetchedUsage> {
+  const prefetched = new PrefetchedUsage()
+  const groups = new Map<string, Subscription[]>()
+  for (const s of subs) {
+    const key = periodKey(s.tenant_id, s.environment_id, s.current_period_start, s.current_period_end)
+    groups.set(key, [...(groups.get(key) ?? []), s])
+  }
+  for (const group of groups.values()) {
+    const { tenant_id, environment_id, current_period_start: start, current_period_end: end } = group[0]
+    const { meters, customers } = scopeOf(group)
+    if (meters.size === 0 || customers.length === 0) continue
+    await prefetched.load(ch, { tenantId: tenant_id, environmentId: environment_id, start, end, customers, meters })
   }
   return prefetched
 }

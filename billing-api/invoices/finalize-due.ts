@@ -8,11 +8,18 @@
 // finalized invoice no longer matches, so a repeated run does nothing.
 import { LockMode } from '@mikro-orm/core'
 import type { BillingContext } from '../context.js'
-import { InvoiceSchema } from './invoice.entity.js'
-import { finalizeLockedInvoice } from './lifecycle.js'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { InvoiceSchema, type Invoice } from './invoice.entity.js'
+import { finalizeLockedInvoices } from './lifecycle.js'
 
 export interface FinalizeDueOptions {
   batchSize?: number
+  /**
+   * Called in the batch's transaction before the invoices are finalized; returns the invoices to
+   * finalize (billing's late-usage recompute, billing/late-usage.ts: drafts whose period got
+   * usage after it ended are recomputed first; one that became SKIPPED is left out).
+   */
+  beforeFinalize?: (tx: EntityManager, invoices: Invoice[]) => Promise<Invoice[]>
   /** limit the run to one tenant (operators' on-demand runs, tests) */
   tenantId?: string
 }
@@ -38,7 +45,9 @@ export async function finalizeDueInvoices(ctx: BillingContext, opts: FinalizeDue
         },
         { limit: batchSize, orderBy: { last_computed_at: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
       )
-      for (const invoice of due) await finalizeLockedInvoice(ctx, tx, invoice)
+      // numbers are taken as one block per environment at the end of the batch (lifecycle.ts)
+      const ready = opts.beforeFinalize ? await opts.beforeFinalize(tx, due) : due
+      await finalizeLockedInvoices(ctx, tx, ready)
       return due.length
     })
     finalized += claimed

@@ -183,3 +183,32 @@ export async function queryMeterUsage(ch: ClickHouse, q: UsageQuery): Promise<Us
     return { window_start: r.window_start, value: r.value, event_count: r.event_count, groups, source: r.src, customer: r.cust }
   })
 }
+
+export interface LateUsageQuery {
+  tenantId: string
+  environmentId: string
+  externalCustomerIds: string[]
+  start: Date
+  end: Date
+  /** events acknowledged at or after this instant are late (usually the period's end) */
+  acknowledgedSince: Date
+}
+
+/**
+ * The customers with usage in [start, end) that was acknowledged (ingested_at) at or after
+ * `acknowledgedSince`: backdated events that a draft computed at the period's end may not
+ * hold. One statement; the finalization recomputes only the drafts it names.
+ */
+export async function queryLateUsageCustomers(ch: ClickHouse, q: LateUsageQuery): Promise<string[]> {
+  if (q.externalCustomerIds.length === 0) return []
+  const rows = await ch.query<{ c: string }>(
+    `SELECT DISTINCT external_customer_id AS c FROM ${ch.table('meter_events')}
+      WHERE tenant_id = {tenant:String} AND environment_id = {env:String} AND external_customer_id IN {customers:Array(String)}
+        AND timestamp >= {start:DateTime64(3, 'UTC')} AND timestamp < {end:DateTime64(3, 'UTC')} AND ingested_at >= {since:DateTime64(3, 'UTC')}`,
+    {
+      tenant: q.tenantId, env: q.environmentId, customers: q.externalCustomerIds,
+      start: chDateTime(q.start.getTime()), end: chDateTime(q.end.getTime()), since: chDateTime(q.acknowledgedSince.getTime()),
+    },
+  )
+  return rows.map((r) => r.c)
+}

@@ -301,6 +301,339 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/aggregators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** this process's aggregator consumers: partitions, shards held, events written */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                events: number;
+                                name: string;
+                                partitions: number[];
+                                shards: number;
+                                writes: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        /** run this many aggregator consumers in this process (a rebalance follows) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description aggregator consumers this process runs */
+                        consumers: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                events: number;
+                                name: string;
+                                partitions: number[];
+                                shards: number;
+                                writes: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/billing-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the latest billing runs, newest first: done / total, invoices, failures, rate, ETA */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                attempts: number;
+                                batches?: number;
+                                /** @description invoices skipped because their idempotency key was taken */
+                                conflicts?: number;
+                                eta_seconds: number | null;
+                                /** @description subscriptions whose invoice failed to compute: not advanced, billed by the next run */
+                                failures: number;
+                                /** Format: date-time */
+                                finished_at?: string | null;
+                                /** @description `subscription-billing:<scheduler job id>` */
+                                id: string;
+                                invoices: number;
+                                job_name: string;
+                                /** @description subscriptions per second */
+                                rate: number;
+                                recent_failures?: {
+                                    error?: string;
+                                    subscription_id?: string;
+                                }[];
+                                /** Format: date-time */
+                                started_at: string;
+                                /** @enum {string} */
+                                state: "running" | "completed" | "failed";
+                                /** @description subscription periods billed (done) */
+                                subscriptions: number;
+                                tenant_id?: string | null;
+                                /** @description subscriptions due at the start (periods behind count again as they are billed) */
+                                total: number;
+                                /** Format: date-time */
+                                updated_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the ingestion watermark the run billed up to
+                                 */
+                                watermark?: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/billing-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one billing run (id: subscription-billing:<scheduler job id>) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            http_status_code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description a billing run (job subscription-billing): done / total subscriptions, invoices, failures, rate and ETA */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attempts: number;
+                            batches?: number;
+                            /** @description invoices skipped because their idempotency key was taken */
+                            conflicts?: number;
+                            eta_seconds: number | null;
+                            /** @description subscriptions whose invoice failed to compute: not advanced, billed by the next run */
+                            failures: number;
+                            /** Format: date-time */
+                            finished_at?: string | null;
+                            /** @description `subscription-billing:<scheduler job id>` */
+                            id: string;
+                            invoices: number;
+                            job_name: string;
+                            /** @description subscriptions per second */
+                            rate: number;
+                            recent_failures?: {
+                                error?: string;
+                                subscription_id?: string;
+                            }[];
+                            /** Format: date-time */
+                            started_at: string;
+                            /** @enum {string} */
+                            state: "running" | "completed" | "failed";
+                            /** @description subscription periods billed (done) */
+                            subscriptions: number;
+                            tenant_id?: string | null;
+                            /** @description subscriptions due at the start (periods behind count again as they are billed) */
+                            total: number;
+                            /** Format: date-time */
+                            updated_at?: string;
+                            /**
+                             * Format: date-time
+                             * @description the ingestion watermark the run billed up to
+                             */
+                            watermark?: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/jobs": {
         parameters: {
             query?: never;

@@ -1,5 +1,6 @@
 // The admin API over HTTP (billing-api/admin/routes.ts), typed for the CLI.
 import type { FailureView, JobView, QueueStatus, ScheduledJob } from '../../billing-api/admin/index.js'
+import type { BillingRunView } from '../../billing-api/billing/index.js'
 import type { AdminTarget } from './target.js'
 
 export class AdminApiError extends Error {
@@ -15,7 +16,7 @@ export interface CreatedTenantView {
   api_key: string
 }
 
-export type { FailureView, JobView, QueueStatus, ScheduledJob }
+export type { BillingRunView, FailureView, JobView, QueueStatus, ScheduledJob }
 
 export class AdminClient {
   constructor(private readonly target: AdminTarget) {}
@@ -52,6 +53,16 @@ export class AdminClient {
 
   runJob(name: string, tenantId?: string): Promise<JobView> {
     return this.request('POST', `/jobs/${encodeURIComponent(name)}/runs`, tenantId ? { tenant_id: tenantId } : {})
+  }
+
+  /** a billing run's progress record; undefined while the job has not opened it yet */
+  async billingRun(id: string): Promise<BillingRunView | undefined> {
+    try {
+      return await this.request<BillingRunView>('GET', `/billing-runs/${encodeURIComponent(id)}`)
+    } catch (err) {
+      if (err instanceof AdminApiError && err.status === 404) return undefined
+      throw err
+    }
   }
 
   job(queue: string, id: string): Promise<JobView> {

@@ -1,7 +1,7 @@
 // What each CLI command does against the admin API; resolves with the process exit code.
 import type { Command } from './args.js'
 import type { AdminClient, JobView } from './client.js'
-import { describeJob, formatJobs, formatStatus } from './format.js'
+import { billingRunLine, describeJob, formatJobs, formatStatus } from './format.js'
 import { waitForJob } from './wait-for-job.js'
 
 /** The last line of a followed job run; resolves with the exit code. */
@@ -25,7 +25,21 @@ export async function runCommand(cmd: Command, client: AdminClient, print: (line
         print(`queued ${queued.name} as scheduler job ${queued.id}; follow it with npm run admin -- jobs show ${queued.id}`)
         return 0
       }
-      return reportRun(await waitForJob((j) => client.job(j.queue, j.id), queued, { print }), print)
+      // a billing run also prints its progress record (done / total, rate, ETA, failures) when it moves
+      const runId = cmd.name === 'subscription-billing' ? `${cmd.name}:${queued.id}` : undefined
+      let last = ''
+      const progress = async () => {
+        const run = runId ? await client.billingRun(runId) : undefined
+        const line = run ? billingRunLine(run) : ''
+        if (line && line !== last) print(line)
+        last = line || last
+      }
+      const done = await waitForJob(async (j) => {
+        await progress()
+        return client.job(j.queue, j.id)
+      }, queued, { print })
+      await progress()
+      return reportRun(done, print)
     }
     case 'jobs-status':
       print(formatStatus(cmd.queue ? [await client.queue(cmd.queue, cmd.failures)] : await client.queues(cmd.failures)))

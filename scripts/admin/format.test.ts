@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { JobView, QueueStatus } from './client.js'
-import { describeJob, every, formatJobs, formatStatus, progressLine } from './format.js'
+import { billingRunLine, describeJob, every, formatJobs, formatStatus, progressLine } from './format.js'
 
 const zero = { waiting: 0, active: 0, delayed: 0, prioritized: 0, 'waiting-children': 0, completed: 0, failed: 0 }
 
@@ -49,4 +49,10 @@ test('progress lines and job descriptions', () => {
   assert.equal(progressLine({ ...job, state: 'failed', attempts_made: 1, failed_reason: 'boom' }, 2000), '[   2.0s] subscription-billing #5 failed: boom')
   assert.equal(describeJob({ ...job, state: 'completed', attempts_made: 2, return_value: 3 }), 'scheduler job 5 (subscription-billing): completed, 2 attempt(s), returned 3')
   assert.equal(describeJob({ ...job, state: 'failed', attempts_made: 1, failed_reason: 'boom' }), 'scheduler job 5 (subscription-billing): failed, 1 attempt(s), last failure: boom')
+})
+
+test('a billing run progress line: done / total, invoices, failures, rate and ETA', () => {
+  const run = { id: 'subscription-billing:7', state: 'running' as const, subscriptions: 4200, total: 10000, invoices: 4095, failures: 1, rate: 228.3, eta_seconds: 25 }
+  assert.equal(billingRunLine(run), '  billing run subscription-billing:7 running: 4,200 / 10,000 subscriptions, 4,095 invoices, 1 failed, 228.3/s, ETA 25 s')
+  assert.equal(billingRunLine({ ...run, state: 'completed', subscriptions: 10000, eta_seconds: 0 }), '  billing run subscription-billing:7 completed: 10,000 / 10,000 subscriptions, 4,095 invoices, 1 failed, 228.3/s')
 })

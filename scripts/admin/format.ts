@@ -1,5 +1,5 @@
 // Plain-text output of the CLI (pure: tested in format.test.ts).
-import type { JobView, QueueStatus, ScheduledJob } from './client.js'
+import type { BillingRunView, JobView, QueueStatus, ScheduledJob } from './client.js'
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
@@ -44,4 +44,11 @@ export function progressLine(j: JobView, elapsedMs: number): string {
     ? `: ${JSON.stringify(j.return_value)} item(s)`
     : j.state === 'failed' ? `: ${j.failed_reason ?? 'unknown reason'}` : j.attempts_made > 0 ? ` (attempt ${j.attempts_made + 1})` : ''
   return `[${t}] ${j.name} #${j.id} ${j.state}${extra}`
+}
+
+/** One line of a billing run's progress record (billing/billing-runs.ts). */
+export function billingRunLine(r: Pick<BillingRunView, 'id' | 'state' | 'subscriptions' | 'total' | 'invoices' | 'failures' | 'rate' | 'eta_seconds'>): string {
+  const n = (x: number) => x.toLocaleString('en-US')
+  const eta = r.state === 'running' ? (r.eta_seconds === null ? ', ETA unknown' : `, ETA ${r.eta_seconds} s`) : ''
+  return `  billing run ${r.id} ${r.state}: ${n(r.subscriptions)} / ${n(r.total)} subscriptions, ${n(r.invoices)} invoices, ${n(r.failures)} failed, ${r.rate}/s${eta}`
 }

@@ -1,0 +1,220 @@
+// bench:billing-day: the first of the month at scale. N subscriptions (default 10,000) whose
+// monthly period ended at the start of this month, each with 10 usage lines of mixed price models
+// (flat per unit, slab, volume, package); coupons on 10 %, taxes on 50 %, prepaid wallets on 10 %,
+// 5 % in a hierarchy (a PARENT pooling one INHERITED child's usage). Then, exactly as the
+// scheduler does it: the `subscription-billing` job (every due invoice drafted with its lines,
+// coupons, usage analytics, the period advanced, `invoice.drafted` in the outbox for the
+// webhooks), and the `invoice-finalization` job (numbers, taxes, wallet debits).
+//   npm run bench:billing-day -- --subscriptions 10000 [--events-per-line 3] [--batch 200] [--concurrency 2]
+// Set-up is not what is measured: one template customer and subscription are created through
+// the API, then cloned in Postgres; the usage is generated inside ClickHouse into the very rows
+// the aggregator writes (meter_events, meter_buckets), as bench:usage --sql-events does.
+// Without an aggregator in this process the ingestion watermark is not consulted
+// (BILLING_WAIT_FOR_INGESTION=false here). It prints figures and asserts only that every
+// subscription was billed once and that the audited invoices equal their previews.
+import { parseArgs } from 'node:util'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { loadConfigOrExit } from '../platform/config.js'
+import { registry } from '../platform/metrics.js'
+import { startPlatform } from '../scripts/composition-root.js'
+import { createTenant } from '../billing-api/tenants/index.js'
+import { computeSubscriptionInvoice } from '../billing-api/billing/index.js'
+import { SubscriptionSchema } from '../billing-api/subscriptions/subscription.entity.js'
+
+const { values: args } = parseArgs({
+  options: { subscriptions: { type: 'string' }, 'events-per-line': { type: 'string' }, batch: { type: 'string' }, concurrency: { type: 'string' }, 'skip-finalize': { type: 'boolean' } },
+})
+const SUBS = Number(args.subscriptions ?? 10_000)
+const PER_LINE = Number(args['events-per-line'] ?? 3)
+const LINES = 10
+const now = new Date()
+const PERIOD_END = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)
+const PERIOD_START = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)
+
+const base = loadConfigOrExit()
+const chdbPath = join(base.dataDir, 'bench-billing-day-chdb')
+rmSync(chdbPath, { recursive: true, force: true })
+const config = {
+  ...base, clickhouse: { ...base.clickhouse, chdbPath }, port: 0, finalizationDelayMinutes: 0,
+  billing: {
+    ...base.billing, waitForIngestion: false,
+    batchSize: Number(args.batch ?? base.billing.batchSize), runConcurrency: Number(args.concurrency ?? base.billing.runConcurrency),
+  },
+}
+const platform = await startPlatform(config, { services: ['billing-api', 'scheduler'], migrate: true, schedule: false, relay: false })
+const conn = platform.ctx.orm.em.getConnection()
+const ch = platform.ctx.ch
+
+async function call(apiKey: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(platform.url + path, {
+    method, headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+  })
+  const json = await res.json()
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+const seconds = (t: number) => (performance.now() - t) / 1000
+const n = (x: number) => Math.round(x).toLocaleString('en-US')
+/** One row per clone i in [1, SUBS): the template row with the columns of `set` replaced. */
+const clone = (table: string, where: string, set: string, filter = 'true') => conn.execute(
+  `INSERT INTO ${table} SELECT (jsonb_populate_record(NULL::${table}, to_jsonb(t) || ${set})).* FROM ${table} t, generate_series(1, ${SUBS - 1}) AS g(i) WHERE ${where} AND ${filter}`,
+)
+
+// Statements sent to Postgres by this process (the job runs here), counted at the driver.
+let statements = 0
+platform.ctx.orm.em.getConnection().getKnex().on('query', () => statements++)
+
+try {
+  const t0 = performance.now()
+  const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-billing-day-${Date.now()}` }, config.apiKeyHashing)
+  const key = tenant.apiKey
+  const env = tenant.environments.production
+  const usd = { currency: 'USD', billing_period: 'MONTHLY', type: 'USAGE', invoice_cadence: 'ARREAR' }
+  const models = [
+    { billing_model: 'FLAT_FEE', amount: '0.0125' },
+    { billing_model: 'TIERED', tier_mode: 'SLAB', tiers: [{ up_to: 1000, unit_amount: '0.10' }, { up_to: 5000, unit_amount: '0.05' }, { up_to: null, unit_amount: '0.01' }] },
+    { billing_model: 'TIERED', tier_mode: 'VOLUME', tiers: [{ up_to: 1000, unit_amount: '0.08' }, { up_to: null, unit_amount: '0.02', flat_amount: '5.00' }] },
+    { billing_model: 'PACKAGE', amount: '3.00', transform_quantity: { divide_by: 500, round: 'up' } },
+  ]
+  const meters: any[] = []
+  for (let i = 0; i < LINES; i++) {
+    meters.push(await call(key, 'POST', '/v1/meters', { name: `m${i}`, event_name: `usage_${i}`, aggregation: { type: 'SUM', field: 'n', ...(i === 0 ? { group_by: 'region' } : {}) } }))
+  }
+  const plan = await call(key, 'POST', '/v1/plans', {
+    name: 'Bench plan', prices: meters.map((m, i) => ({ ...usd, meter_id: m.id, display_name: `line ${i}`, ...models[i % models.length] })),
+  })
+  const customer = await call(key, 'POST', '/v1/customers', { external_id: 'cust-0' })
+  const sub = await call(key, 'POST', '/v1/subscriptions', { customer_id: customer.id, plan_id: plan.id, currency: 'USD', start_date: new Date(PERIOD_START).toISOString() })
+  const coupon = await call(key, 'POST', '/v1/coupons', { name: 'Ten percent', type: 'percentage', percentage_off: '10', duration: 'forever' })
+  const couponAssoc = await call(key, 'POST', '/v1/coupon_associations', { coupon_id: coupon.id, subscription_id: sub.id })
+  const vat = await call(key, 'POST', '/v1/taxes/rates', { name: 'VAT', code: 'VAT', percentage_value: '20' })
+  const taxAssoc = await call(key, 'POST', '/v1/taxes/associations', { tax_rate_id: vat.id, entity_type: 'customer', entity_id: customer.id })
+  // clones i = 1..N-1: customers cust-i, their subscriptions and line items; the template is i = 0
+  const tag = `b${Date.now().toString(36)}` // ids unique across runs: <prefix>_<tag>_<i>
+  const id = (prefix: string) => `'${prefix}_${tag}_' || g.i`
+  await clone('customers', `t.id = '${customer.id}'`, `jsonb_build_object('id', ${id('cus')}, 'external_id', 'cust-' || g.i, 'lookup_key', NULL)`)
+  await clone('subscriptions', `t.id = '${sub.id}'`, `jsonb_build_object('id', ${id('sub')}, 'customer_id', ${id('cus')}, 'lookup_key', NULL)`)
+  const lineRows = await conn.execute<{ id: string }[]>(`SELECT id FROM subscription_line_items WHERE subscription_id = ? ORDER BY created_at, id`, [sub.id])
+  for (const [k, l] of lineRows.entries()) {
+    await clone('subscription_line_items', `t.id = '${l.id}'`, `jsonb_build_object('id', 'sli_${tag}_' || g.i || '_${k}', 'subscription_id', ${id('sub')})`)
+  }
+  // coupons on 10 %, taxes on 50 %
+  await clone('coupon_associations', `t.id = '${couponAssoc.id}'`, `jsonb_build_object('id', ${id('ca')}, 'subscription_id', ${id('sub')})`, 'g.i % 10 = 0')
+  await clone('tax_associations', `t.id = '${taxAssoc.id}'`, `jsonb_build_object('id', ${id('ta')}, 'entity_id', ${id('cus')})`, 'g.i % 2 = 0')
+  // 5 % in a hierarchy: i % 40 = 2 is a PARENT, i % 40 = 3 its INHERITED child (billed on the parent's invoice)
+  await conn.execute(`UPDATE subscriptions SET subscription_type = 'PARENT' WHERE id LIKE 'sub_${tag}_%' AND split_part(id, '_', 3)::int % 40 = 2`)
+  await conn.execute(`UPDATE subscriptions SET subscription_type = 'INHERITED', parent_subscription_id = 'sub_${tag}_' || (split_part(id, '_', 3)::int - 1)
+                       WHERE id LIKE 'sub_${tag}_%' AND split_part(id, '_', 3)::int % 40 = 3`)
+  // prepaid wallets on 10 % (through the API: a wallet is a ledger)
+  const walletCustomers = Array.from({ length: Math.floor(SUBS / 10) }, (_, j) => `cus_${tag}_${j * 10 + 5}`).filter((c) => Number(c.split('_')[2]) < SUBS)
+  for (let j = 0; j < walletCustomers.length; j += 16) {
+    await Promise.all(walletCustomers.slice(j, j + 16).map(async (c) => {
+      const w = await call(key, 'POST', '/v1/wallets', { customer_id: c, currency: 'USD', conversion_rate: '1' })
+      await call(key, 'POST', `/v1/wallets/${w.id}/top-up`, { credits: '25', transaction_reason: 'PURCHASED', idempotency_key: `top-${w.id}` })
+    }))
+  }
+  const setupSeconds = seconds(t0)
+
+  // A month of usage per customer and line, generated in ClickHouse (the aggregator's rows).
+  const t1 = performance.now()
+  const events = SUBS * LINES * PER_LINE
+  const meterList = `[${meters.map((m) => `'${m.id}'`).join(',')}]`
+  const gen = `(SELECT number AS k, concat('cust-', toString(intDiv(number, ${LINES * PER_LINE}))) AS cust,
+      ${meterList}[intDiv(number % ${LINES * PER_LINE}, ${PER_LINE}) + 1] AS meter,
+      fromUnixTimestamp64Milli(toInt64(${PERIOD_START} + cityHash64(number, 1) % ${PERIOD_END - PERIOD_START}), 'UTC') AS ts,
+      toDecimal128(1 + cityHash64(number, 2) % 400, 12) AS v, ['api', 'batch'][number % 2 + 1] AS src,
+      if(meter = '${meters[0].id}', [['eu', 'us'][cityHash64(number, 3) % 2 + 1]], []) AS groups
+      FROM numbers(${events}))`
+  await ch.command(`INSERT INTO ${ch.table('meter_events')} SELECT '${tenant.tenantId}', '${env}', meter, cust, ts, concat('e', toString(k)), v, '', src, groups, ts FROM ${gen}`)
+  await ch.command(`INSERT INTO ${ch.table('meter_buckets')} SELECT '${tenant.tenantId}', '${env}', meter, cust, toStartOfMinute(ts), groups, src,
+      v, 1, v, (toDateTime64(0, 3, 'UTC'), '', toDecimal128(0, 12)), [], '', [] FROM ${gen}`)
+  await ch.command(`OPTIMIZE TABLE ${ch.table('meter_buckets')} FINAL`)
+  const usageSeconds = seconds(t1)
+
+  // The period-end job, as the scheduler runs it: a BullMQ job in this process's worker.
+  statements = 0
+  const rss0 = process.resourceUsage().maxRSS
+  const t2 = performance.now()
+  const invoices = await platform.scheduler!.trigger('subscription-billing', { tenant_id: tenant.tenantId }, 60 * 60_000)
+  const draftSeconds = seconds(t2)
+  const draftStatements = statements
+  const rssDraft = process.resourceUsage().maxRSS
+  const batch = (await registry.getSingleMetric('meterline_billing_batch_seconds')!.get()).values
+  const q = (p: number) => Number(batch.find((v) => v.labels.quantile === p)?.value ?? NaN) * 1000
+  const batchCount = Number((batch as { metricName?: string; value: number }[]).find((v) => v.metricName === 'meterline_billing_batch_seconds_count')?.value ?? 0)
+
+  // every subscription billed once: one cycle invoice per subscription that bills its own
+  const [{ cycle, subs, own, advanced }] = await conn.execute(
+    `SELECT (SELECT count(*) FROM invoices WHERE tenant_id = ? AND billing_reason = 'SUBSCRIPTION_CYCLE')::int AS cycle,
+            (SELECT count(*) FROM subscriptions WHERE tenant_id = ?)::int AS subs,
+            (SELECT count(*) FROM subscriptions WHERE tenant_id = ? AND subscription_type <> 'INHERITED')::int AS own,
+            (SELECT count(*) FROM subscriptions WHERE tenant_id = ? AND current_period_start = ?)::int AS advanced`,
+    [tenant.tenantId, tenant.tenantId, tenant.tenantId, tenant.tenantId, new Date(PERIOD_END)],
+  )
+  if (cycle !== own || advanced !== subs) throw new Error(`expected ${own} cycle invoices and ${subs} periods advanced, got ${cycle} and ${advanced}`)
+
+  // Audit: 1 % of the invoices against the single-invoice preview (direct reads, no batch), to the cent.
+  const t3 = performance.now()
+  const sample = await conn.execute<{ id: string; subscription_id: string; subtotal: string; total_discount: string; total: string }[]>(
+    `SELECT id, subscription_id, subtotal::text, total_discount::text, total::text FROM invoices
+      WHERE tenant_id = ? AND billing_reason = 'SUBSCRIPTION_CYCLE' ORDER BY md5(id) LIMIT ?`, [tenant.tenantId, Math.max(1, Math.ceil(own / 100))],
+  )
+  let audited = 0
+  const mismatches: string[] = []
+  for (const inv of sample) {
+    const em = platform.ctx.orm.em.fork()
+    const s = await em.findOneOrFail(SubscriptionSchema, { id: inv.subscription_id })
+    const preview = await computeSubscriptionInvoice(platform.ctx, em, s, new Date(PERIOD_START), new Date(PERIOD_END), 'SUBSCRIPTION_CYCLE', inv.id)
+    const lines = await conn.execute<{ subscription_line_item_id: string; amount: string }[]>(`SELECT subscription_line_item_id, amount::text FROM invoice_line_items WHERE invoice_id = ?`, [inv.id])
+    const stored = new Map(lines.map((l) => [l.subscription_line_item_id, l.amount]))
+    const same = (a: string, b: string) => Number.isFinite(Number(a)) && a.replace(/\.?0+$/, '') === b.replace(/\.?0+$/, '')
+    const ok = same(inv.subtotal, preview.subtotal) && same(inv.total_discount, preview.total_discount) && same(inv.total, preview.total)
+      && preview.lines.every((l) => same(stored.get(l.lineItem.id) ?? 'x', l.amount)) && lines.length === preview.lines.length
+    if (ok) audited++
+    else mismatches.push(`${inv.id}: stored ${inv.subtotal}/${inv.total_discount}/${inv.total}, preview ${preview.subtotal}/${preview.total_discount}/${preview.total}`)
+  }
+  const auditSeconds = seconds(t3)
+
+  // Finalization: numbers, taxes, wallet debits (FINALIZATION_DELAY_MINUTES=0 here).
+  let finalized = 0
+  let finalizeSeconds = NaN
+  let finalizeStatements = 0
+  if (!args['skip-finalize']) {
+    statements = 0
+    const t4 = performance.now()
+    finalized = await platform.scheduler!.trigger('invoice-finalization', { tenant_id: tenant.tenantId }, 60 * 60_000)
+    finalizeSeconds = seconds(t4)
+    finalizeStatements = statements
+  }
+  const [{ gaps }] = await conn.execute(
+    `SELECT (count(*) - (max(substring(invoice_number, 5)::int) - min(substring(invoice_number, 5)::int) + 1))::int AS gaps
+       FROM invoices WHERE tenant_id = ? AND environment_id = ? AND invoice_number IS NOT NULL`, [tenant.tenantId, env],
+  )
+
+  const table: [string, string][] = [
+    ['machine', '2 cores, shared with other engineers (noisy)'],
+    ['subscriptions', `${n(SUBS)} (${n(own)} invoiced, ${n(SUBS - own)} inherited children), ${LINES} usage lines each (flat, slab, volume, package)`],
+    ['mix', 'coupons on 10 %, taxes on 50 %, prepaid wallets on 10 %, 5 % in a hierarchy'],
+    ['batch size x concurrency', `${config.billing.batchSize} x ${config.billing.runConcurrency} (one process)`],
+    ['set-up (API template + SQL clones + wallets)', `${setupSeconds.toFixed(1)} s`],
+    ['usage generated in ClickHouse', `${n(events)} events in ${usageSeconds.toFixed(1)} s`],
+    ['drafting (subscription-billing job)', `${n(invoices)} invoices in ${draftSeconds.toFixed(1)} s`],
+    ['invoices/s (drafting)', `${n(invoices / draftSeconds)}`],
+    ['per batch p50 / p99', `${q(0.5).toFixed(0)} / ${q(0.99).toFixed(0)} ms (${n(batchCount)} batches)`],
+    ['Postgres statements per invoice (drafting)', `${(draftStatements / invoices).toFixed(2)} (${n(draftStatements)} in all)`],
+    ['finalization (invoice-finalization job)', Number.isNaN(finalizeSeconds) ? 'skipped' : `${n(finalized)} invoices in ${finalizeSeconds.toFixed(1)} s, ${n(finalized / finalizeSeconds)}/s, ${(finalizeStatements / Math.max(1, finalized)).toFixed(1)} statements per invoice`],
+    ['invoice numbers', gaps === 0 ? 'gapless' : `${gaps} gaps`],
+    ['peak RSS (this process: API, scheduler, chDB)', `${n(rssDraft / 1024)} MiB after drafting (${n(rss0 / 1024)} MiB before), ${n(process.resourceUsage().maxRSS / 1024)} MiB at the end`],
+    ['audit: invoices equal to their single-invoice preview', `${audited} of ${sample.length} (${auditSeconds.toFixed(1)} s)`],
+  ]
+  const w = Math.max(...table.map((r) => r[0].length))
+  console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)
+  for (const [k, v] of table) console.log(`| ${k.padEnd(w)} | ${v} |`)
+  if (mismatches.length) {
+    console.error(mismatches.slice(0, 10).join('\n'))
+    process.exitCode = 1
+  }
+} finally {
+  await platform.stop()
+}
