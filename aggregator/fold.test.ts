@@ -29,3 +29,16 @@ test('rows of one bucket fold as the table merges them; other buckets and origin
   assert.deepEqual([...(c1[11] as string[])].sort(), ['x', 'y'])
   assert.equal(f.rowsIn, 5)
 })
+
+test('integer sums stay exact as numbers, and switch to scaled decimals on the first fraction', () => {
+  const f = new BucketFolder()
+  f.add(row('c', 60, '999999999999999', [1, 'a', '1']))
+  f.add(row('c', 60, '999999999999999', [2, 'b', '1']))
+  f.add(row('c', 60, '-3', [3, 'c', '1']))
+  assert.equal(f.rows()[0][7], '1999999999999995')
+  const g = new BucketFolder()
+  g.add(row('c', 60, '4', [1, 'a', '1']))
+  g.add(row('c', 60, '0.000000000001', [2, 'b', '1']))
+  g.add(row('c', 60, '6', [3, 'c', '1']))
+  assert.equal(g.rows()[0][7], '10.000000000001')
+})

@@ -3,6 +3,7 @@
 // inserts one row per bucket instead of one per (meter, event). Exact: decimals are added as
 // integers scaled by 10^12 (the Decimal(38, 12) scale), never as floats.
 const SCALE = 12
+const SMALL_INT = /^-?\d{1,15}$/
 const NEG = 45 // '-'
 
 /** A Decimal(38, 12) text ('-12.5', '3') as an integer count of 10^-12. */
@@ -39,7 +40,8 @@ function laterOf(a: Latest, b: Latest): Latest {
 
 interface Acc {
   row: unknown[]
-  /** set once a second row joins */
+  /** set once a second row joins: the sum as a safe integer while every value is one, else scaled */
+  int?: number
   sum?: bigint
   max?: bigint
   uniq?: Set<string>
@@ -65,16 +67,28 @@ export class BucketFolder {
       this.acc.set(key, { row })
       return
     }
-    if (a.sum === undefined) {
+    if (a.sum === undefined && a.int === undefined) {
       a.row = [...a.row]
-      a.sum = scaled(a.row[7] as string)
+      const first = a.row[7] as string
+      if (SMALL_INT.test(first)) a.int = Number(first)
+      else a.sum = scaled(first)
       a.max = scaled(a.row[9] as string)
       a.uniq = new Set(a.row[11] as string[])
       a.points = new Map((a.row[13] as Latest[]).map((p) => [`${p[0]}\u0000${p[1]}`, p]))
     }
-    a.sum! += scaled(row[7] as string)
+    const value = row[7] as string
+    // Integers below 10^15 add exactly as numbers while the sum stays below 2^53 (the common
+    // case: tokens, counts); anything else is added as a scaled integer.
+    if (a.int !== undefined && SMALL_INT.test(value) && Math.abs(a.int) < 2 ** 52) a.int += Number(value)
+    else {
+      if (a.int !== undefined) {
+        a.sum = BigInt(a.int) * 10n ** BigInt(SCALE)
+        a.int = undefined
+      }
+      a.sum! += scaled(value)
+    }
     a.row[8] = (a.row[8] as number) + (row[8] as number)
-    const max = scaled(row[9] as string)
+    const max = row[9] === a.row[9] ? a.max! : scaled(row[9] as string)
     if (max > a.max!) {
       a.max = max
       a.row[9] = row[9]
@@ -87,7 +101,11 @@ export class BucketFolder {
   rows(): unknown[][] {
     const out: unknown[][] = []
     for (const a of this.acc.values()) {
-      if (a.sum !== undefined) {
+      if (a.int !== undefined) {
+        a.row[7] = String(a.int)
+        a.row[11] = [...a.uniq!]
+        a.row[13] = [...a.points!.values()]
+      } else if (a.sum !== undefined) {
         a.row[7] = unscaled(a.sum)
         a.row[11] = [...a.uniq!]
         a.row[13] = [...a.points!.values()]
