@@ -24,6 +24,7 @@ export interface Config {
   eventsTopic: string
   eventsPartitions: number
   usageAudit: { everyMs: number; samples: number }
+  aggregatorConsumers: number
   systemEventsTopic: string
   aggregatorGroupId: string
   clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
@@ -296,6 +297,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     eventsTopic: str(env, 'KAFKA_EVENTS_TOPIC'),
     eventsPartitions: int(env, 'KAFKA_EVENTS_PARTITIONS', 1),
     usageAudit: { everyMs: int(env, 'USAGE_AUDIT_EVERY_MS'), samples: int(env, 'USAGE_AUDIT_SAMPLES', 1) },
+    aggregatorConsumers: int(env, 'AGGREGATOR_CONSUMERS', 1),
     systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC'),
     aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP'),
     clickhouse: {

@@ -47,6 +47,10 @@ export const SETTINGS = {
     default: '16', readBy: 'services',
     meaning: "partitions of the events topic: an event of shard s (of 64) travels in partition s mod this; must equal the topic's, and divide 64 for an even spread",
   },
+  AGGREGATOR_CONSUMERS: {
+    default: '2', readBy: 'services',
+    meaning: 'aggregator consumers of the group a process starts (each holds the shards of its partitions; two overlap one\'s JavaScript with the other\'s inserts on a 2-core machine); change at run time with PUT /v1/admin/aggregators',
+  },
   USAGE_AUDIT_EVERY_MS: {
     default: '60000', readBy: 'services',
     meaning: 'online exactness audit: how often each aggregator recounts sampled closed minutes from the raw events (`meterline_usage_audit_samples_total`); 0 disables',

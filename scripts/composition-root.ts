@@ -232,6 +232,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         for (const a of extra.splice(0)) await a.stop()
         await aggregator!.stop()
       })
+      await ctx.aggregatorControl.setConsumers(Math.min(8, Math.max(1, config.aggregatorConsumers)))
     }
     // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
     // one process, through the aggregator) before the consumer and the producer stop.

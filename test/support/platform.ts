@@ -37,6 +37,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     eventsTopic: `events-test-${id}`,
     // Test topics are created on first use by the local broker, with its default of 4 partitions.
     eventsPartitions: 4,
+    // One consumer, so a test can watch `platform.aggregator`; tests of several writers start them.
+    aggregatorConsumers: 1,
     systemEventsTopic: `system-events-test-${id}`,
     aggregatorGroupId: `aggregator-test-${id}`,
     redisPrefix: `mltest-${id}`,
