@@ -23,7 +23,7 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '500' },
     readers: { type: 'string', default: '2' },
     preload: { type: 'string', default: '0' },
-    port: { type: 'string', default: process.env.BENCH_PORT ?? '8190' },
+    port: { type: 'string', default: process.env.BENCH_PORT ?? '18080' },
     keep: { type: 'boolean', default: false },
   },
 })
