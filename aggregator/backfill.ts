@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { ClickHouse } from '../clickhouse/client.js'
 import { countedBy } from '../clickhouse/queries/dedup-keys.js'
-import { rawEventsPage } from '../clickhouse/queries/events.js'
+import { rawEventsPage, scopesWithEvents } from '../clickhouse/queries/events.js'
 import { aggregatorBackfillFailures, aggregatorMeterRowsWritten } from '../platform/metrics.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 import type { MeterDefinition } from '../schemas/meters.js'
@@ -66,13 +66,30 @@ export class Backfills {
     await this.pool.query(
       `INSERT INTO meter_backfills (store, meter_id) SELECT $2, unnest($1::text[]) ON CONFLICT DO NOTHING`, [defs.map((m) => m.id), this.store],
     )
-    const { rows } = await this.pool.query<{ meter_id: string }>(
-      `SELECT meter_id FROM meter_backfills WHERE store = $2 AND state = 'pending' AND meter_id = ANY($1) AND (lease_until IS NULL OR lease_until < now())`,
+    // Newest first: a meter just created is not kept waiting behind older ones.
+    const { rows } = await this.pool.query<{ meter_id: string; cuts: number }>(
+      `SELECT b.meter_id, (SELECT count(*)::int FROM meter_cuts c WHERE c.store = b.store AND c.meter_id = b.meter_id) AS cuts
+         FROM meter_backfills b
+        WHERE b.store = $2 AND b.state = 'pending' AND b.meter_id = ANY($1) AND (b.lease_until IS NULL OR b.lease_until < now())
+        ORDER BY b.updated_at DESC`,
       [defs.map((m) => m.id), this.store],
     )
-    for (const { meter_id } of rows) {
-      const meter = defs.find((m) => m.id === meter_id)
-      if (meter) await this.run(meter)
+    const byId = new Map(defs.map((m) => [m.id, m]))
+    const due = rows.map((r) => ({ meter: byId.get(r.meter_id)!, cut: r.cuts >= SHARDS })).filter((r) => r.meter)
+    // A meter cut in every shard whose event name has no raw event in this database has nothing
+    // to backfill (every write before its cuts is complete, raw rows included): done at once.
+    const cut = due.filter((d) => d.cut).map((d) => d.meter)
+    if (cut.length) {
+      const withEvents = await scopesWithEvents(this.ch, cut.map((m) => ({ tenantId: m.tenant_id, environmentId: m.environment_id, eventName: m.event_name })))
+      const empty = cut.filter((m) => !withEvents.has(`${m.tenant_id}\u0000${m.environment_id}\u0000${m.event_name}`)).map((m) => m.id)
+      if (empty.length) {
+        await this.pool.query(
+          `UPDATE meter_backfills SET state = 'done', updated_at = now()
+            WHERE store = $2 AND meter_id = ANY($1) AND state = 'pending' AND (lease_until IS NULL OR lease_until < now())`,
+          [empty, this.store],
+        )
+      }
+      for (const m of cut) if (withEvents.has(`${m.tenant_id}\u0000${m.environment_id}\u0000${m.event_name}`)) await this.run(m)
     }
   }
 

@@ -42,8 +42,10 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
       if (!def) throw new Error(`unknown job ${job.name}`)
       const end = schedulerJobSeconds.startTimer({ job_name: job.name })
       try {
-        // the job's id names its run: a stalled or retried job continues the same run record
-        const items = await def.run(opts.ctx, { ...((job.data ?? {}) as JobData), run_id: `${job.name}:${job.id}` })
+        // the job names its run: a stalled or retried job continues the same run record. Job ids
+        // count from 1 per queue, again after Redis is emptied or under another prefix, so the
+        // job's creation time is part of the name (a new job never continues an old run).
+        const items = await def.run(opts.ctx, { ...((job.data ?? {}) as JobData), run_id: `${job.name}:${job.id}:${job.timestamp}` })
         schedulerJobRuns.inc({ job_name: job.name, outcome: 'success' })
         schedulerJobItems.inc({ job_name: job.name }, items)
         return items

@@ -217,6 +217,6 @@ test('a billing run triggered through the admin API has one progress record: don
     ['completed', t.tenantId, 3, 3, 3, 0, 0],
   )
   assert.ok(run.body.rate > 0)
-  assert.equal((await asAdmin('GET', '/billing-runs?limit=1')).body.items[0].id, `subscription-billing:${queued.body.id}`)
+  assert.equal((await asAdmin('GET', '/billing-runs?limit=1')).body.items[0].id, `subscription-billing:${queued.body.id}:${Date.parse(queued.body.created_at)}`)
   assertError(await asAdmin('GET', '/billing-runs/subscription-billing:nope'), 404, 'not_found', /billing run/)
 })

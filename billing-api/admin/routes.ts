@@ -67,7 +67,7 @@ export async function adminRoutes(instance: FastifyInstance, ctx: BillingContext
   })
 
   app.get('/billing-runs/:id', {
-    schema: { tags, security, summary: 'one billing run (id: subscription-billing:<scheduler job id>)', params: billingRunParams, response: { 200: billingRunSchema, ...errors } },
+    schema: { tags, security, summary: 'one billing run (id: subscription-billing:<scheduler job id>[:<job created ms>]; without the time, the newest run of that job id)', params: billingRunParams, response: { 200: billingRunSchema, ...errors } },
   }, async (request) => {
     q()
     const em = ctx.orm.em.fork()

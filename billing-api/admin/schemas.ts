@@ -138,7 +138,7 @@ export const billingRunSchema = {
   description: 'a billing run (job subscription-billing): done / total subscriptions, invoices, failures, rate and ETA',
   required: ['id', 'job_name', 'state', 'attempts', 'started_at', 'total', 'subscriptions', 'invoices', 'failures', 'rate', 'eta_seconds'],
   properties: {
-    id: { type: 'string', description: '`subscription-billing:<scheduler job id>`' },
+    id: { type: 'string', description: '`subscription-billing:<scheduler job id>:<job created ms>`' },
     job_name: { type: 'string' },
     tenant_id: { type: ['string', 'null'] },
     state: { type: 'string', enum: ['running', 'completed', 'failed'] },

@@ -71,8 +71,16 @@ export async function closeBillingRun(orm: MikroORM, id: string, state: 'complet
   return (await readBillingRun(orm.em.fork(), id))!
 }
 
+/**
+ * One run by its id (`<job name>:<job id>:<job created ms>`), or by `<job name>:<job id>` alone:
+ * the newest run of that job id (ids repeat after Redis is emptied; the creation time tells them apart).
+ */
 export async function readBillingRun(em: EntityManager, id: string): Promise<BillingRun | null> {
-  const [row] = await em.getConnection().execute<BillingRun[]>(`${SELECT} WHERE r.id = ?`, [id])
+  const exact = id.split(':').length >= 3
+  const [row] = await em.getConnection().execute<BillingRun[]>(
+    exact ? `${SELECT} WHERE r.id = ?` : `${SELECT} WHERE r.id LIKE ? ESCAPE '!' ORDER BY r.started_at DESC LIMIT 1`,
+    [exact ? id : `${id.replace(/[!%_]/g, (c) => `!${c}`)}:%`],
+  )
   return row ? normalize(row) : null
 }
 

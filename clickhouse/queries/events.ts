@@ -33,3 +33,25 @@ export async function rawEventsPage(
     { tenant: scope.tenantId, env: scope.environmentId, name: scope.eventName, after: afterEventId, limit },
   )
 }
+
+/** A ClickHouse string literal: backslash and quote escaped (values stay out of the SQL's syntax). */
+export function stringLiteral(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
+}
+
+/** Which of these (tenant, environment, event name) scopes have any raw event. */
+export async function scopesWithEvents(
+  ch: ClickHouse, scopes: { tenantId: string; environmentId: string; eventName: string }[],
+): Promise<Set<string>> {
+  const out = new Set<string>()
+  for (let i = 0; i < scopes.length; i += 1000) {
+    const chunk = scopes.slice(i, i + 1000)
+    const tuples = chunk.map((s) => `(${stringLiteral(s.tenantId)}, ${stringLiteral(s.environmentId)}, ${stringLiteral(s.eventName)})`).join(', ')
+    const rows = await ch.query<{ t: string; e: string; n: string }>(
+      `SELECT DISTINCT tenant_id AS t, environment_id AS e, event_name AS n FROM ${ch.table('events_raw')}
+        WHERE (tenant_id, environment_id, event_name) IN (${tuples})`,
+    )
+    for (const r of rows) out.add(`${r.t}\u0000${r.e}\u0000${r.n}`)
+  }
+  return out
+}
