@@ -16,7 +16,7 @@ import { watchBrokerGeneration, type GenerationWatch } from '../platform/broker-
 import type { Backfills, BackfillHooks } from './backfill.js'
 import { CommitMetrics } from './commit-metrics.js'
 import { commit, count, decode, write } from './pipeline.js'
-import type { Piece, WriteStage, WriteStageHooks, WriteStats } from './write-stage.js'
+import type { Piece, PieceResult, WriteStage, WriteStageHooks, WriteStats } from './write-stage.js'
 import { checkGroupProtocol, WritePathVersionError } from './version-guard.js'
 import { OnlineAudit } from './online-audit.js'
 import { openWriter } from './writer.js'
@@ -65,6 +65,9 @@ export interface Aggregator {
   brokerRestarted(): void
 }
 
+/** fetched pieces per partition that may wait for their writes */
+const LOOKAHEAD = 16
+
 /** kafkajs' round-robin assignment under the write path's own protocol name (version-guard.ts). */
 export const ASSIGNER_NAME = 'MeterlineShardsV2'
 
@@ -89,6 +92,8 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   interface PartitionState {
     chain: Promise<void>
     next: bigint | null
+    /** commits of fetched pieces not yet done, oldest first (the look-ahead) */
+    inflight: Promise<void>[]
   }
   const partitions = new Map<number, PartitionState>()
   let stopping = false
@@ -104,10 +109,10 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     void stage.tick().catch((err) => log('taking the assigned shards failed; the next write retries', err))
   })
 
-  async function persist(topic: string, partition: number, piece: Piece, bytes: number) {
+  async function persist(topic: string, partition: number, piece: Piece, bytes: number, written: Promise<PieceResult>) {
     const state = partitions.get(partition)
     if (!state) throw new Error(`partition ${partition} is no longer assigned to this consumer`)
-    const result = await write(stage, piece)
+    const result = await written
     await opts.hooks?.afterInsert?.({ partition, lastOffset: piece.last.toString(), events: result.events })
     if (state.next !== null && piece.first > state.next) return // after a failure: wait for the replay
     await commit(consumer, topic, partition, piece)
@@ -143,24 +148,31 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     const { first, last } = piece
     let state = partitions.get(batch.partition)
     if (!state) {
-      state = { chain: Promise.resolve(), next: first }
+      state = { chain: Promise.resolve(), next: first, inflight: [] }
       partitions.set(batch.partition, state)
     }
+    // Handed to the write stage at once, so pieces fetched while a write runs join the next one
+    // (the local broker returns one producer batch per partition and fetch); offsets are
+    // committed in order on the chain. A piece written after an earlier one failed is replayed
+    // with it from the last commit, and its events are then duplicates.
+    const written = piece.records.length === 0 ? undefined : write(stage, piece)
+    written?.catch(() => undefined)
     const previous = state.chain
     state.chain = previous.then(() =>
-      piece.records.length === 0
+      written === undefined
         ? undefined
-        : persist(batch.topic, batch.partition, piece, bytes).catch((err) => rewind(batch.topic, batch.partition, err)),
+        : persist(batch.topic, batch.partition, piece, bytes, written).catch((err) => rewind(batch.topic, batch.partition, err)),
     )
+    state.inflight.push(state.chain)
     resolveOffset(batch.lastOffset())
     const recordsBehind = Number(BigInt(batch.highWatermark) - last - 1n)
     aggregatorConsumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, recordsBehind)
     commitMetrics.fetched(batch.topic, batch.partition, recordsBehind)
     await heartbeat()
-    // One batch of look-ahead per partition: bounded memory, and fetch overlaps the insert. A
-    // write may so outlive the assignment that fetched it; the shard fence refuses it then
-    // (its epoch moved), and its offsets are never committed.
-    await previous
+    // Up to LOOKAHEAD fetched pieces per partition wait for their writes: bounded memory, and
+    // fetching overlaps writing. A write may so outlive the assignment that fetched it; the
+    // shard fence refuses it then (its epoch moved), and its offsets are never committed.
+    while (state.inflight.length > LOOKAHEAD) await state.inflight.shift()
   }
 
   const ready = stage.tick()
