@@ -210,7 +210,7 @@ test('a billing run triggered through the admin API has one progress record: don
   assert.equal(queued.status, 202)
   const done = await finished('scheduler', queued.body.id)
   assert.equal(done.return_value, 3)
-  const run = await asAdmin('GET', `/billing-runs/subscription-billing:${queued.body.id}`)
+  const run = await asAdmin('GET', `/billing-runs/subscription-billing:${queued.body.id}:${Date.parse(queued.body.created_at)}`)
   assert.equal(run.status, 200, JSON.stringify(run.body))
   assert.deepEqual(
     [run.body.state, run.body.tenant_id, run.body.total, run.body.subscriptions, run.body.invoices, run.body.failures, run.body.eta_seconds],

@@ -76,12 +76,14 @@ export async function closeBillingRun(orm: MikroORM, id: string, state: 'complet
  * the newest run of that job id (ids repeat after Redis is emptied; the creation time tells them apart).
  */
 export async function readBillingRun(em: EntityManager, id: string): Promise<BillingRun | null> {
-  const exact = id.split(':').length >= 3
-  const [row] = await em.getConnection().execute<BillingRun[]>(
-    exact ? `${SELECT} WHERE r.id = ?` : `${SELECT} WHERE r.id LIKE ? ESCAPE '!' ORDER BY r.started_at DESC LIMIT 1`,
-    [exact ? id : `${id.replace(/[!%_]/g, (c) => `!${c}`)}:%`],
+  const conn = em.getConnection()
+  const [row] = await conn.execute<BillingRun[]>(`${SELECT} WHERE r.id = ?`, [id])
+  if (row) return normalize(row)
+  if (id.split(':').length !== 2) return null
+  const [newest] = await conn.execute<BillingRun[]>(
+    `${SELECT} WHERE r.id LIKE ? ESCAPE '!' ORDER BY r.started_at DESC LIMIT 1`, [`${id.replace(/[!%_]/g, (c) => `!${c}`)}:%`],
   )
-  return row ? normalize(row) : null
+  return newest ? normalize(newest) : null
 }
 
 export async function listBillingRuns(em: EntityManager, limit: number): Promise<BillingRun[]> {

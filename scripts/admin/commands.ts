@@ -26,7 +26,7 @@ export async function runCommand(cmd: Command, client: AdminClient, print: (line
         return 0
       }
       // a billing run also prints its progress record (done / total, rate, ETA, failures) when it moves
-      const runId = cmd.name === 'subscription-billing' ? `${cmd.name}:${queued.id}` : undefined
+      const runId = cmd.name === 'subscription-billing' ? `${cmd.name}:${queued.id}:${Date.parse(queued.created_at)}` : undefined
       let last = ''
       const progress = async () => {
         const run = runId ? await client.billingRun(runId) : undefined
