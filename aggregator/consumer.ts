@@ -65,6 +65,13 @@ export interface Aggregator {
   brokerRestarted(): void
 }
 
+/** the broker generation a piece was fetched in */
+interface Fetched {
+  restarts: number
+  /** the local broker's generation topic (null: a broker without one) */
+  name: string | null
+}
+
 /** fetched pieces per partition that may wait for their writes */
 const LOOKAHEAD = 16
 
@@ -97,6 +104,10 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   }
   const partitions = new Map<number, PartitionState>()
   let stopping = false
+  /** broker restarts seen (a piece fetched before one is not committed) */
+  let restarts = 0
+  /** the broker's generation watch (set below, once the consumer runs) */
+  const broker: { watch?: GenerationWatch } = {}
 
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     assignment = [...(payload.memberAssignment[opts.topic] ?? [])].sort((a, b) => a - b)
@@ -109,13 +120,15 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     void stage.tick().catch((err) => log('taking the assigned shards failed; the next write retries', err))
   })
 
-  async function persist(topic: string, partition: number, piece: Piece, bytes: number, written: Promise<PieceResult>) {
+  async function persist(topic: string, partition: number, piece: Piece, bytes: number, written: Promise<PieceResult>, generation: Fetched) {
     const state = partitions.get(partition)
     if (!state) throw new Error(`partition ${partition} is no longer assigned to this consumer`)
     const result = await written
     await opts.hooks?.afterInsert?.({ partition, lastOffset: piece.last.toString(), events: result.events })
     if (state.next !== null && piece.first > state.next) return // after a failure: wait for the replay
-    await commit(consumer, topic, partition, piece)
+    // Fetched from a broker that has restarted empty since: its offsets mean nothing now.
+    if (generation.restarts !== restarts) return
+    await commit(consumer, topic, partition, piece, generation.name)
     state.next = piece.last + 1n
     opts.onCommitted?.({ bytes })
     stats.batches++
@@ -155,13 +168,14 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     // (the local broker returns one producer batch per partition and fetch); offsets are
     // committed in order on the chain. A piece written after an earlier one failed is replayed
     // with it from the last commit, and its events are then duplicates.
+    const fetched: Fetched = { restarts, name: broker.watch?.current ?? null }
     const written = piece.records.length === 0 ? undefined : write(stage, piece)
     written?.catch(() => undefined)
     const previous = state.chain
     state.chain = previous.then(() =>
       written === undefined
         ? undefined
-        : persist(batch.topic, batch.partition, piece, bytes, written).catch((err) => rewind(batch.topic, batch.partition, err)),
+        : persist(batch.topic, batch.partition, piece, bytes, written, fetched).catch((err) => rewind(batch.topic, batch.partition, err)),
     )
     state.inflight.push(state.chain)
     resolveOffset(batch.lastOffset())
@@ -219,6 +233,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   auditTimer?.unref()
 
   const brokerRestarted = () => {
+    restarts++
     for (const partition of assignment) {
       const state = partitions.get(partition)
       if (state) state.next = 0n
@@ -229,7 +244,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
       }
     }
   }
-  const watch: GenerationWatch | undefined = opts.watchBroker
+  const watch = broker.watch = opts.watchBroker
     ? watchBrokerGeneration(opts.kafka, (generation) => {
         log(`the broker restarted empty (${generation}); reading every assigned partition again from 0`)
         brokerRestarted()

@@ -32,8 +32,13 @@ export function decode(groupId: string, batch: Batch): DecodedPiece {
 
 export const write = (stage: WriteStage, piece: Piece): Promise<PieceResult> => stage.add(piece)
 
-export async function commit(consumer: Consumer, topic: string, partition: number, piece: Piece): Promise<void> {
-  await consumer.commitOffsets([{ topic, partition, offset: (piece.last + 1n).toString() }])
+/**
+ * The offsets, with the broker generation the piece was fetched in as their metadata: the spool
+ * releases only what commits of the current generation passed (a piece of an emptied broker,
+ * committed to its successor, names the old one).
+ */
+export async function commit(consumer: Consumer, topic: string, partition: number, piece: Piece, generation: string | null): Promise<void> {
+  await consumer.commitOffsets([{ topic, partition, offset: (piece.last + 1n).toString(), metadata: generation }])
 }
 
 export function count(result: PieceResult): void {

@@ -57,8 +57,10 @@ export class ShardFence {
 
   static pool(databaseUrl: string, max = 4): pg.Pool {
     const pool = new pg.Pool({ connectionString: databaseUrl, max, connectionTimeoutMillis: 2000, idleTimeoutMillis: 5000, allowExitOnIdle: true })
-    // An idle connection that dies (Postgres restarted) must not crash the process.
+    // A connection that dies (Postgres stopped or restarted) must not crash the process: idle
+    // ones report on the pool, checked-out ones on the client (the query in flight fails).
     pool.on('error', () => undefined)
+    pool.on('connect', (client) => client.on('error', () => undefined))
     return pool
   }
 

@@ -65,6 +65,8 @@ export interface WriteStageHooks {
   afterKeys?: () => Promise<void> | void
   /** after the fence check, before anything is written (a paused writer) */
   afterFence?: () => Promise<void> | void
+  /** runs beside the three inserts (a sibling insert that fails while the bucket block lands) */
+  besideInserts?: () => Promise<void> | void
 }
 
 /** Events of shards this writer does not hold (an older record, a changed partition count). */
@@ -330,20 +332,26 @@ export class WriteStage {
     const t1 = performance.now()
 
     const epochs = new Map(states.map((s) => [s.shard, s.epoch]))
+    /** the bucket block (with its markers) is in: these events count, whatever fails next */
     let inserted = false
+    let bucketBlock: Promise<void> = Promise.resolve()
+    const counted = () => {
+      inserted = true
+      // A copy arriving later (even if the keys below fail) is a duplicate.
+      for (const { state, d } of newKeys) state.keys.add(d)
+    }
     let t2 = t1, t3 = t1, t4 = t1
     try {
       await this.shards.fence.hold(epochs, async (sql) => {
         t2 = performance.now()
         await this.opts.hooks?.afterFence?.()
+        bucketBlock = this.ch.insertOneBlock('meter_buckets', buckets).then(counted)
         await Promise.all([
           this.ch.insertCompact('events_raw', raw),
           this.ch.insertCompact('meter_events', meterEvents),
-          this.ch.insertOneBlock('meter_buckets', buckets),
+          bucketBlock,
+          Promise.resolve().then(() => this.opts.hooks?.besideInserts?.()),
         ])
-        inserted = true
-        // Counted now: a copy arriving later (even if the keys below fail) is a duplicate.
-        for (const { state, d } of newKeys) state.keys.add(d)
         t3 = performance.now()
         await this.opts.hooks?.afterBuckets?.()
         await insertDedupKeys(this.ch, keyRows)
@@ -352,7 +360,10 @@ export class WriteStage {
         await this.shards.fence.markDone(sql, [...writeIds.values()])
       })
     } catch (err) {
-      // The markers are in: the keys must be recorded (from them) before this shard writes again.
+      // The bucket block may still land after a sibling insert failed: wait for it to settle.
+      // Once it is in, its markers are too: the keys must be recorded (from them) before this
+      // shard writes again, and the events are counted (the replay finds them in memory).
+      await bucketBlock.catch(() => undefined)
       if (inserted) for (const s of states) s.dirty = true
       throw err
     }

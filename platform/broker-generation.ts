@@ -9,8 +9,8 @@ export const GENERATION_TOPIC = 'meterline.generation.'
 export interface GenerationWatch {
   /** the generation seen last (undefined until the broker answered once) */
   readonly current: string | undefined
-  /** reads the generation now; undefined when the broker does not answer */
-  read(): Promise<string | undefined>
+  /** reads the generation now: null for a broker without one (a durable Kafka), undefined when it does not answer */
+  read(): Promise<string | null | undefined>
   stop(): Promise<void>
 }
 
@@ -18,11 +18,11 @@ export function watchBrokerGeneration(kafka: Kafka, onRestart: (generation: stri
   let stopped = false
   let current: string | undefined
   let admin: Admin | undefined
-  const read = async (): Promise<string | undefined> => {
+  const read = async (): Promise<string | null | undefined> => {
     try {
       admin ??= kafka.admin({ retry: { retries: 0 } })
       await admin.connect()
-      return (await admin.listTopics()).find((t) => t.startsWith(GENERATION_TOPIC))
+      return (await admin.listTopics()).find((t) => t.startsWith(GENERATION_TOPIC)) ?? null
     } catch {
       return undefined
     }

@@ -135,8 +135,13 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
           const before = await watch!.read()
           const [topic] = await admin.fetchOffsets({ groupId: committed.groupId, topics: [opts.topic] })
           const after = await watch!.read()
-          if (!before || before !== after || before !== watch!.current || generation !== spool.generation) continue
-          const offsets = new Map(topic.partitions.filter((p) => Number(p.offset) >= 0).map((p) => [p.partition, BigInt(p.offset)]))
+          if (before === undefined || before !== after || (before !== null && before !== watch!.current) || generation !== spool.generation) continue
+          // Only commits that name this generation (aggregator/pipeline.ts): a piece fetched from the
+          // emptied broker and committed to this one carries the old name, and its offsets are
+          // not this broker's.
+          const offsets = new Map(topic.partitions
+            .filter((p) => Number(p.offset) >= 0 && (p.metadata || null) === before)
+            .map((p) => [p.partition, BigInt(p.offset)]))
           stats.released += spool.committedOffsets(offsets, generation)
         } catch {
           // broker down: the next round asks again
