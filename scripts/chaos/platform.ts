@@ -33,6 +33,8 @@ export interface ChaosPlatform {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** waits for `p`, at most `ms` (the timer does not keep the process alive) */
+const within = (p: Promise<void>, ms: number) => Promise.race([p, new Promise((r) => setTimeout(r, ms).unref())])
 
 export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
   const dataDir = env.METERLINE_DATA_DIR ?? join(PROJECT_ROOT, '.data')
@@ -99,13 +101,13 @@ export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
     async kill9() {
       const pid = readPid('all-in-one.pid')
       if (pid) process.kill(pid, 'SIGKILL')
-      await Promise.race([upExited, sleep(10_000)])
+      await within(upExited, 10_000)
       // up.sh removes the pid file when its wait returns; wait for the process to be gone too
       for (let i = 0; i < 100 && pid && readPid('all-in-one.pid') === pid; i++) await sleep(50)
     },
     async down() {
       const r = await run(['bash', 'scripts/down.sh'])
-      await Promise.race([upExited, sleep(30_000)])
+      await within(upExited, 30_000)
       return r
     },
     stack: (command) => run(['bash', 'scripts/stack.sh', command]),
