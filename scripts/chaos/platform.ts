@@ -30,6 +30,8 @@ export interface ChaosPlatform {
   demo(): { tenantId: string; apiKey: string }
   adminToken(): string
   lastStop(): string
+  /** exits of the platform nobody asked for (a crash), with their status, since the last call */
+  takeCrashes(): string[]
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -41,6 +43,8 @@ export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
   const url = `http://127.0.0.1:${env.PORT ?? '8080'}`
   const logFile = join(dataDir, 'chaos-platform.log')
   let upExited: Promise<void> = Promise.resolve()
+  let expectExit = false
+  const crashes: string[] = []
 
   const readPid = (file: string): number | undefined => {
     try {
@@ -89,7 +93,14 @@ export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
       const child: ChildProcess = spawn('bash', ['scripts/up.sh'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', fd, fd] })
       closeSync(fd)
       let exited = false
-      upExited = new Promise((resolve) => child.once('exit', () => ((exited = true), resolve())))
+      expectExit = false
+      upExited = new Promise((resolve) =>
+        child.once('exit', (code) => {
+          exited = true
+          if (!expectExit) crashes.push(`up.sh exited with status ${code} (see ${logFile})`)
+          resolve()
+        }),
+      )
       const deadline = Date.now() + 180_000
       while (!(await healthy()) || !existsSync(join(dataDir, 'demo.json'))) {
         if (exited) throw new Error(`npm run up exited before the platform served (see ${logFile})`)
@@ -100,12 +111,14 @@ export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
     },
     async kill9() {
       const pid = readPid('all-in-one.pid')
+      expectExit = true
       if (pid) process.kill(pid, 'SIGKILL')
       await within(upExited, 10_000)
       // up.sh removes the pid file when its wait returns; wait for the process to be gone too
       for (let i = 0; i < 100 && pid && readPid('all-in-one.pid') === pid; i++) await sleep(50)
     },
     async down() {
+      expectExit = true
       const r = await run(['bash', 'scripts/down.sh'])
       await within(upExited, 30_000)
       return r
@@ -114,6 +127,7 @@ export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
     verify: (tenantId) => run(['npm', 'run', '--silent', 'usage:verify', '--', '--tenant', tenantId], 300_000),
     demo: () => JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as { tenantId: string; apiKey: string },
     adminToken: () => env.ADMIN_TOKEN ?? readFileSync(join(dataDir, 'admin-token'), 'utf8').trim(),
+    takeCrashes: () => crashes.splice(0),
     lastStop: () => (existsSync(join(dataDir, 'last-stop.txt')) ? readFileSync(join(dataDir, 'last-stop.txt'), 'utf8').trim() : ''),
   }
   return platform

@@ -31,6 +31,8 @@ export interface FaultRecord {
 }
 
 export interface ChaosSummary {
+  /** platform exits nobody caused (crashes), and when */
+  crashes: string[]
   seed: number
   runId: string
   seconds: number
@@ -65,6 +67,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
   const api = httpApi(p.url, { 'x-api-key': demo.apiKey })
   const admin = httpApi(p.url, { authorization: `Bearer ${p.adminToken()}` })
   const window: Window = { start: new Date(t0 - 3_600_000).toISOString(), end: new Date(t0 + 7 * 86_400_000).toISOString(), customers: CUSTOMERS }
+  const crashes: string[] = []
+  /** a platform that exited on its own is a finding; it is started again, as an operator would */
+  const recover = async () => {
+    const found = p.takeCrashes()
+    if (found.length === 0) return
+    for (const c of found) crashes.push(`${at()}s ${c}`)
+    log(`[chaos] ${at()}s PLATFORM CRASHED (not injected): ${found.join('; ')}; npm run up: serving after ${await p.up()} ms`)
+  }
   let meterNo = 0
   const createMeter = async (aggregation: 'COUNT' | 'SUM'): Promise<string> => {
     const name = `${runId}-m${meterNo++}`
@@ -74,6 +84,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
       if (res.status === 201) return `${name} (${aggregation}) ${(res.body as { id: string }).id}`
       if (i >= 120) throw new Error(`could not create meter ${name}: ${res.status} ${JSON.stringify(res.body)}`)
       await sleep(500)
+      await recover()
     }
   }
   log(`[chaos] seed ${opts.seed}, run ${runId}, ${opts.seconds} s, tenant ${demo.tenantId}, event_name ${eventName}`)
@@ -95,6 +106,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
     const fault = schedule.next().value as Fault
     if (Date.now() + fault.gapMs >= end) break
     await sleep(fault.gapMs)
+    await recover()
     const start = Date.now()
     const atS = at()
     const note = await inject(p, admin, fault, createMeter)
@@ -105,10 +117,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
     log(`[chaos] ${atS}s fault ${faults.length}: ${rec.kind} (${rec.ms} ms) ${note}`)
   }
   await sleep(Math.max(0, streamEnd - Date.now()))
+  await recover()
   await client.stop()
+  await recover()
   log(`[chaos] ${at()}s stream stopped: ${client.events.size} events sent, ${[...client.events.values()].filter((e) => e.acked).length} acknowledged`)
   if (joined) log(`[chaos] ${at()}s the second aggregator leaves: ${await setConsumers(admin, 1)}`)
 
+  await recover()
   const meters = await auditMeters(api, eventName)
   const settle = await settleCounts(p, api, meters, window, client.events, opts.settleMs ?? 10_000, log, at)
   const audits: MeterAudit[] = []
@@ -129,6 +144,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
   const union = (pick: (a: MeterAudit) => string[]) => [...new Set(audits.flatMap(pick))]
   const summary: ChaosSummary = {
     seed: opts.seed,
+    crashes,
     runId,
     seconds: opts.seconds,
     faults,

@@ -18,9 +18,12 @@ export function formatSummary(s: ChaosSummary): string {
     `lost ${s.lost.length}${s.lost.length ? `: ${s.lost.slice(0, 20).join(' ')}` : ''}`,
     ...(s.unknown.length ? [`counted but never sent ${s.unknown.length}: ${s.unknown.slice(0, 20).join(' ')}`] : []),
     ...(s.rejections.length ? [`refused requests: ${s.rejections.join(' | ')}`] : []),
+    `platform crashes (not injected): ${s.crashes.length}${s.crashes.length ? `: ${s.crashes.join(' | ')}` : ''}`,
     `last stop: ${s.lastStop}`,
     `usage:verify exit ${s.verify.status}: ${s.verify.output.trim().split('\n').at(-1)}`,
-    s.ok ? 'RESULT: OK (every acknowledged event counted exactly once, none twice)' : 'RESULT: FAILED',
+    s.ok && s.crashes.length === 0
+      ? 'RESULT: OK (every acknowledged event counted exactly once, none twice)'
+      : `RESULT: FAILED${s.ok ? ' (the platform crashed; the audit itself is clean)' : ''}`,
   ]
   return lines.join('\n')
 }
