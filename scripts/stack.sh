@@ -7,6 +7,7 @@
 #   scripts/stack.sh start   install what is missing, start what is not running (idempotent)
 #   scripts/stack.sh stop    stop everything this script started
 #   scripts/stack.sh restart-kafka   stop and start the broker alone (it loses every record)
+#   scripts/stack.sh stop-postgres|start-postgres|stop-redis|start-redis   one service alone (npm run chaos)
 #   scripts/stack.sh status  print what is running
 #   scripts/stack.sh env     print the env vars for the running stack (eval "$(scripts/stack.sh env)")
 #
@@ -199,6 +200,10 @@ case "${1:-}" in
     stop_kafka
     start_kafka
     ;;
+  stop-postgres) stop_postgres ;;
+  start-postgres) start_postgres ;;
+  stop-redis) stop_redis ;;
+  start-redis) start_redis ;;
   env) print_env ;;
-  *) echo "usage: $0 start|stop|status|restart-kafka|env" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|restart-kafka|stop-postgres|start-postgres|stop-redis|start-redis|env" >&2; exit 2 ;;
 esac

@@ -1,0 +1,134 @@
+// The platform under chaos, driven the way an operator drives it: `npm run up` (scripts/up.sh),
+// kill -9 of the platform process, `npm run down`, scripts/stack.sh for the broker, Postgres and
+// Redis, the admin API for the aggregator consumers. Every command gets the same environment
+// (METERLINE_DATA_DIR, PORT, PG_PORT, REDIS_PORT, KAFKA_PORT), so a private stack stays private.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { PROJECT_ROOT } from '../../platform/config.js'
+
+export interface CommandResult {
+  status: number
+  output: string
+  ms: number
+}
+
+export interface ChaosPlatform {
+  url: string
+  dataDir: string
+  env: NodeJS.ProcessEnv
+  healthy(): Promise<boolean>
+  /** `npm run up`; resolves once /health answers and the demo tenant exists */
+  up(): Promise<number>
+  /** kill -9 of the platform process; resolves once up.sh returned */
+  kill9(): Promise<void>
+  /** `npm run down` (the platform drains, then the stack stops) */
+  down(): Promise<CommandResult>
+  stack(command: 'restart-kafka' | 'stop-postgres' | 'start-postgres' | 'stop-redis' | 'start-redis' | 'start' | 'stop'): Promise<CommandResult>
+  /** `npm run usage:verify -- --tenant T` (the platform must be stopped) */
+  verify(tenantId: string): Promise<CommandResult>
+  demo(): { tenantId: string; apiKey: string }
+  adminToken(): string
+  lastStop(): string
+  /** exits of the platform nobody asked for (a crash), with their status, since the last call */
+  takeCrashes(): string[]
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** waits for `p`, at most `ms` (the timer does not keep the process alive) */
+const within = (p: Promise<void>, ms: number) => Promise.race([p, new Promise((r) => setTimeout(r, ms).unref())])
+
+export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
+  const dataDir = env.METERLINE_DATA_DIR ?? join(PROJECT_ROOT, '.data')
+  const url = `http://127.0.0.1:${env.PORT ?? '8080'}`
+  const logFile = join(dataDir, 'chaos-platform.log')
+  let upExited: Promise<void> = Promise.resolve()
+  let expectExit = false
+  const crashes: string[] = []
+
+  const readPid = (file: string): number | undefined => {
+    try {
+      const pid = Number(readFileSync(join(dataDir, file), 'utf8').trim())
+      process.kill(pid, 0)
+      return pid
+    } catch {
+      return undefined
+    }
+  }
+
+  /** a command whose output goes to the platform log (and is returned) */
+  function run(args: string[], timeoutMs = 180_000): Promise<CommandResult> {
+    const t0 = Date.now()
+    return new Promise((resolve) => {
+      const child = spawn(args[0], args.slice(1), { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      let output = ''
+      child.stdout.on('data', (d) => (output += d))
+      child.stderr.on('data', (d) => (output += d))
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+      child.once('close', (code) => {
+        clearTimeout(timer)
+        resolve({ status: code ?? -1, output, ms: Date.now() - t0 })
+      })
+    })
+  }
+
+  async function healthy(): Promise<boolean> {
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) })
+      await res.arrayBuffer()
+      return res.ok
+    } catch {
+      return false
+    }
+  }
+
+  const platform: ChaosPlatform = {
+    url,
+    dataDir,
+    env,
+    healthy,
+    async up() {
+      const t0 = Date.now()
+      const fd = openSync(logFile, 'a')
+      const child: ChildProcess = spawn('bash', ['scripts/up.sh'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', fd, fd] })
+      closeSync(fd)
+      let exited = false
+      expectExit = false
+      upExited = new Promise((resolve) =>
+        child.once('exit', (code) => {
+          exited = true
+          if (!expectExit) crashes.push(`up.sh exited with status ${code} (see ${logFile})`)
+          resolve()
+        }),
+      )
+      const deadline = Date.now() + 180_000
+      while (!(await healthy()) || !existsSync(join(dataDir, 'demo.json'))) {
+        if (exited) throw new Error(`npm run up exited before the platform served (see ${logFile})`)
+        if (Date.now() > deadline) throw new Error(`the platform did not answer /health within 180 s (see ${logFile})`)
+        await sleep(100)
+      }
+      return Date.now() - t0
+    },
+    async kill9() {
+      const pid = readPid('all-in-one.pid')
+      expectExit = true
+      if (pid) process.kill(pid, 'SIGKILL')
+      await within(upExited, 10_000)
+      // up.sh removes the pid file when its wait returns; wait for the process to be gone too
+      for (let i = 0; i < 100 && pid && readPid('all-in-one.pid') === pid; i++) await sleep(50)
+    },
+    async down() {
+      expectExit = true
+      const r = await run(['bash', 'scripts/down.sh'])
+      await within(upExited, 30_000)
+      return r
+    },
+    stack: (command) => run(['bash', 'scripts/stack.sh', command]),
+    verify: (tenantId) => run(['npm', 'run', '--silent', 'usage:verify', '--', '--tenant', tenantId], 300_000),
+    demo: () => JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as { tenantId: string; apiKey: string },
+    adminToken: () => env.ADMIN_TOKEN ?? readFileSync(join(dataDir, 'admin-token'), 'utf8').trim(),
+    takeCrashes: () => crashes.splice(0),
+    lastStop: () => (existsSync(join(dataDir, 'last-stop.txt')) ? readFileSync(join(dataDir, 'last-stop.txt'), 'utf8').trim() : ''),
+  }
+  return platform
+}
