@@ -494,7 +494,7 @@ export interface paths {
                                 failures: number;
                                 /** Format: date-time */
                                 finished_at?: string | null;
-                                /** @description `subscription-billing:<scheduler job id>` */
+                                /** @description `subscription-billing:<scheduler job id>:<job created ms>` */
                                 id: string;
                                 invoices: number;
                                 job_name: string;
@@ -541,7 +541,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** one billing run (id: subscription-billing:<scheduler job id>) */
+        /** one billing run (id: subscription-billing:<scheduler job id>[:<job created ms>]; without the time, the newest run of that job id) */
         get: {
             parameters: {
                 query?: never;
@@ -595,7 +595,7 @@ export interface paths {
                             failures: number;
                             /** Format: date-time */
                             finished_at?: string | null;
-                            /** @description `subscription-billing:<scheduler job id>` */
+                            /** @description `subscription-billing:<scheduler job id>:<job created ms>` */
                             id: string;
                             invoices: number;
                             job_name: string;
