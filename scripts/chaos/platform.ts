@@ -3,7 +3,7 @@
 // Redis, the admin API for the aggregator consumers. Every command gets the same environment
 // (METERLINE_DATA_DIR, PORT, PG_PORT, REDIS_PORT, KAFKA_PORT), so a private stack stays private.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../platform/config.js'
 
@@ -89,6 +89,7 @@ export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
     healthy,
     async up() {
       const t0 = Date.now()
+      mkdirSync(dataDir, { recursive: true })
       const fd = openSync(logFile, 'a')
       const child: ChildProcess = spawn('bash', ['scripts/up.sh'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', fd, fd] })
       closeSync(fd)
