@@ -16,6 +16,7 @@ import { SHARDS, checkText, eventDigest, keyText, shardOf } from '../schemas/sha
 import { BucketFolder } from './fold.js'
 import type { MeterCache } from './meter-cache.js'
 import { bucketRow, indexMeters, meterEventRow, meterHits } from './meter-rows.js'
+import { transaction } from './pg-transaction.js'
 
 const PAGE = 20_000
 const LEASE_SECONDS = 30
@@ -192,19 +193,11 @@ export class Backfills {
 
   /** Runs `fn` holding the lease row (FOR SHARE): a taker waits for it, and a lost lease refuses it. */
   private async holding(meterId: string, token: string, fn: (c: pg.PoolClient) => Promise<unknown>): Promise<void> {
-    const c = await this.pool.connect()
-    try {
-      await c.query('BEGIN')
+    await transaction(this.pool, async (c) => {
       const { rows } = await c.query<{ token: string }>('SELECT token FROM meter_backfills WHERE store = $2 AND meter_id = $1 FOR SHARE', [meterId, this.store])
       if (rows[0]?.token !== token) throw new LeaseLostError(`the backfill lease of meter ${meterId} moved to another holder`)
       await fn(c)
-      await c.query('COMMIT')
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined)
-      throw err
-    } finally {
-      c.release()
-    }
+    })
   }
 }
 

@@ -5,11 +5,10 @@
 import type pg from 'pg'
 import type { ClickHouse } from '../clickhouse/client.js'
 import { SHARDS } from '../schemas/shards.js'
+import { transaction } from './pg-transaction.js'
 
 export async function importLegacyActivations(ch: ClickHouse, pool: pg.Pool, store: string, log: (msg: string) => void): Promise<void> {
-  const c = await pool.connect()
-  try {
-    await c.query('BEGIN')
+  await transaction(pool, async (c) => {
     const { rows } = await c.query<{ legacy_imported: boolean }>('SELECT legacy_imported FROM write_path_stores WHERE store = $1 FOR UPDATE', [store])
     if (!rows[0]?.legacy_imported) {
       const legacy = await ch.query<{ meter_id: string; us: string }>(
@@ -35,11 +34,5 @@ export async function importLegacyActivations(ch: ClickHouse, pool: pg.Pool, sto
       }
       await c.query('UPDATE write_path_stores SET legacy_imported = true WHERE store = $1', [store])
     }
-    await c.query('COMMIT')
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined)
-    throw err
-  } finally {
-    c.release()
-  }
+  })
 }

@@ -5,6 +5,7 @@
 // kafkajs fences only the offset commit; this fence covers the ClickHouse writes too.
 import pg from 'pg'
 import { SHARDS } from '../schemas/shards.js'
+import { transaction } from './pg-transaction.js'
 
 export class FencedError extends Error {
   constructor(readonly shards: number[]) {
@@ -128,21 +129,8 @@ export class ShardFence {
     )
   }
 
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect()
-    let broken = false
-    try {
-      await c.query('BEGIN')
-      const out = await fn(c)
-      await c.query('COMMIT')
-      return out
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => {
-        broken = true
-      })
-      throw err
-    } finally {
-      c.release(broken)
-    }
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return transaction(this.pool, fn)
   }
+
 }
