@@ -200,16 +200,20 @@ test('a backfill whose holder fails mid-way is redone by the next holder, deleti
   assert.equal(await usage(tenant, sum), String((23 * 24) / 2 + 7000))
 })
 
-test('an insert beside the bucket block fails while the block lands: the replay, here or on a new writer, counts nothing twice', async () => {
-  const { tenant, cnt } = fixture()
+test('a raw-row insert that fails leaves nothing counted; the replay counts once, and a later meter backfills every event', async () => {
+  const { tenant, cnt, sum } = fixture()
   const meters = source([cnt])
   let fail = true
   const a = await writer(meters, ALL, { hooks: { besideInserts: () => { if (fail) { fail = false; throw new Error('events_raw insert failed') } } } })
   const evs = events('sibling', 9)
   await assert.rejects(a.stage.add(piece(tenant, 'x', evs)), /events_raw insert failed/)
-  assert.equal(await usage(tenant, cnt), '9', 'the bucket block landed')
+  assert.equal(await usage(tenant, cnt), '0', 'no bucket block without the raw rows')
   await a.stage.add(piece(tenant, 'y', evs))
   const b = await writer(meters, ALL)
   await b.stage.add(piece(tenant, 'z', evs))
   assert.equal(await usage(tenant, cnt), '9')
+  // Every counted event has its raw row: a meter created now backfills all nine.
+  meters.set([cnt, sum])
+  await settleBackfills(b, [sum.id])
+  assert.equal(await usage(tenant, sum), '45')
 })

@@ -2,10 +2,10 @@
 // serialized step per writer; several writers (processes, or consumers of one group) write one
 // database side by side, each holding the shards of its partitions (shard-table.ts). A write:
 //
-//   fence (hold the shards' epochs) -> dedup (the shards' keys, in memory) -> one insert block:
-//   folded buckets + an in-doubt marker per shard and month naming the write's event keys
-//   (beside it events_raw and meter_events, which merge away when written twice) -> dedup keys
-//   -> done mark -> (consumer.ts) offsets -> spool release
+//   fence (hold the shards' epochs) -> dedup (the shards' keys, in memory) -> events_raw and
+//   meter_events (which merge away when written twice) -> one insert block: folded buckets + an
+//   in-doubt marker per shard and month naming the write's event keys -> dedup keys -> done
+//   mark -> (consumer.ts) offsets -> spool release
 //
 // A crash between any two of these is exact: before the bucket block nothing counts; after it
 // the marker lets the next owner record the keys instead of counting again; after the keys
@@ -65,7 +65,7 @@ export interface WriteStageHooks {
   afterKeys?: () => Promise<void> | void
   /** after the fence check, before anything is written (a paused writer) */
   afterFence?: () => Promise<void> | void
-  /** runs beside the three inserts (a sibling insert that fails while the bucket block lands) */
+  /** runs beside the raw and meter-event inserts (one of them failing) */
   besideInserts?: () => Promise<void> | void
 }
 
@@ -345,13 +345,16 @@ export class WriteStage {
       await this.shards.fence.hold(epochs, async (sql) => {
         t2 = performance.now()
         await this.opts.hooks?.afterFence?.()
-        bucketBlock = this.ch.insertOneBlock('meter_buckets', buckets).then(counted)
+        // The raw and meter-event rows first: they merge away when a replay writes them again,
+        // and once the bucket block (with its markers) is in, the events count and are never
+        // written again, so their rows must already be there (backfills and audits read them).
         await Promise.all([
           this.ch.insertCompact('events_raw', raw),
           this.ch.insertCompact('meter_events', meterEvents),
-          bucketBlock,
           Promise.resolve().then(() => this.opts.hooks?.besideInserts?.()),
         ])
+        bucketBlock = this.ch.insertOneBlock('meter_buckets', buckets).then(counted)
+        await bucketBlock
         t3 = performance.now()
         await this.opts.hooks?.afterBuckets?.()
         await insertDedupKeys(this.ch, keyRows)
