@@ -19,7 +19,7 @@ import type { MeterDefinition } from '../schemas/meters.js'
 import { checkText, eventDigest, keyText, shardOf, type EventDigest } from '../schemas/shards.js'
 import { BucketFolder } from './fold.js'
 import type { MeterCache } from './meter-cache.js'
-import { bucketRow, meterEventRow, meterHits, monthOf, rawRow } from './meter-rows.js'
+import { bucketRow, indexMeters, meterEventRow, meterHits, monthOf, rawRow } from './meter-rows.js'
 import { FencedError, type Cut, type WriteId } from './shard-fence.js'
 import type { ShardState, ShardTable } from './shard-table.js'
 
@@ -223,22 +223,19 @@ export class WriteStage {
   }
 
   /** The meters a shard counts: those with a cut in it whose definition is known. */
+  /** the index of `meters.all`, rebuilt only when the cache loads a new list */
+  private indexed: { of: MeterDefinition[]; ids: Set<string>; index: Map<string, MeterDefinition[]> } | undefined
+
   private async meterIndex(states: ShardState[]): Promise<Map<string, MeterDefinition[]>> {
-    const known = new Map(this.meters.all.map((m) => [m.id, m]))
-    const missing = states.some((s) => [...s.cuts.keys()].some((id) => !known.has(id)))
-    if (missing) {
-      // A cut names a meter this writer has not loaded yet: never count without it.
-      await this.refreshMeters(true)
-      for (const m of this.meters.all) known.set(m.id, m)
+    const current = () => {
+      const all = this.meters.all
+      if (this.indexed?.of !== all) this.indexed = { of: all, ids: new Set(all.map((m) => m.id)), index: indexMeters(all) }
+      return this.indexed
     }
-    const index = new Map<string, MeterDefinition[]>()
-    for (const m of known.values()) {
-      const key = `${m.tenant_id}\u0000${m.environment_id}\u0000${m.event_name}`
-      const list = index.get(key)
-      if (list) list.push(m)
-      else index.set(key, [m])
-    }
-    return index
+    const missing = states.some((s) => [...s.cuts.keys()].some((id) => !current().ids.has(id)))
+    // A cut names a meter this writer has not loaded yet: never count without it.
+    if (missing) await this.refreshMeters(true)
+    return current().index
   }
 
   private async writePieces(pieces: Piece[]): Promise<PieceResult[]> {

@@ -113,6 +113,16 @@ export class PrefetchedUsage {
   }
 }
 
+/** `subs` grouped by (tenant, environment, current period): one usage statement each. */
+function byPeriod(subs: Subscription[]): Subscription[][] {
+  const groups = new Map<string, Subscription[]>()
+  for (const s of subs) {
+    const key = periodKey(s.tenant_id, s.environment_id, s.current_period_start, s.current_period_end)
+    groups.set(key, [...(groups.get(key) ?? []), s])
+  }
+  return [...groups.values()]
+}
+
 /**
  * Reads the current period's usage of `subs` (the subscriptions a billing batch invoices for
  * their own customer): one statement per (tenant, environment, period), for the meters of their
@@ -120,12 +130,7 @@ export class PrefetchedUsage {
  */
 export async function prefetchPeriodUsage(ch: ClickHouse, em: EntityManager, subs: Subscription[]): Promise<PrefetchedUsage> {
   const prefetched = new PrefetchedUsage()
-  const groups = new Map<string, Subscription[]>()
-  for (const s of subs) {
-    const key = periodKey(s.tenant_id, s.environment_id, s.current_period_start, s.current_period_end)
-    groups.set(key, [...(groups.get(key) ?? []), s])
-  }
-  for (const group of groups.values()) {
+  for (const group of byPeriod(subs)) {
     const { tenant_id, environment_id, current_period_start: start, current_period_end: end } = group[0]
     const scope = { tenant_id, environment_id }
     const lineItems = await em.find(SubscriptionLineItemSchema, { ...scope, subscription_id: { $in: group.map((s) => s.id) }, meter_id: { $ne: null } })
@@ -152,12 +157,7 @@ export async function prefetchBatchUsage(
   ch: ClickHouse, subs: Subscription[], scopeOf: (group: Subscription[]) => { meters: Map<string, UsageQuery['aggregation']>; customers: string[] },
 ): Promise<PrefetchedUsage> {
   const prefetched = new PrefetchedUsage()
-  const groups = new Map<string, Subscription[]>()
-  for (const s of subs) {
-    const key = periodKey(s.tenant_id, s.environment_id, s.current_period_start, s.current_period_end)
-    groups.set(key, [...(groups.get(key) ?? []), s])
-  }
-  for (const group of groups.values()) {
+  for (const group of byPeriod(subs)) {
     const { tenant_id, environment_id, current_period_start: start, current_period_end: end } = group[0]
     const { meters, customers } = scopeOf(group)
     if (meters.size === 0 || customers.length === 0) continue
