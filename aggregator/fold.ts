@@ -4,7 +4,6 @@
 // integers scaled by 10^12 (the Decimal(38, 12) scale), never as floats.
 const SCALE = 12
 const SMALL_INT = /^-?\d{1,15}$/
-const NEG = 45 // '-'
 
 /** A Decimal(38, 12) text ('-12.5', '3') as an integer count of 10^-12. */
 export function scaled(text: string): bigint {
@@ -48,7 +47,6 @@ interface Acc {
   points?: Map<string, unknown>
 }
 
-export const BUCKET_KEY_COLUMNS = 7 // tenant, env, meter, customer, minute, group values, source
 const ORIGIN = 14
 
 function keyOf(row: unknown[]): string {
@@ -101,12 +99,8 @@ export class BucketFolder {
   rows(): unknown[][] {
     const out: unknown[][] = []
     for (const a of this.acc.values()) {
-      if (a.int !== undefined) {
-        a.row[7] = String(a.int)
-        a.row[11] = [...a.uniq!]
-        a.row[13] = [...a.points!.values()]
-      } else if (a.sum !== undefined) {
-        a.row[7] = unscaled(a.sum)
+      if (a.int !== undefined || a.sum !== undefined) {
+        a.row[7] = a.int !== undefined ? String(a.int) : unscaled(a.sum!)
         a.row[11] = [...a.uniq!]
         a.row[13] = [...a.points!.values()]
       }
@@ -119,5 +113,3 @@ export class BucketFolder {
     return this.acc.size
   }
 }
-
-export const isNegative = (text: string) => text.charCodeAt(0) === NEG
