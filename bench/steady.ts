@@ -1,7 +1,7 @@
 // Open-loop load against the platform as `npm run up` runs it (one all-in-one process, started
 // here on its own topic, data directory and ClickHouse engine, against the running stack):
 //
-//   npm run bench:steady -- --rate 20000 --seconds 60 [--batch 500] [--readers 4] [--preload 0]
+//   npm run bench:steady -- --rate 20000 --seconds 60 [--batch 500] [--readers 4] [--preload 0] [--cpu-prof DIR]
 //
 // Offers `rate` events/s whatever the platform answers (a refused or failed request is counted,
 // not retried), with two meters (SUM and COUNT). Meanwhile a probe event a second per reader is
@@ -25,6 +25,8 @@ const { values: args } = parseArgs({
     preload: { type: 'string', default: '0' },
     port: { type: 'string', default: process.env.BENCH_PORT ?? '18080' },
     keep: { type: 'boolean', default: false },
+    /** write a CPU profile of the platform process into this directory */
+    'cpu-prof': { type: 'string' },
   },
 })
 const RATE = Number(args.rate)
@@ -45,7 +47,8 @@ writeFileSync(join(config.dataDir, 'kafka', 'control'), `topic ${topic} ${config
 await new Promise((r) => setTimeout(r, 500))
 
 const adminToken = `bench-admin-token-${id}-${randomBytes(8).toString('hex')}`
-const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/all-in-one.ts', '--demo'], {
+const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : []
+const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'scripts/all-in-one.ts', '--demo'], {
   env: {
     ...process.env, METERLINE_DATA_DIR: dir, PORT: String(PORT), KAFKA_BROKERS: config.kafkaBrokers.join(','),
     DATABASE_URL: config.databaseUrl, REDIS_URL: config.redisUrl, KAFKA_EVENTS_TOPIC: topic, KAFKA_AGGREGATOR_GROUP: `bench-${id}`,

@@ -44,6 +44,15 @@ export class LiveCatalog {
   private readonly customers = new Map<string, Promise<CustomerHoldings>>()
   /** scope \0 external id -> customer id */
   private readonly byExternal = new Map<string, string>()
+  /**
+   * scope \0 external id of events whose customer has no record (events often arrive before the
+   * customer is created): spend caps look each touched series up after every write. Any customer
+   * change in the scope forgets the scope's entries (a new record may carry one of these ids).
+   */
+  private readonly missingExternal = new Map<string, Set<string>>()
+  private missingCount = 0
+  /** bumped by every customer change of the scope (a lookup it overtook is not kept as missing) */
+  private readonly scopeCustomerGen = new Map<string, number>()
   private readonly scopeGen = new Map<string, number>()
   private readonly customerGen = new Map<string, number>()
   private globalGen = 0
@@ -70,6 +79,8 @@ export class LiveCatalog {
   /** A customer's record, subscriptions, add-ons or wallets changed; no customer: all of the scope's. */
   dropCustomer(scope: Scope, customerId: string | null): void {
     const prefix = scopeKey(scope) + '\0'
+    this.scopeCustomerGen.set(scopeKey(scope), (this.scopeCustomerGen.get(scopeKey(scope)) ?? 0) + 1)
+    this.forgetMissing(scopeKey(scope))
     if (customerId === null) {
       this.scopeGen.set(scopeKey(scope), (this.scopeGen.get(scopeKey(scope)) ?? 0) + 1)
       for (const k of [...this.customers.keys()]) if (k.startsWith(prefix)) this.customers.delete(k)
@@ -91,6 +102,13 @@ export class LiveCatalog {
     this.scopes.clear()
     this.customers.clear()
     this.byExternal.clear()
+    this.missingExternal.clear()
+    this.missingCount = 0
+  }
+
+  private forgetMissing(scope: string): void {
+    this.missingCount -= this.missingExternal.get(scope)?.size ?? 0
+    this.missingExternal.delete(scope)
   }
 
   // --- reads --------------------------------------------------------------------------------
@@ -119,19 +137,44 @@ export class LiveCatalog {
 
   /** The customer by id or external id; NotFoundError when absent or deleted. */
   async holdings(scope: Scope, ref: { customer_id?: string; external_customer_id?: string }): Promise<CustomerHoldings> {
-    let id = ref.customer_id
-    if (id === undefined) {
-      id = this.byExternal.get(`${scopeKey(scope)}\0${ref.external_customer_id}`)
-      if (id === undefined) {
-        const c = await this.em().findOne(CustomerSchema, { ...scope, external_id: ref.external_customer_id, status: { $ne: 'deleted' } })
-        if (!c) throw new NotFoundError('customer', ref.external_customer_id!)
-        id = c.id
-        if (this.caching) this.byExternal.set(`${scopeKey(scope)}\0${ref.external_customer_id}`, id)
-      }
-    }
-    const h = await this.customerHoldings(scope, id)
+    const h = await this.findHoldings(scope, ref)
     if (!h) throw new NotFoundError('customer', ref.customer_id ?? ref.external_customer_id!)
     return h
+  }
+
+  /** As holdings(), null when there is no such customer (a known-missing external id costs no query). */
+  async findHoldings(scope: Scope, ref: { customer_id?: string; external_customer_id?: string }): Promise<CustomerHoldings | null> {
+    let id = ref.customer_id
+    if (id === undefined) {
+      const sk = scopeKey(scope)
+      const ext = ref.external_customer_id!
+      id = this.byExternal.get(`${sk}\0${ext}`)
+      if (id === undefined) {
+        if (this.missingExternal.get(sk)?.has(ext)) {
+          liveCacheEvents.inc({ event: 'hit_missing_customer' })
+          return null
+        }
+        const gen = [this.globalGen, this.scopeCustomerGen.get(sk) ?? 0]
+        const c = await this.em().findOne(CustomerSchema, { ...scope, external_id: ext, status: { $ne: 'deleted' } })
+        if (!c) {
+          if (this.caching && gen[0] === this.globalGen && gen[1] === (this.scopeCustomerGen.get(sk) ?? 0)) this.rememberMissing(sk, ext)
+          return null
+        }
+        id = c.id
+        if (this.caching) this.byExternal.set(`${sk}\0${ext}`, id)
+      }
+    }
+    return this.customerHoldings(scope, id)
+  }
+
+  private rememberMissing(scope: string, ext: string): void {
+    let set = this.missingExternal.get(scope)
+    if (!set) this.missingExternal.set(scope, (set = new Set()))
+    if (set.has(ext)) return
+    set.add(ext)
+    this.missingCount++
+    // Bounded like the customers: the oldest scope's entries go first.
+    while (this.missingCount > this.maxCustomers) this.forgetMissing(this.missingExternal.keys().next().value!)
   }
 
   /** Holdings by customer id; null when absent or deleted. */

@@ -89,6 +89,17 @@ test('a grant changed through one process is seen by the other within 1 s', asyn
   await eventually(async () => ((await check(w.api2, w)).is_enabled === false ? true : undefined), 'the cancelled subscription in the other process', 1000)
 })
 
+test('a customer created after its external id was looked up is found at once by both processes', async () => {
+  const w = await world(1000)
+  const late = `late-${Math.random().toString(36).slice(2)}`
+  const ask = (api: ApiClient) => api.post('/v1/entitlements/check', { external_customer_id: late, feature_lookup_key: 'calls' })
+  // Both processes now remember that no customer has this external id.
+  for (const api of [w.api, w.api2]) assertError(await ask(api), 404, 'not_found')
+  await created(w.api.post('/v1/customers', { external_id: late }))
+  assert.equal((await ask(w.api)).status, 200) // the writing process: at once
+  await eventually(async () => ((await ask(w.api2)).status === 200 ? true : undefined), 'the new customer in the other process', 1000)
+})
+
 test('usage moves forward in both processes; a write replayed after an aggregator crash is not applied twice', async () => {
   const w = await world(null)
   assert.equal((await check(w.api2, w)).usage, '0') // both counters exist before the events

@@ -4,7 +4,7 @@ import { registry } from '../../platform/metrics.js'
 
 export const liveCacheEvents = new client.Counter({
   name: 'meterline_live_cache_events_total',
-  help: 'Live check cache: misses and invalidations, by kind',
+  help: 'Live check cache: misses, invalidations and lookups of customers known to have no record, by kind',
   labelNames: ['event'],
   registers: [registry],
 })

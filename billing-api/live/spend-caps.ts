@@ -105,12 +105,8 @@ export class SpendCaps {
     const cat = await this.catalog.scope(scope)
     const capped = cat.cappedMeters.has(meterId)
     // Customers without a wallet and meters without a hard limit cost one map lookup each.
-    let h: CustomerHoldings
-    try {
-      h = await this.catalog.holdings(scope, { external_customer_id: externalId })
-    } catch {
-      return // events of a customer that has no record
-    }
+    const h = await this.catalog.findHoldings(scope, { external_customer_id: externalId })
+    if (!h) return // events of a customer that has no record
     const at = this.ctx.clock.now()
     if (capped) {
       for (const f of cat.featuresByMeter.get(meterId) ?? []) await this.evaluateFeature(scope, h, f, at)
