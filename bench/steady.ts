@@ -86,6 +86,15 @@ const rssOf = () => {
     return 0
   }
 }
+/** CPU seconds (user + system, every thread: JS and the embedded engine) the platform process used */
+const cpuOf = () => {
+  try {
+    const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(f[11]) + Number(f[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0
+  }
+}
 let maxRss = 0
 const rssTimer = setInterval(() => (maxRss = Math.max(maxRss, rssOf())), 500)
 
@@ -151,6 +160,7 @@ if (PRELOAD > 0) {
   console.log(`preloaded ${acknowledged} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
 }
 const preloaded = acknowledged
+const cpuBefore = cpuOf()
 const preRefused = refused + failed
 
 // Probes: a marked event per reader and second; freshness = its 202 -> visible in usage.
@@ -225,6 +235,7 @@ for (;;) {
   if (Date.now() - loadEnd > 600_000) break
   await new Promise((r) => setTimeout(r, 250))
 }
+const cpuUsed = cpuOf() - cpuBefore
 await Promise.all(probers)
 await new Promise((r) => setTimeout(r, 3000))
 const [finalCount, finalSum] = await Promise.all([totalOf(count.id), totalOf(sum.id)])
@@ -248,6 +259,7 @@ const rows: [string, string][] = [
   ['usage read p50 / p99 during load', `${q(reads, 50).toFixed(1)} / ${q(reads, 99).toFixed(1)} ms (${reads.length} reads)`],
   ['consumer lag max (records)', `${Math.max(0, ...lags)}`],
   ['drain after load', drained ? `${drained} ms` : 'not drained in 600 s'],
+  ['platform CPU per event', `${((cpuUsed * 1e6) / Math.max(1, measured)).toFixed(0)} us (${cpuUsed.toFixed(1)} CPU s from load start to drained, all threads)`],
   ['RSS max (platform)', `${(maxRss / 1024 ** 2).toFixed(0)} MiB`],
   ['aggregator writes', `${write.items.reduce((s, a) => s + a.writes, 0)} writes for ${write.items.reduce((s, a) => s + a.events, 0)} events`],
   ['exact', `COUNT ${finalCount.value} of ${expectCount}, SUM ${finalSum.value} of ${expectSum}: ${finalCount.value === expectCount && finalSum.value === expectSum ? 'yes' : 'NO'}`],
