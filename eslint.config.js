@@ -30,4 +30,6 @@ export default tseslint.config(
       '@typescript-eslint/no-base-to-string': 'off',
     },
   },
+  // Plain JavaScript (the worker threads' entry, which registers tsx): no type information.
+  { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 )

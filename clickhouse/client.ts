@@ -1,6 +1,9 @@
-// The one module that owns ClickHouse access. Locally it runs the embedded chDB
-// engine in-process (one data directory per process); with CLICKHOUSE_URL set it
-// talks to a real ClickHouse server over HTTP. The SQL is the same for both.
+// The one module that owns ClickHouse access. Locally it runs the embedded chDB engine
+// in-process (one data directory per process); with CLICKHOUSE_URL set it talks to a real
+// ClickHouse server over HTTP. The SQL is the same for both; only the transport differs, and an
+// aggregator in a worker thread reaches the process's engine through a message port
+// (clickhouse/thread-transport.ts): chDB binds its engine to one session per process.
+import { Readable } from 'node:stream'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
@@ -8,6 +11,18 @@ import type { Config } from '../platform/config.js'
 import { clickhouseInsertSeconds } from '../platform/metrics.js'
 
 export type QueryParams = Record<string, unknown>
+export type Settings = Record<string, string>
+
+/** How statements reach the engine: the client (HTTP or chDB) or another thread's client. */
+export interface ClickHouseTransport {
+  command(query: string, params?: QueryParams, settings?: Settings): Promise<void>
+  queryJson(query: string, params?: QueryParams, settings?: Settings): Promise<unknown[]>
+  queryText(query: string, settings?: Settings): Promise<string>
+  /** `body`: rows already formatted as JSONCompactEachRow lines */
+  insert(table: string, body: Uint8Array, settings?: Settings): Promise<void>
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}
 
 /** DateTime64(3) literal in UTC, accepted by every ClickHouse input format without best-effort parsing. */
 export function chDateTime(ms: number): string {
@@ -17,29 +32,62 @@ export function chDateTime(ms: number): string {
 // Parsed chunks (parallel parsing) are squashed back into one block before the table sees them.
 const ONE_BLOCK = { min_insert_block_size_rows: '1000000000', min_insert_block_size_bytes: String(64 * 1024 ** 3), max_insert_block_size: '1000000000' }
 
+interface ChdbRaw {
+  rawInsert(params: { table: string; values: Uint8Array; format: 'JSONCompactEachRow'; settings?: Settings }): Promise<unknown>
+}
+
+class ClientTransport implements ClickHouseTransport {
+  constructor(
+    private readonly client: ClickHouseClient,
+    /** chDB: inserts hand the bytes to the engine's parser as they are (no copy into the SQL text) */
+    private readonly raw?: ChdbRaw,
+  ) {}
+
+  async command(query: string, params?: QueryParams, settings?: Settings): Promise<void> {
+    await this.client.command({ query, query_params: params, clickhouse_settings: settings })
+  }
+
+  async queryJson(query: string, params?: QueryParams, settings?: Settings): Promise<unknown[]> {
+    const result = await this.client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: settings })
+    return result.json()
+  }
+
+  async queryText(query: string, settings?: Settings): Promise<string> {
+    const result = await this.client.query({ query, format: 'TabSeparated', clickhouse_settings: settings })
+    return result.text()
+  }
+
+  async insert(table: string, body: Uint8Array, settings?: Settings): Promise<void> {
+    if (this.raw) {
+      await this.raw.rawInsert({ table, values: body, format: 'JSONCompactEachRow', settings })
+      return
+    }
+    await this.client.insert({ table, values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)]), format: 'JSONCompactEachRow', clickhouse_settings: settings })
+  }
+
+  async ping(): Promise<boolean> {
+    return (await this.client.ping()).success
+  }
+
+  close(): Promise<void> {
+    return this.client.close()
+  }
+}
+
 export class ClickHouse {
   private constructor(
-    private readonly client: ClickHouseClient,
+    private readonly transport: ClickHouseTransport,
     readonly database: string,
     readonly embedded: boolean,
   ) {}
 
   static open(config: Config['clickhouse']): ClickHouse {
-    if (config.url) {
-      const client = createClient({
-        url: config.url,
-        username: config.user,
-        password: config.password,
-        request_timeout: 120_000,
-        clickhouse_settings: { date_time_input_format: 'best_effort' },
-      })
-      return new ClickHouse(client, config.database, false)
-    }
-    mkdirSync(config.chdbPath, { recursive: true })
-    const connection = createChdbConnection({ path: config.chdbPath })
-    // The connection hook is typed against the client's internal Connection interface.
-    const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0])
-    return new ClickHouse(client, config.database, true)
+    return new ClickHouse(openTransport(config), config.database, !config.url)
+  }
+
+  /** The same database through another transport (an aggregator thread's port to the engine). */
+  static over(transport: ClickHouseTransport, config: Config['clickhouse']): ClickHouse {
+    return new ClickHouse(transport, config.database, !config.url)
   }
 
   /** Fully qualified table name; every statement names its database explicitly. */
@@ -47,27 +95,25 @@ export class ClickHouse {
     return `${this.database}.${name}`
   }
 
-  async command(query: string, params?: QueryParams, settings?: Record<string, string>): Promise<void> {
-    await this.client.command({ query, query_params: params, clickhouse_settings: settings })
+  command(query: string, params?: QueryParams, settings?: Settings): Promise<void> {
+    return this.transport.command(query, params, settings)
   }
 
-  async query<T>(query: string, params?: QueryParams, settings?: Record<string, string>): Promise<T[]> {
-    const result = await this.client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: settings })
-    return (await result.json()) as T[]
+  async query<T>(query: string, params?: QueryParams, settings?: Settings): Promise<T[]> {
+    return (await this.transport.queryJson(query, params, settings)) as T[]
   }
 
   /** A statement's result as TabSeparated text (bulk numeric reads parse faster than JSON). */
-  async queryText(query: string, settings?: Record<string, string>): Promise<string> {
-    const result = await this.client.query({ query, format: 'TabSeparated', clickhouse_settings: settings })
-    return result.text()
+  queryText(query: string, settings?: Settings): Promise<string> {
+    return this.transport.queryText(query, settings)
   }
 
   /** Rows are positional arrays in the table's column order (JSONCompactEachRow: the fastest text path). */
-  async insertCompact(table: string, rows: unknown[][], settings?: Record<string, string>): Promise<void> {
+  async insertCompact(table: string, rows: unknown[][], settings?: Settings): Promise<void> {
     if (rows.length === 0) return
     const end = clickhouseInsertSeconds.startTimer({ table })
     try {
-      await this.client.insert({ table: this.table(table), values: rows, format: 'JSONCompactEachRow', clickhouse_settings: settings })
+      await this.transport.insert(this.table(table), compactRows(rows), settings)
     } finally {
       end()
     }
@@ -81,12 +127,36 @@ export class ClickHouse {
     await this.insertCompact(table, rows, ONE_BLOCK)
   }
 
-  async ping(): Promise<boolean> {
-    const r = await this.client.ping()
-    return r.success
+  ping(): Promise<boolean> {
+    return this.transport.ping()
   }
 
-  async close(): Promise<void> {
-    await this.client.close()
+  close(): Promise<void> {
+    return this.transport.close()
   }
+}
+
+export function openTransport(config: Config['clickhouse']): ClickHouseTransport {
+  if (config.url) {
+    const client = createClient({
+      url: config.url,
+      username: config.user,
+      password: config.password,
+      request_timeout: 120_000,
+      clickhouse_settings: { date_time_input_format: 'best_effort' },
+    })
+    return new ClientTransport(client)
+  }
+  mkdirSync(config.chdbPath, { recursive: true })
+  const connection = createChdbConnection({ path: config.chdbPath })
+  // The connection hook is typed against the client's internal Connection interface.
+  const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0])
+  return new ClientTransport(client, (connection as unknown as { chdb: ChdbRaw }).chdb)
+}
+
+/** JSONCompactEachRow: one JSON array per line, as the client itself would write them. */
+export function compactRows(rows: unknown[][]): Buffer {
+  let text = ''
+  for (const row of rows) text += JSON.stringify(row) + '\n'
+  return Buffer.from(text)
 }

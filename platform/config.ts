@@ -25,6 +25,8 @@ export interface Config {
   eventsPartitions: number
   usageAudit: { everyMs: number; samples: number }
   aggregatorConsumers: number
+  /** worker: the aggregator's consumers run in a worker thread of the process */
+  aggregatorThread: 'worker' | 'main'
   systemEventsTopic: string
   aggregatorGroupId: string
   clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
@@ -298,6 +300,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     eventsPartitions: int(env, 'KAFKA_EVENTS_PARTITIONS', 1),
     usageAudit: { everyMs: int(env, 'USAGE_AUDIT_EVERY_MS'), samples: int(env, 'USAGE_AUDIT_SAMPLES', 1) },
     aggregatorConsumers: int(env, 'AGGREGATOR_CONSUMERS', 1),
+    aggregatorThread: oneOf(env, 'AGGREGATOR_THREAD', ['worker', 'main'] as const),
     systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC'),
     aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP'),
     clickhouse: {

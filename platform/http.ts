@@ -13,7 +13,7 @@ import type { Socket } from 'node:net'
 import { DomainError, ServiceUnavailableError, TooManyRequestsError, type ErrorCode, type ErrorResponse } from './errors.js'
 import { assertStorableText } from './input-guard.js'
 import { withIntegerBounds } from './schema-bounds.js'
-import { dependencyUnavailable, httpRequestSeconds, registry } from './metrics.js'
+import { dependencyUnavailable, httpRequestSeconds, metricsText, registry } from './metrics.js'
 import { errorChain, unavailableDependency } from './unavailable.js'
 
 export interface HttpOptions {
@@ -195,7 +195,7 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
 
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
     void reply.header('content-type', registry.contentType)
-    return registry.metrics()
+    return metricsText()
   })
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok', service: opts.service }))
   return app

@@ -5,6 +5,21 @@ import client from 'prom-client'
 export const registry = new client.Registry()
 client.collectDefaultMetrics({ register: registry })
 
+type MetricsJson = Awaited<ReturnType<typeof registry.getMetricsAsJSON>>
+/** Other threads of this process (the aggregator worker): their series join this registry's in /metrics. */
+const threadSources = new Set<() => Promise<MetricsJson>>()
+export function addThreadMetrics(source: () => Promise<MetricsJson>): () => void {
+  threadSources.add(source)
+  return () => threadSources.delete(source)
+}
+
+/** The exposition text of /metrics: this thread's registry plus every other thread's series (summed per label set). */
+export async function metricsText(): Promise<string> {
+  if (threadSources.size === 0) return registry.metrics()
+  const others = await Promise.all([...threadSources].map((f) => f().catch(() => [] as MetricsJson)))
+  return client.AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...others]).metrics()
+}
+
 const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 export const httpRequestSeconds = new client.Histogram({

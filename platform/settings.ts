@@ -51,6 +51,10 @@ export const SETTINGS = {
     default: '2', readBy: 'services',
     meaning: 'aggregator consumers of the group a process starts (each holds the shards of its partitions; two overlap one\'s JavaScript with the other\'s inserts on a 2-core machine); change at run time with PUT /v1/admin/aggregators',
   },
+  AGGREGATOR_THREAD: {
+    default: 'worker', readBy: 'services',
+    meaning: "`worker`: a process's aggregator consumers run in a worker thread (their JavaScript off the API's event loop and on the second core; ClickHouse statements through the main thread's engine); `main`: on the main thread",
+  },
   USAGE_AUDIT_EVERY_MS: {
     default: '60000', readBy: 'services',
     meaning: 'online exactness audit: how often each aggregator recounts sampled closed minutes from the raw events (`meterline_usage_audit_samples_total`); 0 disables',

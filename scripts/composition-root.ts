@@ -27,7 +27,7 @@ import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWo
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/index.js'
 import { createPaymentRetryQueue, paymentFailureReporting, startPaymentRetryWorker } from '../billing-api/payments/index.js'
 import { createEnvironmentCloneQueue, startEnvironmentCloneWorker } from '../billing-api/environment-clone/index.js'
-import { ClickHouse } from '../clickhouse/client.js'
+import { ClickHouse, openTransport } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { registerIngest } from '../ingest/app.js'
 import { systemClock, type Clock } from '../platform/clock.js'
@@ -36,10 +36,12 @@ import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
 import { configureMetricLabels } from '../platform/metric-labels.js'
+import { addThreadMetrics } from '../platform/metrics.js'
 import { checkTopicPartitions, createKafka, createProducer } from '../platform/kafka.js'
 import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
 import { rotateSecrets } from './rotate-secrets.js'
+import { startAggregatorThread } from './aggregator-thread.js'
 
 export type ServiceName = 'ingest' | 'aggregator' | 'billing-api' | 'scheduler'
 export const ALL_SERVICES: ServiceName[] = ['ingest', 'aggregator', 'billing-api', 'scheduler']
@@ -81,7 +83,8 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     for (const close of closers.reverse()) await close().catch((err) => console.error('shutdown step failed', err))
   }
   try {
-    const ch = ClickHouse.open(config.clickhouse)
+    const chTransport = openTransport(config.clickhouse)
+    const ch = ClickHouse.over(chTransport, config.clickhouse)
     closers.push(() => ch.close())
     const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres)
     closers.push(() => orm.close())
@@ -195,44 +198,65 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         log: (msg, err) => app.log.error({ err }, msg),
       })
       closers.push(async () => publisher.stop())
-      const aggregatorPg = ShardFence.pool(config.databaseUrl, 8)
-      closers.push(() => aggregatorPg.end())
-      const startConsumer = (n: number) => startAggregator({
-        kafka: createKafka(config, n === 0 ? 'aggregator' : `aggregator-${n}`),
-        ch,
-        meters: postgresMeterSource(orm),
-        pg: aggregatorPg,
-        topic: config.eventsTopic,
-        partitions: config.eventsPartitions,
-        groupId: config.aggregatorGroupId,
-        hooks: opts.aggregatorHooks,
-        watchBroker: config.spool.retainUntil === 'committed',
-        audit: n === 0 ? config.usageAudit : undefined,
-        onCommittedWrite: (w) => {
-          publisher.listener(w)
-          opts.onCommittedWrite?.(w)
-        },
-        onCommitted: gate && ((c) => gate.consumed(c.bytes)),
-        log: (msg, err) => app.log.error({ err }, msg),
-      })
-      aggregator = await startConsumer(0)
-      // Operators may run more consumers of the group in this process (admin API): they share
-      // the engine and split the partitions, each holding its shards' fence.
-      const extra: Aggregator[] = []
-      const all = () => [aggregator!, ...extra]
-      ctx.aggregatorControl = {
-        consumers: () => all().map(viewOf),
-        async setConsumers(n) {
-          while (extra.length < n - 1) extra.push(await startConsumer(extra.length + 1))
-          while (extra.length > n - 1) await extra.pop()!.stop()
-          return all().map(viewOf)
-        },
+      const onCommittedWrite: CommittedWriteListener = (w) => {
+        publisher.listener(w)
+        opts.onCommittedWrite?.(w)
       }
-      closers.push(async () => {
-        for (const a of extra.splice(0)) await a.stop()
-        await aggregator!.stop()
-      })
-      await ctx.aggregatorControl.setConsumers(Math.min(8, Math.max(1, config.aggregatorConsumers)))
+      const onCommitted = gate && ((c: { bytes: number }) => gate.consumed(c.bytes))
+      const log = (msg: string, err?: unknown) => app.log.error({ err }, msg)
+      // Hooks are functions of this thread: a test that sets them runs the aggregator here.
+      if (config.aggregatorThread === 'worker' && !opts.aggregatorHooks) {
+        const thread = await startAggregatorThread({
+          config, transport: chTransport, onCommittedWrite, onCommitted: onCommitted || undefined, log,
+          onExit: (code) => {
+            // Nothing counts events any more: a supervisor (or `npm run up` again) restarts the process.
+            app.log.fatal(`the aggregator thread exited (${code}); stopping the process`)
+            process.exit(1)
+          },
+        })
+        const removeMetrics = addThreadMetrics(() => thread.metrics() as never)
+        ctx.aggregatorControl = thread.control
+        closers.push(async () => {
+          removeMetrics()
+          await thread.stop()
+        })
+      } else {
+        const aggregatorPg = ShardFence.pool(config.databaseUrl, 8)
+        closers.push(() => aggregatorPg.end())
+        const startConsumer = (n: number) => startAggregator({
+          kafka: createKafka(config, n === 0 ? 'aggregator' : `aggregator-${n}`),
+          ch,
+          meters: postgresMeterSource(orm),
+          pg: aggregatorPg,
+          topic: config.eventsTopic,
+          partitions: config.eventsPartitions,
+          groupId: config.aggregatorGroupId,
+          hooks: opts.aggregatorHooks,
+          watchBroker: config.spool.retainUntil === 'committed',
+          audit: n === 0 ? config.usageAudit : undefined,
+          onCommittedWrite,
+          onCommitted: onCommitted || undefined,
+          log,
+        })
+        aggregator = await startConsumer(0)
+        // Operators may run more consumers of the group in this process (admin API): they share
+        // the engine and split the partitions, each holding its shards' fence.
+        const extra: Aggregator[] = []
+        const all = () => [aggregator!, ...extra]
+        ctx.aggregatorControl = {
+          consumers: () => all().map(viewOf),
+          async setConsumers(n) {
+            while (extra.length < n - 1) extra.push(await startConsumer(extra.length + 1))
+            while (extra.length > n - 1) await extra.pop()!.stop()
+            return all().map(viewOf)
+          },
+        }
+        closers.push(async () => {
+          for (const a of extra.splice(0)) await a.stop()
+          await aggregator!.stop()
+        })
+        await ctx.aggregatorControl.setConsumers(Math.min(8, Math.max(1, config.aggregatorConsumers)))
+      }
     }
     // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
     // one process, through the aggregator) before the consumer and the producer stop.

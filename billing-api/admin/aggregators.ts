@@ -15,7 +15,7 @@ export interface AggregatorView {
 }
 
 export interface AggregatorControl {
-  consumers(): AggregatorView[]
+  consumers(): AggregatorView[] | Promise<AggregatorView[]>
   /** starts or stops consumers of this process until `n` run (the first one always stays) */
   setConsumers(n: number): Promise<AggregatorView[]>
 }
@@ -51,7 +51,7 @@ export function aggregatorRoutes(instance: FastifyInstance, control: () => Aggre
   }
   app.get('/aggregators', {
     schema: { ...common, summary: "this process's aggregator consumers: partitions, shards held, events written", response: { 200: listSchema, ...common.errors } },
-  }, async () => ({ items: c().consumers() }))
+  }, async () => ({ items: await c().consumers() }))
   app.put('/aggregators', {
     schema: { ...common, summary: 'run this many aggregator consumers in this process (a rebalance follows)', body, response: { 200: listSchema, ...common.errors } },
   }, async (request) => ({ items: await c().setConsumers(request.body.consumers) }))
