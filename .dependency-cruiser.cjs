@@ -4,6 +4,8 @@
 // - a billing-api domain (a folder with a module.ts) is reached from outside only through its
 //   index.ts (its use cases) or its *.entity.ts files (its records, the shared contract).
 //   Tests are white-box and may reach in.
+// - layers: platform/ and schemas/ are the floor (they import no service), and billing-api never
+//   imports the scheduler above it (the job catalogue it lists and triggers is platform/job-catalogue.ts).
 const fs = require('node:fs')
 const path = require('node:path')
 
@@ -30,6 +32,20 @@ module.exports = {
       comment: "code outside billing-api (composition root, scripts, benches) uses a domain's index.ts or *.entity.ts",
       from: { pathNot: ['^billing-api/', ...tests] },
       to: { path: domain, pathNot: surface },
+    },
+    {
+      name: 'billing-api-below-scheduler',
+      severity: 'error',
+      comment: "the scheduler runs billing-api's use cases; billing-api reads the job catalogue from platform/job-catalogue.ts",
+      from: { path: '^billing-api/', pathNot: tests },
+      to: { path: '^scheduler/' },
+    },
+    {
+      name: 'floor-imports-no-service',
+      severity: 'error',
+      comment: 'platform/ and schemas/ are below every service: they import none of them',
+      from: { path: '^(platform|schemas)/', pathNot: tests },
+      to: { path: '^(billing-api|scheduler|aggregator|ingest|clickhouse|scripts|bench)/' },
     },
   ],
   options: {

@@ -200,7 +200,7 @@ export const outboundUrlRefused = new client.Counter({
 // webhook_attempts and GET /v1/webhooks/deliveries.
 export const webhookDeliveries = new client.Counter({
   name: 'meterline_webhook_deliveries_total',
-  help: 'Webhook delivery steps: success, failed (attempts exhausted), retried (an attempt failed, retried with backoff), circuit_open and concurrency_limited (postponed without an attempt)',
+  help: 'Webhook delivery steps: success, failed (attempts exhausted), retried (an attempt failed, retried with backoff), circuit_open and concurrency_limited (postponed without an attempt), cancelled (its endpoint was deleted or disabled: ended without an attempt)',
   labelNames: ['outcome'],
   registers: [registry],
 })

@@ -201,6 +201,7 @@ export const SETTINGS = {
   },
   // scripts/*.sh
   KAFKA_PORT: { default: '19092', readBy: 'stack scripts', meaning: 'fixed port of the local Kafka-protocol broker' },
+  PROMETHEUS_PORT: { default: '19090', readBy: 'stack scripts', meaning: '`npm run up`: port of the local Prometheus (http://127.0.0.1:19090) scraping the platform with the alert rules; data in `$METERLINE_DATA_DIR/prometheus`; 0: none' },
   STACK_MODE: { default: 'dev', readBy: 'stack scripts', meaning: '`test`: Postgres without fsync and Redis without persistence (what `npm test` uses)' },
   PG_DB_NAMES: { default: 'meterline meterline_test', readBy: 'stack scripts', meaning: 'databases `scripts/stack.sh` creates' },
   TEST_CONCURRENCY: { default: '2', readBy: 'stack scripts', meaning: 'test files `npm test` runs at once' },

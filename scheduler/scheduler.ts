@@ -4,11 +4,8 @@ import { Queue, QueueEvents, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { BillingContext } from '../billing-api/context.js'
 import { schedulerJobItems, schedulerJobRuns, schedulerJobSeconds } from '../platform/metrics.js'
-import { JOBS, type JobData } from './jobs.js'
-
-export const SCHEDULER_QUEUE = 'scheduler'
-/** every run, recurring or on demand (the CLI, the admin API): finished jobs kept for status */
-export const JOB_RUN_OPTIONS = { removeOnComplete: 100, removeOnFail: 500 }
+import { JOB_RUN_OPTIONS, SCHEDULER_QUEUE, type JobData } from '../platform/job-catalogue.js'
+import { JOBS } from './jobs.js'
 
 export interface Scheduler {
   queue: Queue

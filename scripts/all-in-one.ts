@@ -1,10 +1,16 @@
 // The local platform: ingest, aggregator, billing-api and scheduler in one process.
-//   node --import tsx scripts/all-in-one.ts [--demo]
+//   node --import tsx scripts/all-in-one.ts [--demo] [--prometheus <url>]   (the URL is only printed)
 import { loadConfigOrExit } from '../platform/config.js'
 import { ensureDemoTenant } from './demo-tenant.js'
 import { ALL_SERVICES, runServices } from './composition-root.js'
 
 const config = loadConfigOrExit()
+// npm run up starts a local Prometheus (scripts/prometheus.sh) and passes its URL along
+function prometheusLine(): string {
+  const at = process.argv.indexOf('--prometheus')
+  const url = at >= 0 ? process.argv[at + 1] : undefined
+  return url ? `\nPrometheus: ${url}  (targets ${url}/targets, alert rules ${url}/alerts)` : ''
+}
 const platform = await runServices(ALL_SERVICES, { migrate: true })
 
 if (process.argv.includes('--demo')) {
@@ -24,6 +30,6 @@ API key: ${demo.apiKey}
     -d '{"external_customer_id":"cust-1","start_time":"2020-01-01T00:00:00Z","end_time":"2100-01-01T00:00:00Z"}'
   curl -s ${base}/v1/tenants/${demo.tenantId} -H "x-api-key: $ML_KEY"
 
-OpenAPI: ${base}/v1/docs/openapi.json   Metrics: ${base}/metrics   Stop: Ctrl-C or npm run down
+OpenAPI: ${base}/v1/docs/openapi.json   Metrics: ${base}/metrics   Stop: Ctrl-C or npm run down${prometheusLine()}
 `)
 }

@@ -4,8 +4,7 @@
 import type { Job } from 'bullmq'
 import { jobView } from '../billing-api/admin/index.js'
 import { loadConfig, ConfigError, type Config } from '../platform/config.js'
-import { JOBS } from '../scheduler/jobs.js'
-import { JOB_RUN_OPTIONS, SCHEDULER_QUEUE } from '../scheduler/scheduler.js'
+import { JOB_CATALOGUE, JOB_RUN_OPTIONS, SCHEDULER_QUEUE } from '../platform/job-catalogue.js'
 import { AdminApiError, AdminClient } from './admin/client.js'
 import { reportRun, runCommand } from './admin/commands.js'
 import { adminTarget, platformState, type PlatformState } from './admin/target.js'
@@ -13,8 +12,8 @@ import { waitForJob } from './admin/wait-for-job.js'
 import { startPlatform } from './composition-root.js'
 
 const [name, tenantId] = process.argv.slice(2)
-if (!name || !JOBS[name]) {
-  console.error(`usage: run-job.ts <${Object.keys(JOBS).join('|')}> [tenant_id]`)
+if (!name || !JOB_CATALOGUE[name]) {
+  console.error(`usage: run-job.ts <${Object.keys(JOB_CATALOGUE).join('|')}> [tenant_id]`)
   process.exit(2)
 }
 const data = tenantId ? { tenant_id: tenantId } : {}

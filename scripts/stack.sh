@@ -5,7 +5,7 @@
 # ClickHouse is not a server here: the services embed chDB (see clickhouse/client.ts).
 #
 #   scripts/stack.sh start   install what is missing, start what is not running (idempotent)
-#   scripts/stack.sh stop    stop everything this script started
+#   scripts/stack.sh stop    stop everything this script started (and the local Prometheus, scripts/prometheus.sh)
 #   scripts/stack.sh restart-kafka   stop and start the broker alone (it loses every record)
 #   scripts/stack.sh stop-postgres|start-postgres|stop-redis|start-redis   one service alone (npm run chaos)
 #   scripts/stack.sh status  print what is running
@@ -45,6 +45,8 @@ ensure_packages() {
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
   command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+  # the local Prometheus of npm run up, and promtool for the alert rules' test
+  command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing Debian packages: ${missing[*]}"
     as_root apt-get update -qq
@@ -187,6 +189,7 @@ case "${1:-}" in
     start_kafka
     ;;
   stop)
+    bash "$ROOT/scripts/prometheus.sh" stop
     stop_kafka
     stop_redis
     stop_postgres
@@ -195,6 +198,8 @@ case "${1:-}" in
     pg_run "$(pg_bin)/pg_ctl" -D "$(pg_dir)" status >/dev/null 2>&1 && echo "postgres: running on 127.0.0.1:$PG_PORT" || echo "postgres: stopped"
     redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null 2>&1 && echo "redis: running on 127.0.0.1:$REDIS_PORT" || echo "redis: stopped"
     kafka_running && echo "kafka: running on $(cat "$DATA/kafka/bootstrap")" || echo "kafka: stopped"
+    [ -f "$DATA/prometheus/prometheus.pid" ] && kill -0 "$(cat "$DATA/prometheus/prometheus.pid")" 2>/dev/null \
+      && echo "prometheus: running on $(bash "$ROOT/scripts/prometheus.sh" url)" || echo "prometheus: stopped"
     ;;
   restart-kafka)
     stop_kafka

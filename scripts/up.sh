@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run up`: installs what is missing, starts Postgres, Redis and the Kafka-protocol broker
-# on loopback (data under .data/), then ingest + aggregator + billing-api + scheduler in one
+# on loopback (data under .data/), a local Prometheus scraping the platform (scripts/prometheus.sh), then ingest + aggregator + billing-api + scheduler in one
 # process (the embedded ClickHouse binds its data directory to one process), with a demo
 # tenant. Ctrl-C or `npm run down` stops everything. If the platform process dies on its own
 # (a crash, kill -9), the databases and the broker keep running and keep what they hold:
@@ -34,6 +34,15 @@ bash scripts/install-deps.sh
 bash scripts/stack.sh start
 [ "$stopping" = 1 ] && stop_stack_and_exit
 eval "$(bash scripts/stack.sh env)"
+# The local Prometheus is for looking: the platform starts without it.
+prometheus_url=""
+if bash scripts/prometheus.sh start; then
+  prometheus_url="$(bash scripts/prometheus.sh url)"
+  [ -n "$prometheus_url" ] && echo "[up] Prometheus: $prometheus_url (targets: $prometheus_url/targets, alert rules: $prometheus_url/alerts)"
+else
+  echo "[up] warning: the local Prometheus did not start; the platform starts without it" >&2
+fi
+[ "$stopping" = 1 ] && stop_stack_and_exit
 
 # The operators' API (npm run admin, job:run, tenant:create while the platform runs) needs a
 # token: without one set, a random one is kept in the data directory, readable by this user only.
@@ -50,7 +59,7 @@ if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
   exit 1
 fi
 [ "$stopping" = 1 ] && stop_stack_and_exit
-node --import tsx scripts/all-in-one.ts --demo &
+node --import tsx scripts/all-in-one.ts --demo ${prometheus_url:+--prometheus "$prometheus_url"} &
 pid=$!
 echo "$pid" > "$pidfile"
 # A stop that arrived between the check above and `pid=$!` found no pid to signal.

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { ManualClock } from '../../platform/clock.js'
 import { createHttpServer } from '../../platform/http.js'
+import { JOB_CATALOGUE } from '../../platform/job-catalogue.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import { assertError } from '../../test/support/assertions.js'
 import { created } from '../../test/support/fixtures.js'
@@ -65,7 +66,7 @@ test('the recurring jobs are listed with their cadence', async () => {
   const res = await asAdmin('GET', '/jobs')
   assert.equal(res.status, 200)
   const byName = Object.fromEntries(res.body.items.map((j: { name: string }) => [j.name, j]))
-  assert.deepEqual(Object.keys(byName).sort(), Object.keys(JOBS).sort())
+  assert.deepEqual(Object.keys(byName).sort(), Object.keys(JOB_CATALOGUE).sort())
   assert.deepEqual(byName['subscription-trial-end'], { name: 'subscription-trial-end', every_ms: 60_000, next_run_at: null })
   assert.equal(byName['wallet-credit-expiry'].every_ms, 15 * 60_000)
   assert.equal(byName['subscription-billing'].every_ms, p.config.billingScheduleEveryMs)
@@ -110,6 +111,7 @@ test('a job triggered now runs in the scheduler and shows completed with its ite
 test('a failing job shows in the failures with its reason and is retried: one by id, then all of a queue', async () => {
   let fail = true
   let runs = 0
+  JOB_CATALOGUE['test-admin-flaky'] = { everyMs: () => 60_000 }
   JOBS['test-admin-flaky'] = {
     everyMs: () => 60_000,
     run: async () => {
@@ -156,6 +158,7 @@ test('a failing job shows in the failures with its reason and is retried: one by
     assert.deepEqual((await asAdmin('POST', '/queues/scheduler/retry-failed', {})).body, { queue: 'scheduler', retried: 0 })
   } finally {
     delete JOBS['test-admin-flaky']
+    delete JOB_CATALOGUE['test-admin-flaky']
   }
 })
 

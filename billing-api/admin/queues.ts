@@ -5,8 +5,7 @@ import { Queue, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { InvalidOperationError, NotFoundError } from '../../platform/errors.js'
 import { createQueueRedis, quietQueueErrors, withinCommandTimeout } from '../../platform/redis.js'
-import { JOB_RUN_OPTIONS, SCHEDULER_QUEUE } from '../../scheduler/scheduler.js'
-import { JOBS, type JobData } from '../../scheduler/jobs.js'
+import { JOB_CATALOGUE, JOB_RUN_OPTIONS, SCHEDULER_QUEUE, type JobData } from '../../platform/job-catalogue.js'
 import { INVOICE_COMPUTE_QUEUE } from '../billing/index.js'
 import { INTEGRATION_QUEUE } from '../integrations/index.js'
 import { WEBHOOK_QUEUE } from '../webhooks/index.js'
@@ -64,7 +63,7 @@ export class AdminQueues {
   async scheduled(everyMs: (name: string) => number): Promise<ScheduledJob[]> {
     const schedulers = await this.within(this.queue(SCHEDULER_QUEUE).getJobSchedulers())
     const next = new Map(schedulers.map((s) => [s.key, s.next]))
-    return Object.keys(JOBS).map((name) => {
+    return Object.keys(JOB_CATALOGUE).map((name) => {
       const at = next.get(name)
       return { name, every_ms: everyMs(name), next_run_at: at ? new Date(at).toISOString() : null }
     })
@@ -72,7 +71,7 @@ export class AdminQueues {
 
   /** Enqueues a scheduler job now; the scheduler process's worker runs it. */
   async trigger(name: string, data: JobData): Promise<JobView> {
-    if (!JOBS[name]) throw new NotFoundError('job', name)
+    if (!JOB_CATALOGUE[name]) throw new NotFoundError('job', name)
     const job = await this.within(this.queue(SCHEDULER_QUEUE).add(name, data, JOB_RUN_OPTIONS))
     return jobView(SCHEDULER_QUEUE, job, 'waiting')
   }

@@ -3,7 +3,7 @@
 // tenant creation. Registered beside the tenant API (billing-api/app.ts), not inside it.
 import type { FastifyInstance } from 'fastify'
 import { ServiceUnavailableError } from '../../platform/errors.js'
-import { JOBS } from '../../scheduler/jobs.js'
+import { JOB_CATALOGUE } from '../../platform/job-catalogue.js'
 import type { BillingContext } from '../context.js'
 import { createTenant } from '../tenants/index.js'
 import { aggregatorRoutes } from './aggregators.js'
@@ -39,7 +39,7 @@ export async function adminRoutes(instance: FastifyInstance, ctx: BillingContext
 
   app.get('/jobs', {
     schema: { tags, security, summary: 'the recurring jobs of the scheduler, with their cadence', response: { 200: scheduledJobsSchema, ...errors } },
-  }, async () => ({ items: await q().scheduled((name) => JOBS[name].everyMs(ctx)) }))
+  }, async () => ({ items: await q().scheduled((name) => JOB_CATALOGUE[name].everyMs(ctx)) }))
 
   app.post('/jobs/:name/runs', {
     schema: {

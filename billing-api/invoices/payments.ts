@@ -11,7 +11,7 @@ import { publishSystemEvent } from '../events/index.js'
 import { D, currencyPrecision, toMoneyString } from '../pricing/index.js'
 import type { Invoice } from './invoice.entity.js'
 import { lockInvoice, type ChangeOptions } from './lifecycle.js'
-import { applyPayment, canTransition } from './payment-status.js'
+import { applyPayment, canTransition, creditedAmount } from './payment-status.js'
 import { InvoicePaymentSchema, type InvoicePayment } from './payment.entity.js'
 import { invoiceEventPayload } from './serialize.js'
 import { onInvoicePaid } from '../wallets/index.js'
@@ -40,8 +40,10 @@ export async function recordPayment(
       const earlier = await tx.findOne(InvoicePaymentSchema, { ...scope, invoice_id: invoiceId, idempotency_key: input.idempotency_key })
       if (earlier) throw new AlreadyExistsError(`payment with idempotency_key ${input.idempotency_key} was already recorded as ${earlier.id}`)
     }
-    // Payments settle amount_due: what is left after prepaid credits (finalize-amounts.ts).
-    const outcome = applyPayment({ total: invoice.amount_due, amount_paid: invoice.amount_paid, currency: invoice.currency }, input.amount)
+    // Payments settle amount_due: what is left after prepaid credits (finalize-amounts.ts), less
+    // what refunds credited while it was still owed (payments/refund-math.ts).
+    const credited = creditedAmount(invoice).toFixed()
+    const outcome = applyPayment({ total: invoice.amount_due, amount_paid: invoice.amount_paid, currency: invoice.currency, credited }, input.amount)
     if (!canTransition(invoice.payment_status, outcome.payment_status)) {
       throw new InvalidOperationError(`invoice ${invoiceId} is ${invoice.payment_status}; a payment cannot make it ${outcome.payment_status}`)
     }

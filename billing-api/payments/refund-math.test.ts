@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { ValidationError } from '../../platform/errors.js'
 import { applyRefund, type RefundableAmounts } from './refund-math.js'
 
-const paid25: RefundableAmounts = { amount_due: '25.00', amount_paid: '25.00', amount_remaining: '0.00', overpaid_amount: '0.00', refunded_amount: '0.00', currency: 'USD' }
+const paid25: RefundableAmounts = { payment_status: 'SUCCEEDED', amount_due: '25.00', amount_paid: '25.00', amount_remaining: '0.00', overpaid_amount: '0.00', refunded_amount: '0.00', currency: 'USD' }
 
 test('a partial refund of a paid invoice credits it and leaves it PARTIALLY_REFUNDED; the rest makes it REFUNDED', () => {
   const first = applyRefund(paid25, '10')
@@ -32,10 +32,27 @@ test('an overpaid invoice returns the excess first: OVERPAID, then SUCCEEDED, th
   assert.deepEqual([c.amount_paid, c.overpaid_amount, c.payment_status, c.excess, c.credited], ['22.00', '0.00', 'PARTIALLY_REFUNDED', '1.00', '3.00'])
 })
 
-test('a partially paid invoice: what is refunded is credited, the remaining balance stays', () => {
+test('a partially paid invoice: what is refunded is credited, the remaining balance and the status stay', () => {
   // 25.00 due, 10.00 paid, 15.00 remaining; refund 4.00 -> 6.00 paid, still 15.00 remaining
-  const r = applyRefund({ ...paid25, amount_paid: '10.00', amount_remaining: '15.00' }, '4.00')
-  assert.deepEqual([r.amount_paid, r.amount_remaining, r.refunded_amount, r.payment_status, r.credited], ['6.00', '15.00', '4.00', 'PARTIALLY_REFUNDED', '4.00'])
+  const r = applyRefund({ ...paid25, payment_status: 'PENDING', amount_paid: '10.00', amount_remaining: '15.00' }, '4.00')
+  assert.deepEqual([r.amount_paid, r.amount_remaining, r.refunded_amount, r.payment_status, r.credited], ['6.00', '15.00', '4.00', 'PENDING', '4.00'])
+  // a failed attempt for the rest leaves it FAILED; a refund of what was paid keeps that
+  const f = applyRefund({ ...paid25, payment_status: 'FAILED', amount_paid: '10.00', amount_remaining: '15.00' }, '10')
+  assert.deepEqual([f.amount_paid, f.amount_remaining, f.refunded_amount, f.payment_status, f.credited], ['0.00', '15.00', '10.00', 'FAILED', '10.00'])
+})
+
+test('30.00 paid of 50.00: refund 10.00, then the other 20.00; never more than is still paid', () => {
+  const owed: RefundableAmounts = { payment_status: 'PENDING', amount_due: '50.00', amount_paid: '30.00', amount_remaining: '20.00', overpaid_amount: '0.00', refunded_amount: '0.00', currency: 'USD' }
+  // 30.00 - 10.00 = 20.00 still paid; 50.00 - 20.00 settled = 20.00 paid + 10.00 credited
+  const a = applyRefund(owed, '10.00')
+  assert.deepEqual(a, {
+    amount_paid: '20.00', overpaid_amount: '0.00', refunded_amount: '10.00', amount_remaining: '20.00',
+    payment_status: 'PENDING', excess: '0.00', credited: '10.00',
+  })
+  assert.throws(() => applyRefund({ ...owed, ...a }, '20.01'), (e) => e instanceof ValidationError && /20\.01 is more than what is left to refund \(20\.00/.test(e.message))
+  const b = applyRefund({ ...owed, ...a }, '20')
+  assert.deepEqual([b.amount_paid, b.refunded_amount, b.amount_remaining, b.payment_status, b.credited], ['0.00', '30.00', '20.00', 'PENDING', '20.00'])
+  assert.throws(() => applyRefund({ ...owed, ...b }, '0.01'), /more than what is left to refund \(0\.00/)
 })
 
 test('never more than what was paid; amounts must be positive and in the currency decimals', () => {

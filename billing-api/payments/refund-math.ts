@@ -9,15 +9,20 @@
 // amount_remaining is unchanged (what was credited is no longer owed, so it is not owed again).
 // At most amount_paid can be refunded.
 //
-// payment_status after the refund: OVERPAID while some excess is left; SUCCEEDED when only
-// the excess was refunded; REFUNDED when nothing paid is left; else PARTIALLY_REFUNDED.
-// What has been credited so far is (amount_due - amount_remaining) - (amount_paid - overpaid_amount):
-// the settled amount less what is still paid towards it.
+// payment_status after the refund of a settled invoice (amount_remaining 0): OVERPAID while
+// some excess is left; SUCCEEDED when only the excess was refunded; REFUNDED when nothing paid
+// is left; else PARTIALLY_REFUNDED. An invoice still owed (amount_remaining > 0: PENDING,
+// PROCESSING or FAILED, partly paid) keeps its status: the refund credits what it gives back,
+// amount_remaining stays what it was, and a later payment of amount_remaining settles it as
+// PARTIALLY_REFUNDED (invoices/payment-status.ts, applyPayment).
+// What has been credited so far is creditedAmount (invoices/payment-status.ts).
 import { ValidationError } from '../../platform/errors.js'
 import { D, currencyPrecision, toMoneyString } from '../pricing/index.js'
 import type { PaymentStatus } from '../invoices/invoice.entity.js'
+import { creditedAmount } from '../invoices/index.js'
 
 export interface RefundableAmounts {
+  payment_status: PaymentStatus
   amount_due: string
   amount_paid: string
   amount_remaining: string
@@ -53,8 +58,10 @@ export function applyRefund(inv: RefundableAmounts, amount: string): RefundOutco
   const credited = value.minus(excess)
   const paidAfter = paid.minus(value)
   const overpaidAfter = overpaid.minus(excess)
-  const creditedSoFar = D(inv.amount_due).minus(inv.amount_remaining).minus(paidAfter.minus(overpaidAfter))
-  const payment_status: PaymentStatus = overpaidAfter.gt(0)
+  const creditedSoFar = creditedAmount({ ...inv, amount_paid: paidAfter.toFixed(), overpaid_amount: overpaidAfter.toFixed() })
+  const payment_status: PaymentStatus = D(inv.amount_remaining).gt(0)
+    ? inv.payment_status
+    : overpaidAfter.gt(0)
     ? 'OVERPAID'
     : creditedSoFar.isZero()
       ? 'SUCCEEDED'

@@ -118,9 +118,9 @@ test('refusals leave nothing behind: drafts, unpaid invoices, bad input, stale v
   const t = await p.newTenant()
   const { invoiceIds: [draft] } = await billedInvoices(p, t)
   assertError(await t.api.post(`/v1/invoices/${draft}/refunds`, { amount: '1' }), 400, 'invalid_operation', /DRAFT/)
-  // partially paid (PENDING): nothing to refund until it is paid
-  const { t: t2, id } = await paidInvoice('5.00')
-  assertError(await t2.api.post(`/v1/invoices/${id}/refunds`, { amount: '5' }), 400, 'invalid_operation', /PENDING/)
+  // finalized, nothing paid: nothing to refund
+  const { t: t2, id } = await paidInvoice()
+  assertError(await t2.api.post(`/v1/invoices/${id}/refunds`, { amount: '5' }), 400, 'validation_error', /more than what is left to refund \(0\.00\)/)
   for (const body of [{ amount: '0' }, { amount: '-1' }, { amount: '1.001' }, { amount: 1 }, {}, { amount: '1', extra: true }]) {
     assertError(await t2.api.post(`/v1/invoices/${id}/refunds`, body), 400, 'validation_error')
   }
@@ -138,6 +138,61 @@ test('refusals leave nothing behind: drafts, unpaid invoices, bad input, stale v
   assert.equal(n, 0)
   const [{ c }] = await sql(p, `SELECT count(*)::int AS c FROM invoices WHERE tenant_id IN (?, ?, ?) AND invoice_type = 'CREDIT'`, [t.tenantId, t2.tenantId, t3.tenantId])
   assert.equal(c, 0)
+})
+
+test('30.00 paid of 50.00: refund 10.00, more than paid is 400, the rest of the paid part, pay the rest, refund it all', async () => {
+  const t = await p.newTenant()
+  const { invoiceIds: [id] } = await billedInvoices(p, t, { amount: '50' })
+  assert.equal((await t.api.post(`/v1/invoices/${id}/finalize`, {})).status, 200)
+  const inv = async () => (await t.api.get(`/v1/invoices/${id}`)).body
+  assert.equal((await t.api.post(`/v1/invoices/${id}/payments`, { amount: '30.00' })).status, 201)
+  assert.deepEqual(amounts(await inv()), ['30.00', '20.00', '0.00', '0.00', 'PENDING'])
+
+  // 30.00 - 10.00 = 20.00 still paid; 20.00 still owed (10.00 credited by the note); still PENDING
+  const a = await t.api.post(`/v1/invoices/${id}/refunds`, { amount: '10.00' })
+  assert.equal(a.status, 201, JSON.stringify(a.body))
+  assert.deepEqual(amounts(a.body.invoice), ['20.00', '20.00', '0.00', '10.00', 'PENDING'])
+  assert.deepEqual([a.body.refund.credited_amount, a.body.credit_note.total], ['10.00', '-10.00'])
+
+  const before = await inv()
+  assertError(await t.api.post(`/v1/invoices/${id}/refunds`, { amount: '20.01' }), 400, 'validation_error', /20\.01 is more than what is left to refund \(20\.00\)/)
+  assert.deepEqual(amounts(await inv()), amounts(before))
+  assert.equal((await inv()).version, before.version)
+
+  // the whole paid part: 0.00 paid, 30.00 refunded, 20.00 still owed
+  const b = await t.api.post(`/v1/invoices/${id}/refunds`, { amount: '20' })
+  assert.equal(b.status, 201, JSON.stringify(b.body))
+  assert.deepEqual(amounts(b.body.invoice), ['0.00', '20.00', '0.00', '30.00', 'PENDING'])
+
+  // paying the 20.00 left settles it: 20.00 paid + 30.00 credited = 50.00
+  assert.equal((await t.api.post(`/v1/invoices/${id}/payments`, { amount: '20.00' })).status, 201)
+  const settled = await inv()
+  assert.deepEqual(amounts(settled), ['20.00', '0.00', '0.00', '30.00', 'PARTIALLY_REFUNDED'])
+  assert.ok(settled.paid_at)
+  assertError(await t.api.post(`/v1/invoices/${id}/payments`, { amount: '0.01' }), 400, 'invalid_operation', /PARTIALLY_REFUNDED/)
+
+  const c = await t.api.post(`/v1/invoices/${id}/refunds`, { amount: '20.00' })
+  assert.equal(c.status, 201, JSON.stringify(c.body))
+  assert.deepEqual(amounts(c.body.invoice), ['0.00', '0.00', '0.00', '50.00', 'REFUNDED'])
+
+  const history = (await t.api.get(`/v1/invoices/${id}/payments`)).body
+  assert.deepEqual(history.payments.map((x: any) => x.amount), ['30.00', '20.00'])
+  assert.deepEqual(history.refunds.map((x: any) => x.amount), ['10.00', '20.00', '20.00'])
+  const notes = await sql(p, `SELECT total::text AS total FROM invoices WHERE invoice_type = 'CREDIT' AND metadata->>'credited_invoice_id' = ? ORDER BY created_at`, [id])
+  assert.deepEqual(notes.map((n) => n.total), ['-10.00', '-20.00', '-20.00'])
+  const statuses = await sql(p, `SELECT payload->>'previous_payment_status' AS f, payload->>'payment_status' AS s FROM system_events_outbox WHERE entity_id = ? AND event_name = 'invoice.refunded' ORDER BY created_at, id`, [id])
+  assert.deepEqual(statuses.map((r) => `${r.f}->${r.s}`), ['PENDING->PENDING', 'PENDING->PENDING', 'PARTIALLY_REFUNDED->REFUNDED'])
+})
+
+test('a partly paid invoice whose collection failed stays FAILED when what was paid is refunded', async () => {
+  const { t, id } = await paidInvoice('15.00')
+  assert.equal((await t.api.post(`/v1/invoices/${id}/payment_failures`, { failure_code: 'card_declined' })).status, 201)
+  const r = await t.api.post(`/v1/invoices/${id}/refunds`, { amount: '15.00' })
+  assert.equal(r.status, 201, JSON.stringify(r.body))
+  // 25.00 due: 15.00 paid and refunded (credited), 10.00 still owed
+  assert.deepEqual(amounts(r.body.invoice), ['0.00', '10.00', '0.00', '15.00', 'FAILED'])
+  assert.equal((await t.api.post(`/v1/invoices/${id}/payments`, { amount: '10.00' })).status, 201)
+  assert.deepEqual(amounts((await t.api.get(`/v1/invoices/${id}`)).body), ['10.00', '0.00', '0.00', '15.00', 'PARTIALLY_REFUNDED'])
 })
 
 test('refund events reach a subscribed webhook endpoint through the outbox relay', async () => {

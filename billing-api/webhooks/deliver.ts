@@ -9,7 +9,7 @@ import type { Clock } from '../../platform/clock.js'
 import type { SecretKeys } from '../../platform/secrets-at-rest.js'
 import { openWebhookSecret } from './secret-at-rest.js'
 import { signatureHeaders } from './signature.js'
-import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.entity.js'
+import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema, type CancelReason } from './webhook.entity.js'
 
 export class DeliveryFailed extends Error {}
 
@@ -20,11 +20,19 @@ export interface DeliverySettings {
   keys: SecretKeys
 }
 
-export async function attemptDelivery(orm: MikroORM, deliveryId: string, clock: Clock, settings: DeliverySettings): Promise<'delivered' | 'already_delivered'> {
+export type AttemptResult = 'delivered' | 'already_delivered' | 'cancelled'
+
+export async function attemptDelivery(orm: MikroORM, deliveryId: string, clock: Clock, settings: DeliverySettings): Promise<AttemptResult> {
   const em = orm.em.fork()
   const delivery = await em.findOneOrFail(WebhookDeliverySchema, { id: deliveryId })
   if (delivery.delivery_status === 'SUCCEEDED') return 'already_delivered'
+  if (delivery.delivery_status === 'CANCELLED') return 'cancelled'
   const endpoint = await em.findOneOrFail(WebhookEndpointSchema, { id: delivery.endpoint_id, tenant_id: delivery.tenant_id })
+  const gone = endpointGone(endpoint)
+  if (gone) {
+    await cancelDelivery(orm, deliveryId, gone)
+    return 'cancelled'
+  }
   const body = JSON.stringify(delivery.payload)
   // The webhook-id is the event's id, the same on every retry, so receivers can deduplicate.
   const headers = signatureHeaders(openWebhookSecret(settings.keys, endpoint).value, delivery.event_id, Math.floor(clock.now().getTime() / 1000), body)
@@ -66,6 +74,17 @@ export async function attemptDelivery(orm: MikroORM, deliveryId: string, clock: 
   if (refused) throw new UnrecoverableError(error!)
   if (error) throw new DeliveryFailed(error)
   return 'delivered'
+}
+
+/** Why an endpoint takes no more deliveries, if it does not (endpoint-lifecycle.ts). */
+export function endpointGone(endpoint: { status: string; disabled_at: Date | null }): CancelReason | null {
+  if (endpoint.status !== 'published') return 'endpoint_deleted'
+  return endpoint.disabled_at ? 'endpoint_disabled' : null
+}
+
+/** A delivery picked after its endpoint was deleted or disabled (or a FAILED one re-queued): no attempt. */
+export async function cancelDelivery(orm: MikroORM, deliveryId: string, reason: CancelReason): Promise<void> {
+  await orm.em.fork().nativeUpdate(WebhookDeliverySchema, { id: deliveryId, delivery_status: { $in: ['PENDING', 'FAILED'] } }, { delivery_status: 'CANCELLED', cancel_reason: reason })
 }
 
 export async function markFailed(orm: MikroORM, deliveryId: string): Promise<void> {

@@ -11,7 +11,7 @@ export async function createDeliveries(em: EntityManager, events: SystemEventMes
   const ctx = em.getTransactionContext()
   const envs = [...new Set(events.map((e) => e.environment_id))]
   const endpoints = (await conn.execute(
-    `SELECT id, tenant_id, environment_id, event_types FROM webhook_endpoints WHERE status = 'published' AND environment_id IN (?)`,
+    `SELECT id, tenant_id, environment_id, event_types FROM webhook_endpoints WHERE status = 'published' AND disabled_at IS NULL AND environment_id IN (?)`,
     [envs],
     'all',
     ctx,

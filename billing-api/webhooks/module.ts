@@ -8,6 +8,7 @@ export const webhooksModule: DomainModule = {
   migrations: [
     sqlMigration('webhooks_0001_init', new URL('./migrations/0001_init.sql', import.meta.url)),
     sqlMigration('webhooks_0002_secret_encrypted', new URL('./migrations/0002_secret_encrypted.sql', import.meta.url)),
+    sqlMigration('webhooks_0003_endpoint_disable_cancel', new URL('./migrations/0003_endpoint_disable_cancel.sql', import.meta.url)),
   ],
   routes: webhookRoutes,
 }

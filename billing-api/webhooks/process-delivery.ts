@@ -5,7 +5,7 @@ import { DelayedError, type Job } from 'bullmq'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Clock } from '../../platform/clock.js'
 import { backgroundFailures, webhookAttemptSeconds, webhookCircuitTransitions, webhookDeliveries, webhookDeliverySeconds } from '../../platform/metrics.js'
-import { attemptDelivery, DeliveryFailed, type DeliverySettings } from './deliver.js'
+import { attemptDelivery, cancelDelivery, DeliveryFailed, endpointGone, type AttemptResult, type DeliverySettings } from './deliver.js'
 import { retryDelayMs } from './deferral.js'
 import type { AttemptOutcome, DeliveryGate, GateTarget } from './delivery-gate.js'
 
@@ -21,18 +21,29 @@ export interface ProcessDeps extends DeliverySettings {
   wake(jobIds: string[]): Promise<void>
 }
 
-async function targetOf(orm: MikroORM, deliveryId: string): Promise<(GateTarget & { delivery_status: string }) | undefined> {
+type Target = GateTarget & { delivery_status: string; endpoint_status: string; disabled_at: Date | null }
+
+async function targetOf(orm: MikroORM, deliveryId: string): Promise<Target | undefined> {
   const rows = (await orm.em.getConnection().execute(
-    'SELECT tenant_id, endpoint_id, delivery_status FROM webhook_deliveries WHERE id = ?',
+    `SELECT d.tenant_id, d.endpoint_id, d.delivery_status, e.status AS endpoint_status, e.disabled_at
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.tenant_id = d.tenant_id
+      WHERE d.id = ?`,
     [deliveryId],
-  )) as (GateTarget & { delivery_status: string })[]
+  )) as Target[]
   return rows[0]
 }
 
-export async function processDelivery(deps: ProcessDeps, job: Job<DeliveryJobData>, token: string | undefined): Promise<'delivered' | 'already_delivered'> {
+export async function processDelivery(deps: ProcessDeps, job: Job<DeliveryJobData>, token: string | undefined): Promise<AttemptResult> {
   const target = await targetOf(deps.orm, job.data.delivery_id)
   // A missing row fails the attempt as before (findOneOrFail in attemptDelivery).
   if (target?.delivery_status === 'SUCCEEDED') return 'already_delivered'
+  // The endpoint was deleted or disabled (endpoint-lifecycle.ts): the job ends without an attempt or a gate slot.
+  const gone = target && (target.delivery_status === 'CANCELLED' ? 'cancelled' : endpointGone({ status: target.endpoint_status, disabled_at: target.disabled_at }))
+  if (gone) {
+    if (gone !== 'cancelled') await cancelDelivery(deps.orm, job.data.delivery_id, gone)
+    webhookDeliveries.inc({ outcome: 'cancelled' })
+    return 'cancelled'
+  }
   const admission = target ? await deps.gate.admit(target, job.id!) : { verdict: 'ok' as const, waitMs: 0 }
   if (admission.verdict !== 'ok' && admission.verdict !== 'probe') {
     webhookDeliveries.inc({ outcome: admission.verdict === 'open' ? 'circuit_open' : 'concurrency_limited' })

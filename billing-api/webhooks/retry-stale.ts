@@ -1,7 +1,7 @@
 // The stale-webhook retry job (spec: Events, "Stale webhook retry job settings"): re-queues
 // deliveries that are still PENDING or FAILED, newest first, skipping events older than 48
-// hours, excluded tenants, event types outside the allow-list (empty = all) and deliveries
-// that already failed max_attempts times. A token bucket caps the re-queue rate per run.
+// hours, excluded tenants, event types outside the allow-list (empty = all), deliveries
+// that already failed max_attempts times and those of deleted or disabled endpoints. A token bucket caps the re-queue rate per run.
 import type { BillingContext } from '../context.js'
 
 export interface StaleRetrySettings {
@@ -58,8 +58,9 @@ export async function retryStaleWebhooks(ctx: BillingContext, settings: StaleRet
   const cutoff = new Date(now - MAX_AGE_MS)
   const quiet = new Date(now - QUIET_MS)
   const rows = (await ctx.orm.em.getConnection().execute(
-    `SELECT id FROM webhook_deliveries
+    `SELECT id FROM webhook_deliveries d
       WHERE delivery_status IN ('PENDING', 'FAILED') AND attempts < ? AND created_at >= ? AND updated_at < ?
+        AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.tenant_id = d.tenant_id AND e.status = 'published' AND e.disabled_at IS NULL)
         AND (?::text IS NULL OR tenant_id = ?)
         AND NOT (tenant_id = ANY(?::text[]))
         AND (cardinality(?::text[]) = 0 OR event_name = ANY(?::text[]))

@@ -1,5 +1,6 @@
-// Webhook endpoints (secret shown once, obscured afterwards), deliveries with their attempts,
-// and the manual retry of a failed delivery.
+// Webhook endpoints (secret shown once, obscured afterwards; deleting or disabling one cancels
+// its pending deliveries, endpoint-lifecycle.ts), deliveries with their attempts, and the manual
+// retry of a failed or cancelled delivery.
 import type { FastifyInstance } from 'fastify'
 import { InvalidOperationError, NotFoundError, ServiceUnavailableError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
@@ -10,18 +11,22 @@ import { iso, serializeBase } from '../db/common.js'
 import { idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { obscureSecret } from '../http/obscure-secret.js'
 import { newWebhookSecret } from './signature.js'
+import { deleteEndpoint, setEndpointDisabled } from './endpoint-lifecycle.js'
+import { endpointGone } from './deliver.js'
 import { openWebhookSecret, sealWebhookSecret } from './secret-at-rest.js'
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema, type WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js'
 import { typed } from '../http/typed-routes.js'
 
 const serializeEndpoint = (e: WebhookEndpoint, secret: string, revealSecret = false) => ({
   ...serializeBase(e), url: e.url, event_types: e.event_types, description: e.description,
+  disabled: e.disabled_at !== null, disabled_at: iso(e.disabled_at),
   secret: revealSecret ? secret : obscureSecret(secret),
 })
 
 const serializeDelivery = (d: WebhookDelivery) => ({
   ...serializeBase(d), endpoint_id: d.endpoint_id, event_id: d.event_id, event_name: d.event_name, delivery_status: d.delivery_status,
   attempts: d.attempts, last_status_code: d.last_status_code, last_error: d.last_error, delivered_at: iso(d.delivered_at),
+  cancel_reason: d.cancel_reason,
 })
 
 export async function webhookRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
@@ -57,7 +62,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
       const endpoint = em.create(WebhookEndpointSchema, {
         id: endpointId, ...scopeOf(request), url: body.url, event_types: body.event_types ?? [],
         secret: null, secret_encrypted: sealWebhookSecret(ctx.config.integrations, { id: endpointId, ...scopeOf(request) }, secret),
-        description: body.description ?? null, status: 'published', metadata: body.metadata ?? {},
+        description: body.description ?? null, disabled_at: null, status: 'published', metadata: body.metadata ?? {},
         created_by: request.auth.userId, updated_by: request.auth.userId,
       })
       await em.flush()
@@ -77,15 +82,30 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     return serializeEndpoint(endpoint, secretOf(endpoint))
   })
 
-  app.delete('/webhooks/endpoints/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
-    const updated = await ctx.orm.em.fork().nativeUpdate(WebhookEndpointSchema, { id: id(request.params), ...scopeOf(request), status: 'published' }, { status: 'deleted', updated_by: request.auth.userId })
-    if (!updated) throw new NotFoundError('webhook endpoint', id(request.params))
+  app.delete('/webhooks/endpoints/:id', {
+    schema: { tags, params: idParams, summary: 'delete an endpoint; its PENDING deliveries become CANCELLED (endpoint_deleted) and are never attempted again' },
+  }, async (request, reply) => {
+    await deleteEndpoint(ctx.orm.em.fork(), scopeOf(request), id(request.params), request.auth.userId)
     return reply.code(204).send()
   })
 
+  for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
+    app.post(`/webhooks/endpoints/:id/${action}`, {
+      schema: {
+        tags, params: idParams,
+        summary: disabled
+          ? 'disable an endpoint: no new deliveries, its PENDING ones become CANCELLED (endpoint_disabled)'
+          : 'enable a disabled endpoint: events from now on are delivered; cancelled deliveries stay CANCELLED (POST /webhooks/{id}/retry sends one again)',
+      },
+    }, async (request) => {
+      const { endpoint } = await setEndpointDisabled(ctx.orm.em.fork(), ctx.clock, scopeOf(request), id(request.params), disabled, request.auth.userId)
+      return serializeEndpoint(endpoint, secretOf(endpoint))
+    })
+  }
+
   app.get(
     '/webhooks/deliveries',
-    { schema: { tags, querystring: { type: 'object', properties: { ...paginationQuery, endpoint_id: { type: 'string' }, delivery_status: { type: 'string', enum: ['PENDING', 'SUCCEEDED', 'FAILED'] } } } } },
+    { schema: { tags, querystring: { type: 'object', properties: { ...paginationQuery, endpoint_id: { type: 'string' }, delivery_status: { type: 'string', enum: ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] } } } } },
     async (request) => {
       const q = request.query
       const where: Record<string, unknown> = { ...scopeOf(request) }
@@ -113,7 +133,13 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     const delivery = await em.findOne(WebhookDeliverySchema, { id: id(request.params), ...scopeOf(request) })
     if (!delivery) throw new NotFoundError('webhook delivery', id(request.params))
     if (delivery.delivery_status === 'SUCCEEDED') throw new InvalidOperationError(`webhook delivery ${delivery.id} already succeeded`)
+    const endpoint = await em.findOne(WebhookEndpointSchema, { id: delivery.endpoint_id, ...scopeOf(request) })
+    const gone = endpoint ? endpointGone(endpoint) : 'endpoint_deleted'
+    if (gone) {
+      throw new InvalidOperationError(`webhook endpoint ${delivery.endpoint_id} is ${gone === 'endpoint_deleted' ? 'deleted' : 'disabled; enable it first'}`)
+    }
     delivery.delivery_status = 'PENDING'
+    delivery.cancel_reason = null
     await em.flush()
     await ctx.webhooks.enqueue([delivery.id])
     return reply.code(202).send(serializeDelivery(delivery))

@@ -10,15 +10,19 @@ export interface WebhookEndpoint extends BaseRecord {
   /** secret-at-rest.ts */
   secret_encrypted: string | null
   description: string | null
+  /** set while the endpoint is disabled: no new deliveries, pending ones cancelled */
+  disabled_at: Date | null
 }
 
 export const WebhookEndpointSchema = new EntitySchema<WebhookEndpoint>({
   name: 'WebhookEndpoint',
   tableName: 'webhook_endpoints',
-  properties: { ...baseColumns<WebhookEndpoint>(), url: text(), event_types: json(), secret: text(true), secret_encrypted: text(true), description: text(true) },
+  properties: { ...baseColumns<WebhookEndpoint>(), url: text(), event_types: json(), secret: text(true), secret_encrypted: text(true), description: text(true), disabled_at: timestamp(true) },
 })
 
-export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED'
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED'
+/** why a delivery was CANCELLED */
+export type CancelReason = 'endpoint_deleted' | 'endpoint_disabled'
 
 export interface WebhookDelivery extends BaseRecord {
   endpoint_id: string
@@ -30,6 +34,7 @@ export interface WebhookDelivery extends BaseRecord {
   last_status_code: number | null
   last_error: string | null
   delivered_at: Date | null
+  cancel_reason: CancelReason | null
 }
 
 export const WebhookDeliverySchema = new EntitySchema<WebhookDelivery>({
@@ -46,6 +51,7 @@ export const WebhookDeliverySchema = new EntitySchema<WebhookDelivery>({
     last_status_code: integer(true),
     last_error: text(true),
     delivered_at: timestamp(true),
+    cancel_reason: text(true),
   },
 })
 

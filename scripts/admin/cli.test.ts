@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../platform/config.js'
+import { JOB_CATALOGUE } from '../../platform/job-catalogue.js'
 import { JOBS } from '../../scheduler/jobs.js'
 import { ApiClient, usePlatform } from '../../test/support/platform.js'
 
@@ -52,6 +53,7 @@ test('jobs run follows the job until it finished and prints its progress and ite
 
 test('a failed run exits 1 with its reason; status lists it; retry by id completes it', async () => {
   let fail = true
+  JOB_CATALOGUE['test-cli-flaky'] = { everyMs: () => 60_000 }
   JOBS['test-cli-flaky'] = { everyMs: () => 60_000, run: async () => { if (fail) throw new Error('upstream timed out'); return 3 } }
   try {
     const res = await admin('jobs', 'run', 'test-cli-flaky')
@@ -82,6 +84,7 @@ test('a failed run exits 1 with its reason; status lists it; retry by id complet
     assert.match(after.out, /no failed jobs/)
   } finally {
     delete JOBS['test-cli-flaky']
+    delete JOB_CATALOGUE['test-cli-flaky']
   }
 })
 

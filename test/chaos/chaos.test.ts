@@ -36,6 +36,7 @@ test('chaos: a seeded fault schedule under a retrying client; every acknowledged
     REDIS_PORT: String(await freePort()),
     KAFKA_PORT: String(await freePort()),
     PG_DB_NAMES: 'meterline',
+    PROMETHEUS_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
   }
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'KAFKA_BROKERS', 'CHDB_PATH', 'SPOOL_DIR', 'REDIS_PREFIX', 'KAFKA_EVENTS_TOPIC', 'ADMIN_TOKEN']) delete env[name]

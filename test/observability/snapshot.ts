@@ -1,16 +1,15 @@
 // `npm run dashboards:snapshot`: every dashboard panel evaluated on real data, without Grafana.
-// Starts the platform (as the tests do) and a local Prometheus (Debian package `prometheus`)
-// that scrapes it every second with the alert rules loaded, runs the demo workload, then asks
+// Starts the platform (as the tests do) and a local Prometheus (Debian package `prometheus`,
+// started by scripts/prometheus.sh like `npm run up` does) that scrapes it every second with the alert rules loaded, runs the demo workload, then asks
 // Prometheus for each panel's queries ($__rate_interval = 1m) and writes the answers, and the
 // alert states, to docs/dashboards-snapshot.md. Panels stay unrendered as pictures.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startTestPlatform } from '../support/platform.js'
 import { expressions } from '../../scripts/grafana/panels.js'
-import { ALERTS_FILE, dashboardFiles } from './dashboard-files.js'
+import { dashboardFiles } from './dashboard-files.js'
+import { startLocalPrometheus, type LocalPrometheus } from './local-prometheus.js'
 import { runDemoWorkload } from './demo-workload.js'
 
 const PROM_PORT = Number(process.env.SNAPSHOT_PROMETHEUS_PORT ?? 19494)
@@ -42,27 +41,9 @@ function fmt(v: string): string {
 
 async function main(): Promise<void> {
   const p = await startTestPlatform()
-  const dir = mkdtempSync(join(tmpdir(), 'meterline-prom-'))
-  let prom: ChildProcess | undefined
+  let prom: LocalPrometheus | undefined
   try {
-    const target = new URL(p.url).host
-    writeFileSync(join(dir, 'prometheus.yml'), [
-      'global: { scrape_interval: 1s, evaluation_interval: 1s }',
-      `rule_files: ["${ALERTS_FILE}"]`,
-      'scrape_configs:',
-      `  - job_name: all-in-one`,
-      `    static_configs: [{ targets: ["${target}"] }]`,
-    ].join('\n'))
-    prom = spawn('prometheus', [
-      `--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${PROM_PORT}`, '--log.level=warn',
-    ], { stdio: ['ignore', 'ignore', 'inherit'] })
-    for (let i = 0; ; i++) {
-      const up = await fetch(`http://127.0.0.1:${PROM_PORT}/-/ready`).then((r) => r.ok, () => false)
-      if (up) break
-      if (i > 100) throw new Error('prometheus did not start (is the Debian package prometheus installed?)')
-      await sleep(200)
-    }
+    prom = await startLocalPrometheus({ port: PROM_PORT, target: new URL(p.url).host, interval: '1s' })
     // Twice: Prometheus sees a labelled series from its first sample on, so the first run creates
     // the series (tenant, currency...) and increase() and rate() measure the second.
     await runDemoWorkload(p)
@@ -121,9 +102,8 @@ async function main(): Promise<void> {
     writeFileSync(OUT, lines.join('\n'))
     console.log(`wrote ${OUT}`)
   } finally {
-    prom?.kill('SIGTERM')
+    await prom?.stop()
     await p.stop()
-    rmSync(dir, { recursive: true, force: true })
   }
 }
 

@@ -47,6 +47,7 @@ export function createLocalStack(): LocalStack {
     PORT: String(port),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     PG_DB_NAMES: 'meterline',
+    PROMETHEUS_PORT: '0',
   }
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'KAFKA_BROKERS', 'CHDB_PATH', 'SPOOL_DIR', 'REDIS_PREFIX', 'KAFKA_EVENTS_TOPIC']) delete env[name]
   const url = `http://127.0.0.1:${port}`
