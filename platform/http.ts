@@ -26,6 +26,19 @@ export interface HttpOptions {
   maxHeaderBytes?: number
 }
 
+export interface RegisteredRoute {
+  method: string
+  url: string
+  config: { access?: 'read' } | undefined
+}
+
+const registeredRoutes = new WeakMap<FastifyInstance, RegisteredRoute[]>()
+
+/** Every route of a server made by createHttpServer, as registered (tests enumerate them). */
+export function routesOf(app: FastifyInstance): RegisteredRoute[] {
+  return registeredRoutes.get(app) ?? []
+}
+
 function body(code: ErrorCode, status: number, message: string): ErrorResponse {
   return { code, http_status_code: status, message }
 }
@@ -152,6 +165,11 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   })
   app.setValidatorCompiler(validatorCompiler())
+  const routes: RegisteredRoute[] = []
+  registeredRoutes.set(app, routes)
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, config: r.config as RegisteredRoute['config'] })
+  })
 
   function sendError(err: Error, request: FastifyRequest, reply: FastifyReply) {
     const res = toErrorResponse(err)

@@ -10,6 +10,7 @@ import { unavailableDependency } from '../../platform/unavailable.js'
 import { candidateHashes, type ApiKeyHashing, type StoredHash } from './api-key.js'
 import type { RequestRateLimiter } from './request-rate-limit.js'
 import { environmentFromJwt } from './environment-claim.js'
+import { assertScopeAllows, type KeyScope } from '../http/route-access.js'
 
 export const API_KEY_HEADER = 'x-api-key'
 export const ENVIRONMENT_HEADER = 'x-environment-id'
@@ -25,6 +26,7 @@ interface KeyRow {
   environment_id: string
   user_id: string
   roles: string[]
+  scope: KeyScope
   expires_at: Date | null
   rate_limit_per_key: number | null
   rate_limit_per_tenant: number | null
@@ -72,7 +74,7 @@ export function createAuthenticator(
     const hit = keys.get(hash)
     if (hit && hit.until > now) return hit.row
     const rows = (await staleOnOutage(hit?.row, () => conn.execute(
-      `SELECT k.id, k.key_hash, k.tenant_id, k.environment_id, k.user_id, u.roles, k.expires_at, t.rate_limit_per_key, t.rate_limit_per_tenant
+      `SELECT k.id, k.key_hash, k.tenant_id, k.environment_id, k.user_id, u.roles, k.scope, k.expires_at, t.rate_limit_per_key, t.rate_limit_per_tenant
          FROM api_keys k JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
          JOIN tenants t ON t.id = k.tenant_id
         WHERE k.key_hash IN (?) AND k.status = 'published' AND u.status = 'published' AND t.status = 'published'`,
@@ -125,9 +127,11 @@ export function createAuthenticator(
       userId: row.user_id,
       apiKeyId: row.id,
       roles: row.roles ?? [],
+      scope: row.scope,
       rateLimits: { perKey: row.rate_limit_per_key, perTenant: row.rate_limit_per_tenant },
     }
     await limiter?.admit(request.auth)
+    assertScopeAllows(request, row.scope)
   }
 
   return { hook, invalidate: () => { keys.clear(); envs.clear() } }
