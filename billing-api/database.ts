@@ -5,6 +5,8 @@ import { Migrator } from '@mikro-orm/migrations'
 import { modules } from './modules.js'
 import { sqlMigration } from './module.js'
 import { AfterCommitSubscriber } from './db/after-commit.js'
+import type pg from 'pg'
+import { DEFAULT_POSTGRES_DEADLINES, sessionDeadlines, type PostgresDeadlines, type PostgresWatchdog } from '../platform/postgres-watchdog.js'
 
 export const entities = modules.flatMap((m) => m.entities)
 /** The foundation schema first; then each domain's own migrations, in module order. */
@@ -17,18 +19,16 @@ export const migrations = [...foundationMigrations, ...modules.flatMap((m) => m.
 
 export type Orm = MikroORM
 
-export interface PoolTimeouts {
-  acquireTimeoutMs: number
-  connectTimeoutMs: number
-}
-
 /**
  * With Postgres down, a request must fail within about 2 s (503, platform/unavailable.ts), not
- * wait knex's default 60 s for a connection: connect attempts and pool waits have deadlines.
+ * wait knex's default 60 s for a connection: connect attempts and pool waits have deadlines,
+ * every statement has server-side ones, and a watchdog (platform/postgres-watchdog.ts) closes
+ * connections whose queries a hung Postgres does not answer.
  */
-export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = { acquireTimeoutMs: 1500, connectTimeoutMs: 1000 }
-
-export async function openOrm(databaseUrl: string, poolMax = 10, timeouts: PoolTimeouts = DEFAULT_POOL_TIMEOUTS): Promise<MikroORM> {
+export async function openOrm(
+  databaseUrl: string, poolMax = 10, deadlines: Partial<PostgresDeadlines> = {}, watchdog?: PostgresWatchdog,
+): Promise<MikroORM> {
+  const d = { ...DEFAULT_POSTGRES_DEADLINES, ...deadlines }
   return MikroORM.init(
     defineConfig({
       clientUrl: databaseUrl,
@@ -36,8 +36,14 @@ export async function openOrm(databaseUrl: string, poolMax = 10, timeouts: PoolT
       discovery: { warnWhenNoEntities: false },
       extensions: [Migrator],
       migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations', silent: true },
-      pool: { min: 0, max: poolMax, acquireTimeoutMillis: timeouts.acquireTimeoutMs },
-      driverOptions: { connection: { connectionTimeoutMillis: timeouts.connectTimeoutMs } },
+      pool: {
+        min: 0, max: poolMax, acquireTimeoutMillis: d.acquireTimeoutMs,
+        afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+          watchdog?.guard(conn)
+          done(null, conn)
+        },
+      },
+      driverOptions: { connection: sessionDeadlines(d) },
       allowGlobalContext: false,
       forceUtcTimezone: true,
       subscribers: [new AfterCommitSubscriber()],

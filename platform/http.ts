@@ -24,6 +24,8 @@ export interface HttpOptions {
   maxUrlBytes?: number
   /** request line and headers together, larger: 431 (HTTP_MAX_HEADER_BYTES) */
   maxHeaderBytes?: number
+  /** whose address request.ip is (HTTP_TRUST_PROXY): the abuse limits count per address */
+  trustProxy?: boolean | string | ((address: string, hop: number) => boolean)
 }
 
 export interface RegisteredRoute {
@@ -157,6 +159,7 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
   const app = Fastify({
     logger: { level: opts.logLevel },
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    trustProxy: opts.trustProxy ?? false,
     http: { maxHeaderSize: opts.maxHeaderBytes ?? 16 * 1024 },
     clientErrorHandler,
     // Bad percent-encoding and over-long path parameters are answered before the error handler.

@@ -9,6 +9,8 @@ import type { Clock } from '../../platform/clock.js'
 import { unavailableDependency } from '../../platform/unavailable.js'
 import { candidateHashes, type ApiKeyHashing, type StoredHash } from './api-key.js'
 import type { RequestRateLimiter } from './request-rate-limit.js'
+import type { AbuseLimiter } from '../../platform/abuse-limit.js'
+import { authFailures } from '../../platform/metrics.js'
 import { environmentFromJwt } from './environment-claim.js'
 import { assertScopeAllows, type KeyScope } from '../http/route-access.js'
 
@@ -54,6 +56,7 @@ async function staleOnOutage<T>(stale: T | null | undefined, query: () => Promis
  */
 export function createAuthenticator(
   orm: MikroORM, clock: Clock, ttlMs: number, keyHashing: ApiKeyHashing, limiter?: RequestRateLimiter, jwtSecret: Buffer | null = null,
+  abuse?: AbuseLimiter,
 ) {
   const keys = new Map<string, { row: KeyRow | null; until: number }>()
   const envs = new Map<string, { ok: boolean; until: number }>()
@@ -109,8 +112,13 @@ export function createAuthenticator(
     const raw = request.headers[API_KEY_HEADER]
     const key = Array.isArray(raw) ? raw[0] : raw
     if (!key) throw new PermissionDeniedError(`missing API key: send it in the ${API_KEY_HEADER} header`, 401)
+    // An address over its failed-authentication limit gets 429 whatever key it sends, valid or
+    // not, so the answer says nothing about which keys exist.
+    await abuse?.assertNotBlocked('auth_failures', request.ip)
     const row = await lookupKey(key)
     if (!row || (row.expires_at && row.expires_at <= clock.now())) {
+      authFailures.inc()
+      abuse?.refuse('auth_failures', await abuse.count('auth_failures', request.ip))
       throw new PermissionDeniedError('invalid or expired API key', 401)
     }
     const envHeader = request.headers[ENVIRONMENT_HEADER]
