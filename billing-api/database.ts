@@ -29,7 +29,7 @@ export async function openOrm(
   databaseUrl: string, poolMax = 10, deadlines: Partial<PostgresDeadlines> = {}, watchdog?: PostgresWatchdog,
 ): Promise<MikroORM> {
   const d = { ...DEFAULT_POSTGRES_DEADLINES, ...deadlines }
-  return MikroORM.init(
+  const orm = await MikroORM.init(
     defineConfig({
       clientUrl: databaseUrl,
       entities,
@@ -50,6 +50,17 @@ export async function openOrm(
       debug: false,
     }),
   )
+  if (watchdog) {
+    // knex's pool opens connections through this method: while the watchdog holds Postgres for
+    // hung, opening one fails at once (503) instead of waiting out the connect timeout.
+    const client = orm.em.getConnection().getKnex().client as { acquireRawConnection(): Promise<unknown> }
+    const open = client.acquireRawConnection.bind(client)
+    client.acquireRawConnection = async () => {
+      watchdog.assertAnswering()
+      return open()
+    }
+  }
+  return orm
 }
 
 /** Applies pending migrations; an advisory lock keeps concurrent starters from racing. */

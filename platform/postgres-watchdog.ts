@@ -71,6 +71,11 @@ export class PostgresWatchdog {
     return this.state
   }
 
+  /** Throws while Postgres is hung, so a new connection fails at once instead of after the connect timeout. */
+  assertAnswering(): void {
+    if (this.state === 'hung') throw new Error('Connection terminated: Postgres is not answering (watchdog); no new connection is opened until a probe answers')
+  }
+
   /** Watches every query of this connection (called once per new pooled connection). */
   guard(client: pg.Client): void {
     const watched: Watched = { started: [] }
