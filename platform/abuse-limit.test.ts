@@ -23,7 +23,7 @@ const a = createQueueRedis(config.redisUrl, 1500)
 const b = createQueueRedis(config.redisUrl, 1500)
 // No offline queue on these connections (a request must not wait for Redis): wait until they are up.
 before(async () => {
-  await Promise.all([a, b].map((r) => (r.status === 'ready' ? undefined : once(r, 'ready'))))
+  for (const r of [a, b]) if (r.status !== 'ready') await once(r, 'ready')
 })
 after(async () => {
   const keys = await a.keys(`${prefix}:*`)

@@ -7,7 +7,6 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { usePlatform, testConfig } from '../support/platform.js'
 import { assertError } from '../support/assertions.js'
-import { created } from '../support/fixtures.js'
 
 const p = usePlatform({
   services: ['billing-api'],
