@@ -67,7 +67,9 @@ export async function openOrm(
 export async function migratePostgres(orm: MikroORM): Promise<string[]> {
   const knex = orm.em.getConnection().getKnex()
   return knex.transaction(async (trx) => {
-    // Transaction-scoped lock: released at commit, held while the migrator runs.
+    // Transaction-scoped lock: released at commit, held while the migrator runs. Another
+    // starter's migrations may take longer than the statement deadlines: wait for them.
+    await trx.raw('SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0')
     await trx.raw('SELECT pg_advisory_xact_lock(8134001)')
     const applied = await orm.getMigrator().up()
     return applied.map((m) => m.name)

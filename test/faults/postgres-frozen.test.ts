@@ -10,6 +10,7 @@ import assert from 'node:assert/strict'
 import { ShardFence } from '../../aggregator/shard-fence.js'
 import { PostgresWatchdog } from '../../platform/postgres-watchdog.js'
 import { toErrorResponse } from '../../platform/http.js'
+import { openOrm } from '../../billing-api/database.js'
 import { assertError } from '../support/assertions.js'
 import { created } from '../support/fixtures.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
@@ -32,6 +33,32 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   const result = await work()
   return [result, Date.now() - started]
 }
+
+test('a live Postgres: a long statement outlives the watchdog (its probe answers); statement_timeout and lock_timeout cancel, mapped to 503', async () => {
+  const watchdog = new PostgresWatchdog(pg.url, p.config.postgres)
+  const orm = await openOrm(pg.url, 2, { ...p.config.postgres, statementTimeoutMs: 3000, lockTimeoutMs: 300 }, watchdog)
+  try {
+    // Three times PG_NO_ANSWER_MS without an answer: the watchdog probes, Postgres answers, the statement goes on.
+    const [rows] = await orm.em.fork().getConnection().execute(`SELECT 1 AS n FROM pg_sleep(${(3 * p.config.postgres.noAnswerMs) / 1000})`)
+    assert.equal(rows.n, 1)
+    assert.equal(watchdog.health, 'answering')
+    const timedOut = await orm.em.fork().getConnection().execute('SELECT pg_sleep(5)').then(() => undefined, (e: Error) => e)
+    assert.match(String(timedOut?.message), /statement timeout/)
+    assert.deepEqual(toErrorResponse(timedOut!), { code: 'service_unavailable', http_status_code: 503, message: 'the database is unavailable; retry later' })
+    // A row lock held by another transaction: the waiting statement gives up after lock_timeout.
+    const t = await p.newTenant()
+    const holder = orm.em.fork()
+    const blocked = await holder.transactional(async (tx) => {
+      await tx.getConnection().execute('SELECT 1 FROM tenants WHERE id = ? FOR UPDATE', [t.tenantId], 'all', tx.getTransactionContext())
+      return orm.em.fork().getConnection().execute('UPDATE tenants SET name = name WHERE id = ?', [t.tenantId]).then(() => undefined, (e: Error) => e)
+    })
+    assert.match(String(blocked?.message), /lock timeout/)
+    assert.equal(toErrorResponse(blocked!).code, 'service_unavailable')
+  } finally {
+    watchdog.stop()
+    await orm.close()
+  }
+})
 
 test('Postgres frozen by SIGSTOP: 503 service_unavailable instead of a hang, raw pools fail too, nothing half-written, recovery after SIGCONT', async () => {
   const t = await p.newTenant()
