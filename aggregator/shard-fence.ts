@@ -4,6 +4,7 @@
 // writer that lost its shards (a paused consumer, a zombie) is refused at its next write.
 // kafkajs fences only the offset commit; this fence covers the ClickHouse writes too.
 import pg from 'pg'
+import { DEFAULT_POSTGRES_DEADLINES, sessionDeadlines, type PostgresDeadlines, type PostgresWatchdog } from '../platform/postgres-watchdog.js'
 import { SHARDS } from '../schemas/shards.js'
 import { transaction } from './pg-transaction.js'
 
@@ -56,8 +57,11 @@ export class ShardFence {
     )
   }
 
-  static pool(databaseUrl: string, max = 4): pg.Pool {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max, connectionTimeoutMillis: 2000, idleTimeoutMillis: 5000, allowExitOnIdle: true })
+  /** Statement deadlines as every Postgres connection has them; the watchdog closes connections a hung Postgres leaves unanswered. */
+  static pool(databaseUrl: string, max = 4, deadlines: Partial<PostgresDeadlines> = {}, watchdog?: PostgresWatchdog): pg.Pool {
+    const d = { ...DEFAULT_POSTGRES_DEADLINES, connectTimeoutMs: 2000, ...deadlines }
+    const pool = new pg.Pool({ connectionString: databaseUrl, max, ...sessionDeadlines(d), idleTimeoutMillis: 5000, allowExitOnIdle: true })
+    if (watchdog) pool.on('connect', (client) => watchdog.guard(client))
     // A connection that dies (Postgres stopped or restarted) must not crash the process: idle
     // ones report on the pool, checked-out ones on the client (the query in flight fails).
     pool.on('error', () => undefined)

@@ -1,5 +1,6 @@
 // bench:security: what the security checks add per request. The request rate limit is one
-// Redis round trip per authenticated request (sequential, and with CONCURRENCY in flight);
+// Redis round trip per authenticated request (sequential, and with CONCURRENCY in flight), and
+// so is the failed-authentication block lookup of the source address (platform/abuse-limit.ts);
 // the keyed API key hash is computed on every authentication cache miss; the SSRF check runs
 // when a webhook endpoint or integration URL is stored. Prints a table; asserts nothing.
 //   npm run bench:security -- --requests 20000
@@ -8,6 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { candidateHashes, hashApiKey, RequestRateLimiter } from '../billing-api/auth/index.js'
 import { loadConfig } from '../platform/config.js'
 import { checkOutboundUrl } from '../platform/outbound-url-guard.js'
+import { AbuseLimiter } from '../platform/abuse-limit.js'
 import { createQueueRedis } from '../platform/redis.js'
 
 const { values: args } = parseArgs({ options: { requests: { type: 'string' }, concurrency: { type: 'string' } } })
@@ -49,6 +51,8 @@ try {
   const off = new RequestRateLimiter(redis, prefix, { windowSeconds: 60, perKey: 0, perTenant: 0 })
   await measure('rate limit admit, limits 0 (off)', N, () => off.admit(subject))
   await redis.del(`${prefix}:ratelimit:key:key_bench`, `${prefix}:ratelimit:tenant:tenant_bench`)
+  const abuse = new AbuseLimiter(redis, prefix, config.abuse)
+  await measure('address block lookup (Redis Lua), sequential', N, () => abuse.assertNotBlocked('auth_failures', '203.0.113.1'))
 
   const key = `ml_${randomBytes(32).toString('base64url')}`
   await measure('API key keyed hash (HMAC over SHA-256)', N, () => hashApiKey(config.apiKeyHashing, key))

@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
+import type { AbuseLimiter } from '../platform/abuse-limit.js'
 import type { EnvironmentCloneQueue, IntegrationQueue, InvoiceComputeQueue, PaymentRetryQueue, WebhookQueue } from './queues.js'
 import type { UsageQuery, UsageRow } from '../clickhouse/queries/meter-usage.js'
 import type { Scope } from './db/scope.js'
@@ -33,6 +34,8 @@ export interface BillingContext {
   usage?: UsageReader
   /** billing waits for it to pass a period's end (billing/ingest-watermark.ts); absent: no wait */
   ingestWatermark?: IngestWatermark
+  /** limits on unauthenticated callers: signup and inbound webhooks per address (platform/abuse-limit.ts); present where Redis is configured */
+  abuse?: AbuseLimiter
   /** invoicing for wallet auto top-ups (invoices/top-up-invoices.ts) */
   topUpInvoicing: TopUpInvoicing
 }

@@ -12,11 +12,26 @@ test('defaults describe the local stack', () => {
   assert.equal(c.clickhouse.url, undefined, 'embedded chDB unless CLICKHOUSE_URL is set')
   assert.equal(c.finalizationDelayMinutes, 120)
   assert.deepEqual(c.ingestTimeWindow, { minTime: new Date('2000-01-01T00:00:00Z'), maxFutureMinutes: 5 })
-  assert.deepEqual(c.http, { maxUrlBytes: 8192, maxHeaderBytes: 16384 })
-  assert.deepEqual(c.postgres, { acquireTimeoutMs: 1500, connectTimeoutMs: 1000 })
+  assert.deepEqual(c.http, { maxUrlBytes: 8192, maxHeaderBytes: 16384, trustProxy: false })
+  assert.deepEqual(c.postgres, {
+    acquireTimeoutMs: 1500, connectTimeoutMs: 1000, statementTimeoutMs: 30000, lockTimeoutMs: 5000, idleInTransactionTimeoutMs: 60000, noAnswerMs: 700, probeTimeoutMs: 500,
+  })
+  assert.deepEqual(c.abuse, {
+    auth_failures: { limit: 20, windowSeconds: 300 },
+    signup: { limit: 5, windowSeconds: 3600 },
+    webhook_connection: { limit: 1200, windowSeconds: 60 },
+    webhook_failures: { limit: 30, windowSeconds: 60 },
+  })
   assert.equal(c.redisCommandTimeoutMs, 1500)
   const tuned = loadConfig({ ...env, INGEST_MIN_EVENT_TIME: '2020-01-01', INGEST_MAX_FUTURE_MINUTES: '60', PG_ACQUIRE_TIMEOUT_MS: '500' })
   assert.deepEqual([tuned.ingestTimeWindow.minTime.toISOString(), tuned.ingestTimeWindow.maxFutureMinutes, tuned.postgres.acquireTimeoutMs], ['2020-01-01T00:00:00.000Z', 60, 500])
+})
+
+test('HTTP_TRUST_PROXY: false, true, a hop count or a list of proxy addresses', () => {
+  assert.equal(loadConfig({ ...env, HTTP_TRUST_PROXY: 'true' }).http.trustProxy, true)
+  assert.equal(loadConfig({ ...env, HTTP_TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).http.trustProxy, '10.0.0.0/8,127.0.0.1')
+  const hops = loadConfig({ ...env, HTTP_TRUST_PROXY: '2' }).http.trustProxy as (a: string, hop: number) => boolean
+  assert.deepEqual([hops('10.0.0.1', 0), hops('10.0.0.1', 1), hops('10.0.0.1', 2)], [true, true, false])
 })
 
 test('bad values stop start-up with a message naming the variable', () => {

@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseAllowList } from './outbound-address.js'
 import type { OutboundPolicy } from './outbound-url-guard.js'
+import type { AbuseRules } from './abuse-limit.js'
+import type { PostgresDeadlines } from './postgres-watchdog.js'
 import { settingDefault, type SettingName } from './settings.js'
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -33,9 +35,11 @@ export interface Config {
   ingestBodyLimitBytes: number
   /** accepted event timestamps: not before `minTime`, not more than `maxFutureMinutes` ahead of the clock */
   ingestTimeWindow: { minTime: Date; maxFutureMinutes: number }
-  http: { maxUrlBytes: number; maxHeaderBytes: number }
-  /** fail fast when Postgres is down: pool acquire and connect deadlines */
-  postgres: { acquireTimeoutMs: number; connectTimeoutMs: number }
+  http: { maxUrlBytes: number; maxHeaderBytes: number; trustProxy: TrustProxy }
+  /** fail fast when Postgres is down or hung: pool acquire and connect deadlines, server-side statement deadlines, the watchdog */
+  postgres: PostgresDeadlines
+  /** limits on callers without a valid API key, per source address or webhook connection (platform/abuse-limit.ts) */
+  abuse: AbuseRules
   /** fail fast when Redis is down: per-command deadline of the enqueueing connection */
   redisCommandTimeoutMs: number
   /** all-in-one only; see platform/lag-gate.ts. 0 disables. */
@@ -264,6 +268,19 @@ function jwtSecret(env: Env): Buffer | null {
   return Buffer.from(v)
 }
 
+/** fastify's trustProxy: false, true, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs. */
+export type TrustProxy = boolean | string | ((address: string, hop: number) => boolean)
+
+function trustProxy(env: Env): TrustProxy {
+  const v = str(env, 'HTTP_TRUST_PROXY')
+  if (v === 'false' || v === 'true') return v === 'true'
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v)
+    return (_address, hop) => hop < hops
+  }
+  return v
+}
+
 /** Local mode: the broker launcher writes its (random) bootstrap address here. */
 function kafkaBrokers(env: Env, dataDir: string): string[] {
   let raw = env.KAFKA_BROKERS
@@ -318,10 +335,22 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     http: {
       maxUrlBytes: int(env, 'HTTP_MAX_URL_BYTES', 256),
       maxHeaderBytes: int(env, 'HTTP_MAX_HEADER_BYTES', 1024),
+      trustProxy: trustProxy(env),
     },
     postgres: {
       acquireTimeoutMs: int(env, 'PG_ACQUIRE_TIMEOUT_MS', 100),
       connectTimeoutMs: int(env, 'PG_CONNECT_TIMEOUT_MS', 100),
+      statementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 100),
+      lockTimeoutMs: int(env, 'PG_LOCK_TIMEOUT_MS', 10),
+      idleInTransactionTimeoutMs: int(env, 'PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', 1000),
+      noAnswerMs: int(env, 'PG_NO_ANSWER_MS'),
+      probeTimeoutMs: int(env, 'PG_PROBE_TIMEOUT_MS', 50),
+    },
+    abuse: {
+      auth_failures: { limit: int(env, 'AUTH_FAILURE_LIMIT'), windowSeconds: int(env, 'AUTH_FAILURE_WINDOW_SECONDS', 1) },
+      signup: { limit: int(env, 'SIGNUP_LIMIT'), windowSeconds: int(env, 'SIGNUP_WINDOW_SECONDS', 1) },
+      webhook_connection: { limit: int(env, 'INBOUND_WEBHOOK_LIMIT'), windowSeconds: int(env, 'INBOUND_WEBHOOK_WINDOW_SECONDS', 1) },
+      webhook_failures: { limit: int(env, 'INBOUND_WEBHOOK_FAILURE_LIMIT'), windowSeconds: int(env, 'INBOUND_WEBHOOK_WINDOW_SECONDS', 1) },
     },
     redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 100),
     ingestMaxPendingBytes: int(env, 'INGEST_MAX_PENDING_BYTES'),

@@ -24,6 +24,21 @@ export interface HttpOptions {
   maxUrlBytes?: number
   /** request line and headers together, larger: 431 (HTTP_MAX_HEADER_BYTES) */
   maxHeaderBytes?: number
+  /** whose address request.ip is (HTTP_TRUST_PROXY): the abuse limits count per address */
+  trustProxy?: boolean | string | ((address: string, hop: number) => boolean)
+}
+
+export interface RegisteredRoute {
+  method: string
+  url: string
+  config: { access?: 'read' } | undefined
+}
+
+const registeredRoutes = new WeakMap<FastifyInstance, RegisteredRoute[]>()
+
+/** Every route of a server made by createHttpServer, as registered (tests enumerate them). */
+export function routesOf(app: FastifyInstance): RegisteredRoute[] {
+  return registeredRoutes.get(app) ?? []
 }
 
 function body(code: ErrorCode, status: number, message: string): ErrorResponse {
@@ -144,6 +159,7 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
   const app = Fastify({
     logger: { level: opts.logLevel },
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    trustProxy: opts.trustProxy ?? false,
     http: { maxHeaderSize: opts.maxHeaderBytes ?? 16 * 1024 },
     clientErrorHandler,
     // Bad percent-encoding and over-long path parameters are answered before the error handler.
@@ -152,6 +168,11 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   })
   app.setValidatorCompiler(validatorCompiler())
+  const routes: RegisteredRoute[] = []
+  registeredRoutes.set(app, routes)
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, config: r.config as RegisteredRoute['config'] })
+  })
 
   function sendError(err: Error, request: FastifyRequest, reply: FastifyReply) {
     const res = toErrorResponse(err)

@@ -183,6 +183,19 @@ export const requestsRateLimited = new client.Counter({
   registers: [registry],
 })
 
+export const abuseLimited = new client.Counter({
+  name: 'meterline_abuse_limited_total',
+  help: 'Requests answered 429 by an abuse limit (failed authentications or signups per address, inbound webhooks per connection or failures per address)',
+  labelNames: ['limit'],
+  registers: [registry],
+})
+
+export const authFailures = new client.Counter({
+  name: 'meterline_auth_failures_total',
+  help: 'Requests with an unknown or expired API key',
+  registers: [registry],
+})
+
 export const rateLimitUnchecked = new client.Counter({
   name: 'meterline_rate_limit_unchecked_total',
   help: 'Requests let through without a rate-limit check because Redis did not answer',

@@ -73,6 +73,17 @@ export const SETTINGS = {
   HTTP_MAX_HEADER_BYTES: { default: '16384', readBy: 'services', meaning: 'request line and headers together; larger gets 431' },
   PG_ACQUIRE_TIMEOUT_MS: { default: '1500', readBy: 'services', meaning: 'how long a request waits for a Postgres connection before it answers 503' },
   PG_CONNECT_TIMEOUT_MS: { default: '1000', readBy: 'services', meaning: 'deadline of one Postgres connect attempt' },
+  PG_STATEMENT_TIMEOUT_MS: { default: '30000', readBy: 'services', meaning: "Postgres `statement_timeout` of every connection (the ORM's pool and the aggregator's): a statement running longer is cancelled (503 to a request)" },
+  PG_LOCK_TIMEOUT_MS: { default: '5000', readBy: 'services', meaning: 'Postgres `lock_timeout` of every connection: a statement waiting longer for a row or table lock is cancelled (503)' },
+  PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: { default: '60000', readBy: 'services', meaning: 'Postgres `idle_in_transaction_session_timeout`: a transaction left open without a statement this long is ended by the server' },
+  PG_NO_ANSWER_MS: {
+    default: '700', readBy: 'services',
+    meaning: 'a Postgres query without an answer this long makes the watchdog probe Postgres on a fresh connection (platform/postgres-watchdog.ts); 0 disables the watchdog',
+  },
+  PG_PROBE_TIMEOUT_MS: {
+    default: '500', readBy: 'services',
+    meaning: 'the watchdog\'s probe (connect + `SELECT 1`) deadline: without an answer, Postgres counts as hung, connections with queries in flight are closed and queries fail at once (503) until a probe answers',
+  },
   REDIS_COMMAND_TIMEOUT_MS: { default: '1500', readBy: 'services', meaning: 'how long a request waits on Redis (job queues) before it answers 503' },
   INGEST_MAX_PENDING_BYTES: {
     default: '12582912', shown: '`12582912` (12 MiB)', readBy: 'services',
@@ -147,6 +158,26 @@ export const SETTINGS = {
     readBy: 'services', shown: 'empty (tests: `127.0.0.1`)',
     meaning: 'comma-separated destinations exempt from the SSRF guard on tenant-supplied URLs: `host`, `host:port`, an IP (`127.0.0.1`, `[::1]:9000`) or a CIDR range (`10.1.0.0/16`)',
   },
+  HTTP_TRUST_PROXY: {
+    default: 'false', readBy: 'services',
+    meaning: 'whose address the abuse limits count: `false` the TCP peer; `true` the left-most `X-Forwarded-For` entry; a number, the entry that many proxies back; or comma-separated proxy addresses/CIDRs to trust (fastify `trustProxy`)',
+  },
+  AUTH_FAILURE_LIMIT: {
+    default: '20', readBy: 'services',
+    meaning: 'failed authentications (unknown or expired API key) per source address and window; then every request with an API key from that address is 429 until the window ends, valid key or not; 0 = no limit',
+  },
+  AUTH_FAILURE_WINDOW_SECONDS: { default: '300', readBy: 'services', meaning: 'window of `AUTH_FAILURE_LIMIT`, from the first failure' },
+  SIGNUP_LIMIT: { default: '5', readBy: 'services', meaning: '`POST /v1/signup` calls per source address and window (then 429); 0 = no limit' },
+  SIGNUP_WINDOW_SECONDS: { default: '3600', readBy: 'services', meaning: 'window of `SIGNUP_LIMIT`' },
+  INBOUND_WEBHOOK_LIMIT: {
+    default: '1200', readBy: 'services',
+    meaning: 'inbound provider webhooks (`POST /webhooks/<provider>/<tenant>/<environment>`) per connection (that path) and window, then 429 (providers retry); 0 = no limit',
+  },
+  INBOUND_WEBHOOK_FAILURE_LIMIT: {
+    default: '30', readBy: 'services',
+    meaning: 'inbound webhooks refused (bad signature, unknown connection) per source address and window; then every inbound webhook from that address is 429 until the window ends; 0 = no limit',
+  },
+  INBOUND_WEBHOOK_WINDOW_SECONDS: { default: '60', readBy: 'services', meaning: 'window of `INBOUND_WEBHOOK_LIMIT` and `INBOUND_WEBHOOK_FAILURE_LIMIT`' },
   RATE_LIMIT_WINDOW_SECONDS: { default: '60', readBy: 'services', meaning: 'window of the request rate limits' },
   RATE_LIMIT_PER_KEY: {
     default: '60000', readBy: 'services',
@@ -192,7 +223,7 @@ export const SETTINGS = {
   },
   SIGNUP_ENABLED: {
     default: 'false', readBy: 'services',
-    meaning: '`true`: `POST /v1/signup` creates a tenant, its first user and API key without an API key (rate-limit it at the edge)',
+    meaning: '`true`: `POST /v1/signup` creates a tenant, its first user and API key without an API key (limited per address by `SIGNUP_LIMIT`)',
   },
   // the operators' CLI: scripts/admin.ts, job:run, tenant:create
   METERLINE_API_URL: {

@@ -4,9 +4,13 @@
 export type Dependency = 'postgres' | 'redis'
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
-/** SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown, restart). */
-const PG_UNAVAILABLE_STATE = /^(08\d{3}|57P0[1-4]|53300)$/
-const POSTGRES_MESSAGES = /Timeout acquiring a connection|Connection terminated|terminating connection due to administrator command|the database system is (shutting down|starting up)|Client has encountered a connection error|Connection ended unexpectedly|^timeout expired$/i
+/**
+ * SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown, restart),
+ * too many connections, and the statement deadlines: 57014 (statement_timeout) and 55P03
+ * (lock_timeout): the database did not serve the statement in time, the client retries.
+ */
+const PG_UNAVAILABLE_STATE = /^(08\d{3}|57P0[1-4]|53300|57014|55P03)$/
+const POSTGRES_MESSAGES = /Timeout acquiring a connection|Connection terminated|terminating connection due to administrator command|the database system is (shutting down|starting up)|Client has encountered a connection error|Connection ended unexpectedly|Client was closed and is not queryable|^timeout expired$/i
 const REDIS_MESSAGES = /enableOfflineQueue|Command timed out|Connection is closed|Reached the max retries per request limit/i
 
 export function errorChain(err: unknown): Record<string, unknown>[] {

@@ -15,6 +15,7 @@ import type { Config } from '../platform/config.js'
 import { createKafka } from '../platform/kafka.js'
 import { configureMetricLabels } from '../platform/metric-labels.js'
 import { registry } from '../platform/metrics.js'
+import { PostgresWatchdog } from '../platform/postgres-watchdog.js'
 import type { ToWorker, FromWorker, ConsumerView } from './aggregator-thread.js'
 
 const { config, chPort, gate } = workerData as { config: Config; chPort: MessagePort; gate: boolean }
@@ -24,8 +25,11 @@ const log = (msg: string, err?: unknown) => post({ type: 'log', msg, err: err ==
 
 configureMetricLabels(config.metricLabels)
 const ch = ClickHouse.over(new PortTransport(chPort), config.clickhouse)
-const orm = await openOrm(config.databaseUrl, 2, config.postgres)
-const pg = ShardFence.pool(config.databaseUrl, 8)
+// The thread's own pools, watched like the main thread's: a hung Postgres fails a write (it is
+// replayed) instead of holding the shards' fence without bound.
+const watchdog = config.postgres.noAnswerMs > 0 ? new PostgresWatchdog(config.databaseUrl, config.postgres, (msg) => log(`postgres watchdog: ${msg}`)) : undefined
+const orm = await openOrm(config.databaseUrl, 2, config.postgres, watchdog)
+const pg = ShardFence.pool(config.databaseUrl, 8, config.postgres, watchdog)
 const meters = postgresMeterSource(orm)
 
 const startConsumer = (n: number) => startAggregator({
@@ -53,6 +57,7 @@ async function stop(): Promise<void> {
   for (const a of consumers.splice(0).reverse()) await a.stop().catch((err: unknown) => log('stopping an aggregator consumer failed', err))
   await pg.end().catch(() => undefined)
   await orm.close().catch(() => undefined)
+  watchdog?.stop()
   await ch.close().catch(() => undefined)
 }
 

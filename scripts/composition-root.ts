@@ -35,6 +35,8 @@ import type { Config } from '../platform/config.js'
 import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool.js'
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
+import { AbuseLimiter } from '../platform/abuse-limit.js'
+import { PostgresWatchdog } from '../platform/postgres-watchdog.js'
 import { configureMetricLabels } from '../platform/metric-labels.js'
 import { addThreadMetrics } from '../platform/metrics.js'
 import { checkTopicPartitions, createKafka, createProducer } from '../platform/kafka.js'
@@ -86,7 +88,12 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     const chTransport = openTransport(config.clickhouse)
     const ch = ClickHouse.over(chTransport, config.clickhouse)
     closers.push(() => ch.close())
-    const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres)
+    // One watchdog for every pool of the process: a hung Postgres fails queries instead of holding them.
+    const watchdog = config.postgres.noAnswerMs > 0
+      ? new PostgresWatchdog(config.databaseUrl, config.postgres, (msg) => console.error(`postgres watchdog: ${msg}`))
+      : undefined
+    closers.push(async () => watchdog?.stop())
+    const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres, watchdog)
     closers.push(() => orm.close())
     // After the Postgres migrations, secrets from before encryption at rest are sealed (rotate-secrets.ts).
     await Promise.all([opts.migrate === true && migratePostgres(orm).then(() => rotateSecrets(orm, config)), opts.migrate && migrateClickHouse(ch)])
@@ -123,6 +130,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const limiterRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
       closers.push(() => limiterRedis.quit().catch(() => limiterRedis.disconnect()))
       limiter = new RequestRateLimiter(limiterRedis, config.redisPrefix, config.requestRateLimit)
+      ctx.abuse = new AbuseLimiter(limiterRedis, config.redisPrefix, config.abuse)
     }
     // Live access (billing-api/live/): the check's cache and counters, fed by Postgres NOTIFY and
     // by the committed writes the aggregator's process publishes on Redis.
@@ -133,7 +141,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       live = startLiveAccess(ctx, { subscriber, reader: redis! }, (msg, err) => app.log.error({ err }, msg))
       closers.push(() => live!.stop())
     }
-    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter, config.authJwtSecret)
+    const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter, config.authJwtSecret, ctx.abuse)
 
     if (services.has('billing-api')) {
       await registerOpenApi(app)
@@ -221,7 +229,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
           await thread.stop()
         })
       } else {
-        const aggregatorPg = ShardFence.pool(config.databaseUrl, 8)
+        const aggregatorPg = ShardFence.pool(config.databaseUrl, 8, config.postgres, watchdog)
         closers.push(() => aggregatorPg.end())
         const startConsumer = (n: number) => startAggregator({
           kafka: createKafka(config, n === 0 ? 'aggregator' : `aggregator-${n}`),

@@ -9,7 +9,9 @@ import { describeRotation, rotateSecrets } from './rotate-secrets.js'
 const postgresOnly = process.argv.includes('--postgres-only')
 // Migrations need no broker; an unset KAFKA_BROKERS must not stop them.
 const config = loadConfig(process.env, { kafkaBrokers: ['unused:9092'] })
-const orm = await openOrm(config.databaseUrl, 2)
+// An operator's migration may build an index for minutes or wait for a lock behind traffic: no
+// statement or lock deadline here (the services' PG_STATEMENT_TIMEOUT_MS is for requests and jobs).
+const orm = await openOrm(config.databaseUrl, 2, { statementTimeoutMs: 0, lockTimeoutMs: 0 })
 try {
   const pg = await migratePostgres(orm)
   console.log(`postgres: ${pg.length ? `applied ${pg.join(', ')}` : 'up to date'}`)

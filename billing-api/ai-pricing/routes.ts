@@ -6,6 +6,7 @@ import type { BillingContext } from '../context.js'
 import { MAX_DESCRIPTION_LENGTH } from './deterministic-parser.js'
 import { parsedPricingSchema } from './parsed-pricing.js'
 import { parsePricing } from './select-parser.js'
+import { READS } from '../http/route-access.js'
 
 const body = {
   type: 'object',
@@ -28,7 +29,7 @@ const response = {
 
 export async function aiPricingRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.post('/ai/pricing/parse', { schema: { tags: ['ai'], body, response } }, async (request) => {
+  app.post('/ai/pricing/parse', { config: READS, schema: { tags: ['ai'], body, response } }, async (request) => {
     return parsePricing(ctx.config.pricingParser, request.body.description)
   })
 }

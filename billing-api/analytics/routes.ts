@@ -11,6 +11,7 @@ import { meterAnalytics } from './meter-analytics.js'
 import { REVENUE_WINDOWS, revenueDashboard } from './revenue-dashboard.js'
 import { usageExport } from './usage-export.js'
 import { typed } from '../http/typed-routes.js'
+import { READS } from '../http/route-access.js'
 
 const tags = ['analytics']
 const str = { type: 'string' } as const
@@ -126,11 +127,12 @@ function sendCsvStream(reply: FastifyReply, chunks: Iterable<string> | AsyncIter
 
 export async function analyticsRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.post('/analytics/meter-usage', { schema: { tags, body: analyticsBody, response: { 200: analyticsResponse } } }, async (request) => {
+  app.post('/analytics/meter-usage', { config: READS, schema: { tags, body: analyticsBody, response: { 200: analyticsResponse } } }, async (request) => {
     return meterAnalytics(ctx, ctx.orm.em.fork(), scopeOf(request), request.body)
   })
 
   app.post('/analytics/usage/export', {
+    config: READS,
     schema: { tags, body: exportBody, response: { 200: { description: 'text/csv, streamed', type: 'string' } } },
   }, async (request, reply) => {
     const log = (msg: string, fields: Record<string, unknown>) => request.log.info(fields, msg)
@@ -138,7 +140,7 @@ export async function analyticsRoutes(instance: FastifyInstance, ctx: BillingCon
     return sendCsvStream(reply, csv.chunks, 'usage-analytics.csv')
   })
 
-  app.post('/dashboard/revenue-dashboard', { schema: { tags, body: revenueBody, response: { 200: revenueResponse } } }, async (request) => {
+  app.post('/dashboard/revenue-dashboard', { config: READS, schema: { tags, body: revenueBody, response: { 200: revenueResponse } } }, async (request) => {
     return revenueDashboard(ctx.orm.em.fork(), scopeOf(request), request.body)
   })
 }

@@ -9,7 +9,10 @@ import type { Clock } from '../../platform/clock.js'
 import { unavailableDependency } from '../../platform/unavailable.js'
 import { candidateHashes, type ApiKeyHashing, type StoredHash } from './api-key.js'
 import type { RequestRateLimiter } from './request-rate-limit.js'
+import type { AbuseLimiter } from '../../platform/abuse-limit.js'
+import { authFailures } from '../../platform/metrics.js'
 import { environmentFromJwt } from './environment-claim.js'
+import { assertScopeAllows, type KeyScope } from '../http/route-access.js'
 
 export const API_KEY_HEADER = 'x-api-key'
 export const ENVIRONMENT_HEADER = 'x-environment-id'
@@ -25,6 +28,7 @@ interface KeyRow {
   environment_id: string
   user_id: string
   roles: string[]
+  scope: KeyScope
   expires_at: Date | null
   rate_limit_per_key: number | null
   rate_limit_per_tenant: number | null
@@ -52,6 +56,7 @@ async function staleOnOutage<T>(stale: T | null | undefined, query: () => Promis
  */
 export function createAuthenticator(
   orm: MikroORM, clock: Clock, ttlMs: number, keyHashing: ApiKeyHashing, limiter?: RequestRateLimiter, jwtSecret: Buffer | null = null,
+  abuse?: AbuseLimiter,
 ) {
   const keys = new Map<string, { row: KeyRow | null; until: number }>()
   const envs = new Map<string, { ok: boolean; until: number }>()
@@ -72,7 +77,7 @@ export function createAuthenticator(
     const hit = keys.get(hash)
     if (hit && hit.until > now) return hit.row
     const rows = (await staleOnOutage(hit?.row, () => conn.execute(
-      `SELECT k.id, k.key_hash, k.tenant_id, k.environment_id, k.user_id, u.roles, k.expires_at, t.rate_limit_per_key, t.rate_limit_per_tenant
+      `SELECT k.id, k.key_hash, k.tenant_id, k.environment_id, k.user_id, u.roles, k.scope, k.expires_at, t.rate_limit_per_key, t.rate_limit_per_tenant
          FROM api_keys k JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
          JOIN tenants t ON t.id = k.tenant_id
         WHERE k.key_hash IN (?) AND k.status = 'published' AND u.status = 'published' AND t.status = 'published'`,
@@ -107,8 +112,13 @@ export function createAuthenticator(
     const raw = request.headers[API_KEY_HEADER]
     const key = Array.isArray(raw) ? raw[0] : raw
     if (!key) throw new PermissionDeniedError(`missing API key: send it in the ${API_KEY_HEADER} header`, 401)
+    // An address over its failed-authentication limit gets 429 whatever key it sends, valid or
+    // not, so the answer says nothing about which keys exist.
+    await abuse?.assertNotBlocked('auth_failures', request.ip)
     const row = await lookupKey(key)
     if (!row || (row.expires_at && row.expires_at <= clock.now())) {
+      authFailures.inc()
+      abuse?.refuse('auth_failures', await abuse.count('auth_failures', request.ip))
       throw new PermissionDeniedError('invalid or expired API key', 401)
     }
     const envHeader = request.headers[ENVIRONMENT_HEADER]
@@ -125,9 +135,11 @@ export function createAuthenticator(
       userId: row.user_id,
       apiKeyId: row.id,
       roles: row.roles ?? [],
+      scope: row.scope,
       rateLimits: { perKey: row.rate_limit_per_key, perTenant: row.rate_limit_per_tenant },
     }
     await limiter?.admit(request.auth)
+    assertScopeAllows(request, row.scope)
   }
 
   return { hook, invalidate: () => { keys.clear(); envs.clear() } }

@@ -6,5 +6,8 @@ import { UserSchema } from './user.entity.js'
 export const authModule: DomainModule = {
   name: 'auth',
   entities: [UserSchema, ApiKeySchema],
-  migrations: [sqlMigration('auth_0001_api_key_hash_scheme', new URL('./migrations/0001_api_key_hash_scheme.sql', import.meta.url))],
+  migrations: [
+    sqlMigration('auth_0001_api_key_hash_scheme', new URL('./migrations/0001_api_key_hash_scheme.sql', import.meta.url)),
+    sqlMigration('auth_0002_api_key_scope', new URL('./migrations/0002_api_key_scope.sql', import.meta.url)),
+  ],
 }

@@ -12,6 +12,7 @@ import { ApiKeySchema, type ApiKey } from './api-key.entity.js'
 import { requireRole } from './authenticate.js'
 import { UserSchema, type User } from './user.entity.js'
 import { typed } from '../http/typed-routes.js'
+import { KEY_SCOPES } from '../http/route-access.js'
 import { retireRecord } from '../db/scoped-records.js'
 
 const ROLES = ['super_admin', 'member'] as const
@@ -27,7 +28,7 @@ function serializeUser(u: User) {
 function serializeKey(k: ApiKey) {
   return {
     id: k.id, tenant_id: k.tenant_id, environment_id: k.environment_id, user_id: k.user_id, name: k.name,
-    display_id: k.display_id, status: k.status, expires_at: iso(k.expires_at), last_used_at: iso(k.last_used_at),
+    display_id: k.display_id, scope: k.scope, status: k.status, expires_at: iso(k.expires_at), last_used_at: iso(k.last_used_at),
     created_at: iso(k.created_at), updated_at: iso(k.updated_at),
   }
 }
@@ -142,6 +143,8 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
             user_id: { type: 'string' },
             environment_id: { type: 'string' },
             expires_at: dateTime,
+            /** read_only: reads everything of its environment, changes nothing */
+            scope: { type: 'string', enum: KEY_SCOPES, default: 'full' },
           },
         },
       },
@@ -160,7 +163,7 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
       const key = generateApiKey(ctx.config.apiKeyHashing)
       const row = em.create(ApiKeySchema, {
         id: newId('key'), tenant_id: request.auth.tenantId, environment_id: environmentId, user_id: userId, name: body.name,
-        key_hash: key.hash, key_hash_scheme: key.scheme, display_id: key.displayId, status: 'published', expires_at: expiresAt, last_used_at: null,
+        key_hash: key.hash, key_hash_scheme: key.scheme, display_id: key.displayId, scope: body.scope ?? 'full', status: 'published', expires_at: expiresAt, last_used_at: null,
         metadata: {}, created_by: request.auth.userId, updated_by: request.auth.userId,
       })
       await em.flush()

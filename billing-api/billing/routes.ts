@@ -12,6 +12,7 @@ import { enqueueInvoiceCompute } from './compute-job.js'
 import { recomputeInvoice } from './recompute.js'
 import { computeSubscriptionInvoice, type ComputedInvoice } from './subscription-invoice.js'
 import { typed } from '../http/typed-routes.js'
+import { READS } from '../http/route-access.js'
 
 const changeBody = { type: 'object', additionalProperties: false, properties: { version: { type: 'integer', minimum: 1 } } } as const
 
@@ -46,6 +47,7 @@ export async function billingRoutes(instance: FastifyInstance, ctx: BillingConte
   app.post(
     '/invoices/internal/preview',
     {
+      config: READS,
       schema: {
         tags: ['invoices'],
         body: {

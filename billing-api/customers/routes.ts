@@ -6,6 +6,7 @@ import { idParams, listResponse, metadataSchema, paginationQuery } from '../http
 import { serializeCustomer } from './serialize.js'
 import { createCustomer, deleteCustomer, getCustomer, searchCustomers, updateCustomer, type CustomerView } from './service.js'
 import { typed } from '../http/typed-routes.js'
+import { READS } from '../http/route-access.js'
 
 const customerFields = {
   external_id: { type: 'string', minLength: 1, maxLength: 255 },
@@ -41,7 +42,7 @@ export async function customerRoutes(instance: FastifyInstance, ctx: BillingCont
     return reply.code(201).send(toResponse(view))
   })
 
-  app.post('/customers/search', { schema: { tags: ['customers'], body: searchBody } }, async (request) => {
+  app.post('/customers/search', { config: READS, schema: { tags: ['customers'], body: searchBody } }, async (request) => {
     const search = request.body
     const { items, total } = await searchCustomers(em(), scopeOf(request), search)
     return listResponse(items.map(toResponse), total, search)

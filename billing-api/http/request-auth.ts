@@ -3,6 +3,7 @@
 import type { FastifyRequest } from 'fastify'
 import { PermissionDeniedError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
+import type { KeyScope } from './route-access.js'
 
 export interface AuthContext {
   tenantId: string
@@ -10,6 +11,8 @@ export interface AuthContext {
   userId: string
   apiKeyId: string
   roles: string[]
+  /** the key's scope: `read_only` keys reach read routes only (route-access.ts) */
+  scope: KeyScope
   /** the tenant's own request limits (auth/request-rate-limit.ts); null: the configured default */
   rateLimits?: { perKey: number | null; perTenant: number | null }
 }

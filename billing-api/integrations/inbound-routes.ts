@@ -6,6 +6,7 @@ import type { BillingContext } from '../context.js'
 import { receiveProviderWebhook } from './inbound-webhook.js'
 import { PROVIDER_TYPES } from './providers.js'
 import { typed } from '../http/typed-routes.js'
+import { DomainError } from '../../platform/errors.js'
 
 export async function inboundWebhookRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
@@ -34,9 +35,18 @@ export async function inboundWebhookRoutes(instance: FastifyInstance, ctx: Billi
     },
     async (request) => {
       const p = request.params
+      // Abuse limits: an address whose deliveries keep failing verification is refused for the
+      // rest of the window; every connection takes a bounded number of deliveries per window.
+      await ctx.abuse?.assertNotBlocked('webhook_failures', request.ip)
+      await ctx.abuse?.admit('webhook_connection', `${p.provider}:${p.tenant_id}:${p.env_id}`)
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-      const result = await receiveProviderWebhook(ctx, p.provider, p.tenant_id, p.env_id, raw, request.headers, request.log)
-      return { received: true, ...result }
+      try {
+        const result = await receiveProviderWebhook(ctx, p.provider, p.tenant_id, p.env_id, raw, request.headers, request.log)
+        return { received: true, ...result }
+      } catch (err) {
+        if (err instanceof DomainError && (err.httpStatus === 401 || err.httpStatus === 404)) await ctx.abuse?.count('webhook_failures', request.ip)
+        throw err
+      }
     },
   )
 }

@@ -7,6 +7,7 @@ import { invoiceLinesCsv, invoiceSearchCsv, type CsvDownload } from './csv-expor
 import { invoicePdf } from './pdf/invoice-document.js'
 import { invoiceSearchBody } from './search.js'
 import { typed } from '../http/typed-routes.js'
+import { READS } from '../http/route-access.js'
 
 const pdfQuery = {
   type: 'object',
@@ -40,7 +41,7 @@ export async function invoiceDocumentRoutes(instance: FastifyInstance, ctx: Bill
     return sendCsv(reply, await invoiceLinesCsv(ctx.orm.em.fork(), scopeOf(request), id))
   })
 
-  app.post('/invoices/search/csv', { schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request, reply) => {
+  app.post('/invoices/search/csv', { config: READS, schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request, reply) => {
     return sendCsv(reply, await invoiceSearchCsv(ctx.orm.em.fork(), scopeOf(request), request.body))
   })
 }

@@ -10,6 +10,7 @@ import { expandInvoices, parseExpand } from './search-expand.js'
 import { serializeInvoice, serializePayment } from './serialize.js'
 import { getInvoice, type InvoiceDetail } from './service.js'
 import { typed } from '../http/typed-routes.js'
+import { READS } from '../http/route-access.js'
 
 export { serializeInvoice } from './serialize.js'
 
@@ -39,7 +40,7 @@ export async function invoiceRoutes(instance: FastifyInstance, ctx: BillingConte
     },
   )
 
-  app.post('/invoices/search', { schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request) => {
+  app.post('/invoices/search', { config: READS, schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request) => {
     const body = request.body
     const expansions = parseExpand(body.expand)
     const em = ctx.orm.em.fork()

@@ -13,6 +13,7 @@ import { liveBalances } from './balance.js'
 import { checkEntitlement, checkEntitlements } from './check.js'
 import { liveAccess } from './live-access.js'
 import { usageSummary } from './usage-summary.js'
+import { READS } from '../http/route-access.js'
 
 const str = { type: 'string' } as const
 const nullableStr = { type: ['string', 'null'] } as const
@@ -132,10 +133,12 @@ const usageSummaryResponse = {
 export async function liveRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
   app.post('/entitlements/check', {
+    config: READS,
     schema: { tags: ['entitlements'], summary: 'Check one feature for a customer (from memory)', body: checkBody, response: { 200: entitlementCheckResponse } },
   }, async (request) => checkEntitlement(ctx, liveAccess(ctx), scopeOf(request), request.body))
 
   app.post('/entitlements/check/batch', {
+    config: READS,
     schema: {
       tags: ['entitlements'], summary: 'Check many features for one customer', body: batchBody,
       response: { 200: { type: 'object', additionalProperties: false, properties: { checks: { type: 'array', items: entitlementCheckResponse } } } },

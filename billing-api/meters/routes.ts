@@ -10,6 +10,7 @@ import { EXPRESSION_MAX_LENGTH } from '../../schemas/meter-expression.js'
 import { usageReader } from './usage-reader.js'
 import { typed } from '../http/typed-routes.js'
 import { retireRecord } from '../db/scoped-records.js'
+import { READS } from '../http/route-access.js'
 
 export function serializeMeter(m: Meter) {
   return {
@@ -134,7 +135,7 @@ export async function meterRoutes(instance: FastifyInstance, ctx: BillingContext
     return reply.code(204).send()
   })
 
-  app.post('/meters/:id/usage', { schema: { tags: ['meters'], params: idParams, body: usageBody } }, async (request) => {
+  app.post('/meters/:id/usage', { config: READS, schema: { tags: ['meters'], params: idParams, body: usageBody } }, async (request) => {
     const meter = await getMeter(ctx.orm.em.fork(), scopeOf(request), request.params.id)
     return meterUsage(usageReader(ctx), meter, request.body)
   })

@@ -6,6 +6,7 @@ import { createPlanBody, searchPlansBody, updatePlanBody } from './schemas.js'
 import { serializePlan } from './serialize.js'
 import { archivePlan, createPlan, readPlan, searchPlans, updatePlan, type PlanDetail } from './service.js'
 import { typed } from '../http/typed-routes.js'
+import { READS } from '../http/route-access.js'
 
 // Other modules import these from here.
 export { priceInputSchema } from './schemas.js'
@@ -29,7 +30,7 @@ export async function planRoutes(instance: FastifyInstance, ctx: BillingContext)
     return listResponse(items.map((p) => serializePlan(p.plan, p.prices)), total, q)
   })
 
-  app.post('/plans/search', { schema: { tags: ['plans'], body: searchPlansBody } }, async (request) => {
+  app.post('/plans/search', { config: READS, schema: { tags: ['plans'], body: searchPlansBody } }, async (request) => {
     const search = request.body
     const { items, total } = await searchPlans(em(), scopeOf(request), search)
     return listResponse(items.map((p) => serializePlan(p.plan, p.prices)), total, search)

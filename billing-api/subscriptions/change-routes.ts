@@ -13,6 +13,7 @@ import { isLineSetChange, LINE_SET_CHANGE_TYPES } from './line-set-change.js'
 import { applyLineSet, lineSetBodyProperties, previewLineSet } from './line-set-routes.js'
 import { applyGroupedInvoicing, GROUPED_INVOICING_CHANGE_TYPES, groupedInvoicingBodyProperties, isGroupedInvoicingChange, previewGroupedInvoicing } from './grouped-invoicing.js'
 import { typed } from '../http/typed-routes.js'
+import { READS } from '../http/route-access.js'
 
 const ids = { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 100 } } as const
 
@@ -55,6 +56,7 @@ export async function subscriptionChangeRoutes(instance: FastifyInstance, ctx: B
   app.post(
     '/subscriptions/lineitems/search',
     {
+      config: READS,
       schema: {
         tags: ['subscriptions'],
         body: {
@@ -94,7 +96,7 @@ export async function subscriptionChangeRoutes(instance: FastifyInstance, ctx: B
 
   app.post(
     '/subscriptions/:id/modify/preview',
-    { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
+    { config: READS, schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
     async (request) => {
       const { id } = request.params
       const body = request.body

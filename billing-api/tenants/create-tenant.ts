@@ -50,7 +50,7 @@ export async function createTenant(em: EntityManager, input: CreateTenantInput, 
     const key = generateApiKey(keyHashing)
     tx.create(ApiKeySchema, {
       id: newId('key'), tenant_id: tenantId, environment_id: envs[input.keyEnvironment ?? 'production'], user_id: userId,
-      name: 'bootstrap', key_hash: key.hash, key_hash_scheme: key.scheme, display_id: key.displayId, status: 'published', expires_at: null,
+      name: 'bootstrap', key_hash: key.hash, key_hash_scheme: key.scheme, display_id: key.displayId, scope: 'full', status: 'published', expires_at: null,
       last_used_at: null, metadata: {}, created_by: userId, updated_by: userId,
     })
     return { tenantId, environments: envs, userId, apiKey: key.plaintext }

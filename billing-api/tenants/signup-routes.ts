@@ -1,7 +1,7 @@
 // User signup (spec: "user signup accepts metadata (map)"; its path is not shown): a new tenant
 // with its two environments, the signing-up user (super_admin) and a first API key, shown once.
-// No API key is needed, so it is off unless SIGNUP_ENABLED=true; behind it, limit its rate at the
-// edge like any unauthenticated route.
+// No API key is needed, so it is off unless SIGNUP_ENABLED=true, and limited per source address
+// (SIGNUP_LIMIT per SIGNUP_WINDOW_SECONDS, shared by every process through Redis).
 import type { FastifyInstance } from 'fastify'
 import { typed } from '../http/typed-routes.js'
 import { NotFoundError } from '../../platform/errors.js'
@@ -26,6 +26,7 @@ export async function signupRoutes(instance: FastifyInstance, ctx: BillingContex
   app.post('/signup', { schema: { tags: ['users'], body, security: [] } }, async (request, reply) => {
     // disabled: answers like a route that does not exist
     if (!ctx.config.signupEnabled) throw new NotFoundError('route', 'POST /v1/signup')
+    await ctx.abuse?.admit('signup', request.ip)
     const b = request.body
     const t = await createTenant(ctx.orm.em.fork(), {
       name: b.tenant_name,

@@ -7521,6 +7521,11 @@ export interface paths {
                         /** Format: date-time */
                         expires_at?: string;
                         name: string;
+                        /**
+                         * @default full
+                         * @enum {string}
+                         */
+                        scope?: "full" | "read_only";
                         user_id?: string;
                     };
                 };

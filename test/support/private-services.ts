@@ -3,7 +3,7 @@
 // directory. A test stops and restarts them (pg_ctl, redis-cli shutdown) without disturbing the
 // shared stack other test files use.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 
@@ -37,7 +37,23 @@ export interface PrivatePostgres {
   port: number
   stop(): void
   start(): void
+  /** SIGSTOP to the postmaster and every backend: connections are accepted, nothing is answered */
+  freeze(): void
+  /** SIGCONT to them all */
+  thaw(): void
   destroy(): void
+}
+
+function postmasterPid(data: string): number {
+  return Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+}
+
+function childPids(parent: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent)], { encoding: 'utf8' }).split('\n').map((l) => Number(l.trim())).filter((n) => n > 0)
+  } catch {
+    return [] // ps exits 1 when there are none
+  }
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
@@ -63,7 +79,22 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     stop() {
       asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'])
     },
+    freeze() {
+      const postmaster = postmasterPid(data)
+      process.kill(postmaster, 'SIGSTOP') // first: no new backend is forked after the list below
+      for (const pid of childPids(postmaster)) process.kill(pid, 'SIGSTOP')
+    },
+    thaw() {
+      const postmaster = postmasterPid(data)
+      for (const pid of childPids(postmaster)) process.kill(pid, 'SIGCONT')
+      process.kill(postmaster, 'SIGCONT')
+    },
     destroy() {
+      try {
+        pg.thaw()
+      } catch {
+        // not running: nothing to wake
+      }
       try {
         pg.stop()
       } catch {
