@@ -29,20 +29,36 @@ export interface HealthFigures {
   lagEvents: number
   /** the worst partition's lag in seconds (0 when caught up) */
   lagSeconds: number
-  /** mean time from ingest's 202 to the aggregator's commit, over the process's life */
-  freshnessMeanSeconds: number | null
+  /** time from ingest's 202 to the aggregator's commit, over the process's life: the histogram
+   * bucket bounds under which half and 99 % of batches fell (Infinity: beyond the last bucket) */
+  freshnessP50Seconds: number | null
+  freshnessP99Seconds: number | null
   spoolBytes: number
   spoolOldestUnforwardedSeconds: number
 }
 
+/** The smallest bucket bound `le` under which a share q of a histogram's observations fell. */
+export function quantileBound(samples: Sample[], histogram: string, q: number): number | null {
+  const buckets = new Map<number, number>()
+  for (const s of samples) {
+    if (s.name !== `${histogram}_bucket` || s.labels.le === undefined) continue
+    const le = s.labels.le === '+Inf' ? Infinity : Number(s.labels.le)
+    buckets.set(le, (buckets.get(le) ?? 0) + s.value)
+  }
+  const total = buckets.get(Infinity) ?? 0
+  if (total === 0) return null
+  for (const [le, cumulative] of [...buckets].sort(([a], [b]) => a - b)) if (cumulative >= q * total) return le
+  return Infinity
+}
+
 export function healthFigures(samples: Sample[]): HealthFigures {
-  const count = sumOf(samples, 'meterline_usage_freshness_seconds_count')
   return {
     eventsAccepted: sumOf(samples, 'meterline_ingest_events_accepted_total'),
     eventsConsumed: sumOf(samples, 'meterline_aggregator_events_consumed_total'),
     lagEvents: sumOf(samples, 'meterline_aggregator_lag_events'),
     lagSeconds: maxOf(samples, 'meterline_aggregator_lag_seconds'),
-    freshnessMeanSeconds: count > 0 ? sumOf(samples, 'meterline_usage_freshness_seconds_sum') / count : null,
+    freshnessP50Seconds: quantileBound(samples, 'meterline_usage_freshness_seconds', 0.5),
+    freshnessP99Seconds: quantileBound(samples, 'meterline_usage_freshness_seconds', 0.99),
     spoolBytes: sumOf(samples, 'meterline_spool_bytes'),
     spoolOldestUnforwardedSeconds: maxOf(samples, 'meterline_spool_oldest_unforwarded_age_seconds'),
   }

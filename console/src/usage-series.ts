@@ -3,6 +3,9 @@
 // the exact sum beside it.
 import { Decimal } from 'decimal.js'
 
+// Meter values have up to 26 integer and 12 decimal digits: sums need more than the default 20.
+const Exact = Decimal.clone({ precision: 60 })
+
 export interface UsageItem {
   window_start: string | null
   value: string
@@ -27,11 +30,11 @@ export function usageSeries(items: UsageItem[]): UsageSeries {
   const xs = [...new Set(windowed.map((i) => Date.parse(i.window_start!) / 1000))].sort((a, b) => a - b)
   const at = new Map(xs.map((x, i) => [x, i]))
   const byLabel = new Map<string, { values: (number | null)[]; sum: Decimal }>()
-  let total = new Decimal(0)
+  let total = new Exact(0)
   for (const item of windowed) {
     const label = groupLabel(item.group_by)
     let s = byLabel.get(label)
-    if (!s) byLabel.set(label, (s = { values: xs.map(() => null), sum: new Decimal(0) }))
+    if (!s) byLabel.set(label, (s = { values: xs.map(() => null), sum: new Exact(0) }))
     s.values[at.get(Date.parse(item.window_start!) / 1000)!] = Number(item.value)
     s.sum = s.sum.plus(item.value)
     total = total.plus(item.value)

@@ -50,14 +50,9 @@ export function ExplainPage({ invoiceId, lineId, query }: { invoiceId: string; l
     <ol class="explain" data-testid="explain-trail">
       <li><strong>Meter</strong>: ${e.meter.name} counts <code>${e.meter.event_name}</code> events, ${describe(e.meter.aggregation)}.</li>
       <li><strong>Period</strong>: ${dateTime(e.period.start)} to ${dateTime(e.period.end)}, customer ${e.external_customer_ids.join(', ')}.</li>
-      <li><strong>Measured</strong>: <span data-testid="explain-measured">${e.quantity.measured}</span> from ${e.quantity.event_count} events; the line bills
-        ${e.quantity.line_quantity}${e.quantity.priced_quantity !== e.quantity.line_quantity ? `, priced as ${e.quantity.priced_quantity} after entitlements` : ''}.</li>
-      <li><strong>Priced</strong>: ${e.pricing.billing_model}${e.pricing.tier_mode ? ` (${e.pricing.tier_mode})` : ''} on ${e.pricing.billed_quantity}:
-        ${m(e.pricing.unrounded)} before rounding, <strong data-testid="explain-amount">${m(e.explained_amount)}</strong>
-        ${e.amount_matches ? html`<span class="ok">= the line's amount</span>` : html`<span class="bad">≠ the line's ${m(e.amount)} (usage changed after billing)</span>`}
-        ${e.pricing.proration ? `, prorated ${e.pricing.proration.seconds} of ${e.pricing.proration.of} seconds` : ''}.</li>
-      <li><strong>Then</strong>: line discount ${m(e.discounts.line_item_discount)}, invoice discount ${m(e.discounts.invoice_level_discount)},
-        prepaid credits ${m(e.prepaid_credits_applied)}${e.invoice_taxes.length ? `; taxes apply to the invoice: ${e.invoice_taxes.map((t) => `${t.tax_rate?.name ?? 'tax'} ${m(t.tax_amount)}`).join(', ')}` : ''}.</li>
+      <li><strong>Measured</strong>: <span data-testid="explain-measured">${e.quantity.measured}</span> from ${e.quantity.event_count} events; the line bills ${e.quantity.line_quantity}${e.quantity.priced_quantity !== e.quantity.line_quantity ? `, priced as ${e.quantity.priced_quantity} after entitlements` : ''}.</li>
+      <li><strong>Priced</strong>: ${e.pricing.billing_model}${e.pricing.tier_mode ? ` (${e.pricing.tier_mode})` : ''} on ${e.pricing.billed_quantity}: ${m(e.pricing.unrounded)} before rounding, rounded once to <strong data-testid="explain-amount">${m(e.explained_amount)}</strong>${' '}${e.amount_matches ? html`<span class="ok">= the line's amount</span>` : html`<span class="bad">≠ the line's ${m(e.amount)} (usage changed after billing)</span>`}${e.pricing.proration ? `, prorated ${e.pricing.proration.seconds} of ${e.pricing.proration.of} seconds` : ''}.</li>
+      <li><strong>Then</strong>: line discount ${m(e.discounts.line_item_discount)}, invoice discount ${m(e.discounts.invoice_level_discount)}, prepaid credits ${m(e.prepaid_credits_applied)}${e.invoice_taxes.length ? `; taxes apply to the invoice: ${e.invoice_taxes.map((t) => `${t.tax_rate?.name ?? 'tax'} ${m(t.tax_amount)}`).join(', ')}` : ''}.</li>
     </ol>
     <h2>Tiers</h2>
     <table class="steps" data-testid="explain-steps">
@@ -67,7 +62,7 @@ export function ExplainPage({ invoiceId, lineId, query }: { invoiceId: string; l
         <td class="num">${s.unit_amount}</td><td class="num">${s.flat_amount}</td><td class="num">${s.amount}</td></tr>`)}</tbody>
     </table>
     <h2>Quantity per ${window === 'HOUR' ? 'hour' : 'day'} <small><a href=${href(`/invoices/${invoiceId}/lines/${lineId}`, { window: window === 'DAY' ? 'HOUR' : 'DAY' })}>show per ${window === 'DAY' ? 'hour' : 'day'}</a></small></h2>
-    <${UsageChart} data=${usageSeries(buckets)} height=${200} />
+    <${UsageChart} data=${usageSeries(buckets)} window=${window} range=${[Date.parse(e.period.start), Date.parse(e.period.end)]} height=${200} />
     <h2>Raw events</h2>
     <table data-testid="explain-events">
       <thead><tr><th>Event id</th><th>Customer</th><th>Time</th><th class="num">Value</th><th>Source</th></tr></thead>

@@ -19,6 +19,8 @@ async function read(): Promise<Reading> {
 
 const bytes = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`)
 
+const bound = (s: number | null) => (s === null ? '—' : s === Infinity ? '> 1 h' : `≤ ${s} s`)
+
 function Card({ label, value, id }: { label: string; value: string; id: string }): VNode {
   return html`<div class="card"><div class="label">${label}</div><div class="value" data-testid=${id}>${value}</div></div>`
 }
@@ -57,7 +59,7 @@ export function HealthPage(): VNode {
       <${Card} id="consume-rate" label="Aggregator rate (events/s)" value=${rate ? rate.consumed.toFixed(1) : 'measuring…'} />
       <${Card} id="lag-events" label="Aggregator lag (events)" value=${String(Math.round(f.lagEvents))} />
       <${Card} id="lag-seconds" label="Aggregator lag (s, worst partition)" value=${f.lagSeconds.toFixed(1)} />
-      <${Card} id="freshness" label="Usage freshness (mean s from 202 to counted)" value=${f.freshnessMeanSeconds === null ? '—' : f.freshnessMeanSeconds.toFixed(3)} />
+      <${Card} id="freshness" label="Usage freshness, 202 to counted (p50 / p99)" value=${`${bound(f.freshnessP50Seconds)} / ${bound(f.freshnessP99Seconds)}`} />
       <${Card} id="spool-bytes" label="Ingest spool" value=${bytes(f.spoolBytes)} />
       <${Card} id="spool-age" label="Oldest unforwarded (s)" value=${f.spoolOldestUnforwardedSeconds.toFixed(1)} />
       <${Card} id="events-accepted" label="Events accepted since start" value=${String(f.eventsAccepted)} />

@@ -91,5 +91,5 @@ export function UsagePanel({ externalCustomerId, range, meters, onChange }: {
         <div class="card"><div class="label">Total (${meter?.aggregation.type ?? ''}, from the usage API)</div><div class="value" data-testid="usage-total">${usage.data.value}</div></div>
         <div class="card"><div class="label">Events counted</div><div class="value" data-testid="usage-events">${usage.data.event_count}</div></div>
       </div>
-      <${UsageChart} data=${usageSeries(usage.data.items)} />` : null}`
+      <${UsageChart} data=${usageSeries(usage.data.items)} window=${range.window} range=${[Date.parse(`${range.from}T00:00:00Z`), Date.parse(`${range.to}T00:00:00Z`)]} />` : null}`
 }
