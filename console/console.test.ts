@@ -60,6 +60,10 @@ async function billedTenant() {
   const invoice = (await t.api.get(`/v1/invoices/${listed.id}`)).body
   const line = invoice.line_items.find((l: any) => l.display_name === 'Units')
   assert.deepEqual([line.quantity, line.amount], ['1250', '57.50'])
+  // Recent usage of another customer, for the meter's last 24 hours.
+  const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString()
+  await ingestAll(t.api, [ev('r1', 40, hoursAgo(2), 'eu', 'beta'), ev('r2', 25, hoursAgo(5), 'us', 'beta')])
+  await eventually(async () => ((await usage(t.api, meter.id, {})).value === '6315' ? true : undefined), 'the recent events in ClickHouse')
   // A webhook endpoint and a delivery that failed, for the resend.
   const endpoint = await created(t.api.post('/v1/webhooks/endpoints', { url: 'http://127.0.0.1:9/hooks', description: 'billing system' }))
   const deliveryId = newId('whdel')
@@ -170,7 +174,10 @@ test('console: sign in, a customer usage chart with the API totals, an invoice a
   await page.goto(`${p.url}/console/#/meters`)
   await page.locator('[data-testid=meters]', { hasText: 'SUM of units' }).waitFor()
   await page.locator('[data-testid=meters] a', { hasText: 'Units' }).click()
-  await page.locator('[data-testid=meter-total]').waitFor()
+  // The last 24 hours, per hour: the two recent events (65 units), drawn.
+  assert.equal(await text(page, 'meter-total'), '65')
+  await page.locator('[data-testid=usage-chart] canvas').waitFor()
+  assert.deepEqual([await text(page, 'chart-sum'), await chart.getAttribute('data-points')], ['65', '2'])
   await shot(page, 'meter')
   await page.goto(`${p.url}/console/#/events`)
   await page.locator('[data-testid=events] tbody tr').first().waitFor()

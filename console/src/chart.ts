@@ -37,6 +37,8 @@ export function UsageChart({ data, window, range, height = 260 }: {
     const bars = data.series.length === 1
     const opts: uPlot.Options = {
       width: Math.max(600, el.current.clientWidth),
+      // Windows are UTC days and hours, like every date in the console.
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       height,
       scales: {
         x: { time: true, ...(range ? { range: [range[0] / 1000, range[1] / 1000] as [number, number] } : {}) },
