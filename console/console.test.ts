@@ -156,6 +156,10 @@ test('console: sign in, a customer usage chart with the API totals, an invoice a
   assert.match(lines, /Units.*1250.*57\.50 USD/)
   assert.match(lines, /Base.*5\.00 USD/)
   await shot(page, 'invoice')
+  // The PDF is fetched with the key (a plain link could not send it) and opened from memory.
+  const [pdf] = await Promise.all([browser.context.waitForEvent('page'), page.click('[data-testid=invoice-pdf]')])
+  assert.match(pdf.url(), /^blob:/)
+  await pdf.close()
   await page.locator('[data-testid=explain-link]').click()
   await page.locator('[data-testid=explain-trail]').waitFor()
   const x = (await t.api.get(`/v1/invoices/${invoice.id}/lines/${line.id}/explain?window_size=DAY&events_limit=20`)).body
