@@ -83,7 +83,11 @@ async function signIn(page: Page, apiKey: string) {
 }
 
 const text = async (page: Page, testId: string) => (await page.locator(`[data-testid=${testId}]`).first().textContent())?.trim()
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true })
+/** Writes the page's screenshot, after checking it fits a 1280 px laptop screen (no sideways scrolling). */
+async function shot(page: Page, name: string) {
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 1280), `${name} fits 1280 px`)
+  await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true })
+}
 
 test('console: sign in, a customer usage chart with the API totals, an invoice and its explain trail, every page; another tenant sees none of it', async () => {
   const { t, meter, customer, invoice, line, deliveryId } = await billedTenant()
@@ -193,7 +197,8 @@ test('console: sign in, a customer usage chart with the API totals, an invoice a
   assert.match((await page.locator('[data-testid=webhook-deliveries] tbody tr').first().textContent())!, /invoice\.drafted.*127\.0\.0\.1:9\/hooks.*FAILED.*5.*500/)
   await shot(page, 'webhooks')
   await page.click('[data-testid=resend]')
-  await page.locator('[data-testid=webhook-deliveries]', { hasText: 'PENDING' }).waitFor()
+  await page.locator('[data-testid=webhook-deliveries]', { hasText: 'PENDING' }).or(page.locator('[data-testid=api-error]')).waitFor()
+  assert.equal(await page.locator('[data-testid=api-error]').count(), 0, await page.locator('[data-testid=api-error]').first().textContent().catch(() => ''))
   assert.equal((await t.api.get(`/v1/webhooks/deliveries/${deliveryId}`)).body.delivery_status, 'PENDING')
   await page.goto(`${p.url}/console/#/health`)
   await page.locator('[data-testid=ingest-rate]').waitFor()

@@ -68,14 +68,14 @@ function Subscriptions({ id }: { id: string }): VNode {
     ${subs.data ? html`<table data-testid="subscriptions">
       <thead><tr><th>Id</th><th>Plan</th><th>Status</th><th>Currency</th><th>Current period</th><th>Invoices</th></tr></thead>
       <tbody>${subs.data.page.items.map((s) => html`<tr>
-        <td>${s.id}</td><td>${s.plan_id}</td><td><${Badge} value=${s.subscription_status} /></td><td>${s.currency}</td>
+        <td class="id">${s.id}</td><td class="id">${s.plan_id}</td><td><${Badge} value=${s.subscription_status} /></td><td>${s.currency}</td>
         <td>${date(s.current_period_start)} – ${date(s.current_period_end)}</td>
         <td><a href=${href('/invoices', { subscription_id: s.id })}>invoices</a></td></tr>`)}</tbody></table>
       ${subs.data.page.pagination.total > subs.data.page.items.length ? html`<p class="muted">First ${subs.data.page.items.length} of ${subs.data.page.pagination.total}.</p>` : null}
       <h2>Credit grants</h2>
       ${subs.data.grants.length === 0 ? html`<p class="muted">None.</p>` : html`<table data-testid="credit-grants">
         <thead><tr><th>Name</th><th>Subscription</th><th class="num">Credits</th><th>Period</th><th>From</th><th>Until</th></tr></thead>
-        <tbody>${subs.data.grants.map((g) => html`<tr><td>${g.name}</td><td>${g.subscription_id}</td><td class="num">${g.credits}</td><td>${g.period ?? 'once'}</td><td>${date(g.start_date)}</td><td>${date(g.end_date)}</td></tr>`)}</tbody></table>`}` : null}`
+        <tbody>${subs.data.grants.map((g) => html`<tr><td>${g.name}</td><td class="id">${g.subscription_id}</td><td class="num">${g.credits}</td><td>${g.period ?? 'once'}</td><td>${date(g.start_date)}</td><td>${date(g.end_date)}</td></tr>`)}</tbody></table>`}` : null}`
 }
 
 function Wallets({ id }: { id: string }): VNode {

@@ -38,7 +38,7 @@ export function CustomersPage({ query }: { query: URLSearchParams }): VNode {
       <thead><tr><th>External id</th><th>Name</th><th>Email</th><th>Id</th><th>Created</th></tr></thead>
       <tbody>${page.data.items.map((c) => html`<tr>
         <td><a href=${href(`/customers/${c.id}`)}>${c.external_id}</a></td><td>${c.name ?? '—'}</td><td>${c.email ?? '—'}</td>
-        <td class="muted">${c.id}</td><td>${dateTime(c.created_at)}</td></tr>`)}</tbody>
+        <td class="muted id">${c.id}</td><td>${dateTime(c.created_at)}</td></tr>`)}</tbody>
     </table>
     <${Pager} ...${page.data.pagination} go=${(o: number) => navigate('/customers', { external_id: externalId, email, offset: o })} />` : null}`
 }

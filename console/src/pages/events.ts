@@ -33,6 +33,6 @@ export function EventsPage({ query }: { query: URLSearchParams }): VNode {
     ${page.data ? html`<table data-testid="events">
       <thead><tr><th>Accepted</th><th>Event time</th><th>Name</th><th>Customer</th><th>Event id</th><th>Properties</th></tr></thead>
       <tbody>${page.data.items.map((v) => html`<tr><td>${dateTime(v.ingested_at)}</td><td>${dateTime(v.timestamp)}</td><td><code>${v.event_name}</code></td>
-        <td>${v.external_customer_id}</td><td class="muted">${v.event_id}</td><td><pre>${JSON.stringify(v.properties)}</pre></td></tr>`)}</tbody></table>
+        <td>${v.external_customer_id}</td><td class="muted id">${v.event_id}</td><td><pre>${JSON.stringify(v.properties)}</pre></td></tr>`)}</tbody></table>
     <${Pager} ...${page.data.pagination} go=${(o: number) => navigate('/events', { event_name: eventName, external_customer_id: customer, offset: o })} />` : null}`
 }

@@ -69,10 +69,10 @@ export function InvoicesPage({ query }: { query: URLSearchParams }): VNode {
     ${page.data ? html`<table data-testid="invoices">
       <thead><tr><th>Number</th><th>Status</th><th>Payment</th><th>Type</th><th>Period</th><th class="num">Total</th><th class="num">Due</th><th>Customer</th></tr></thead>
       <tbody>${page.data.items.map((i) => html`<tr>
-        <td><a href=${href(`/invoices/${i.id}`)}>${i.invoice_number ?? i.id}</a></td><td><${Badge} value=${i.invoice_status} /></td>
-        <td><${Badge} value=${i.payment_status} /></td><td>${i.invoice_type}</td><td>${date(i.period_start)} – ${date(i.period_end)}</td>
+        <td class="id"><a href=${href(`/invoices/${i.id}`)}>${i.invoice_number ?? i.id}</a></td><td><${Badge} value=${i.invoice_status} /></td>
+        <td><${Badge} value=${i.payment_status} /></td><td>${i.invoice_type}</td><td class="nowrap">${date(i.period_start)} – ${date(i.period_end)}</td>
         <td class="num">${money(i.total, i.currency)}</td><td class="num">${money(i.amount_due, i.currency)}</td>
-        <td><a href=${href(`/customers/${i.customer_id}`)}>${i.customer_id}</a></td></tr>`)}</tbody>
+        <td class="id"><a href=${href(`/customers/${i.customer_id}`)}>${i.customer_id}</a></td></tr>`)}</tbody>
     </table>
     <${Pager} ...${page.data.pagination} go=${(o: number) => navigate('/invoices', { ...f, offset: o })} />` : null}`
 }
