@@ -16,6 +16,8 @@ COPY package.json package-lock.json ./
 RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY . .
+# The operators' console's static files (served at /console by billing-api).
+RUN npm run console:build
 
 # Default: everything in one process. docker-compose.yml overrides the command
 # per service.

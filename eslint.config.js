@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'bench/results/**', 'eslint.config.js', '.dependency-cruiser.cjs'] },
+  { ignores: ['node_modules/**', '.data/**', 'bench/results/**', 'console/dist/**', 'eslint.config.js', '.dependency-cruiser.cjs'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

@@ -20,6 +20,7 @@ if (process.argv.includes('--demo')) {
 Meterline is running at ${base}  (ingest + aggregator + billing-api + scheduler, one process)
 Demo tenant ${demo.tenantId}, production environment ${demo.environments.production}
 API key: ${demo.apiKey}
+Console: ${base}/console/  (sign in with the API key above)
 
   export ML_KEY=${demo.apiKey}
   curl -s -X POST ${base}/v1/meters -H "x-api-key: $ML_KEY" -H 'content-type: application/json' \\

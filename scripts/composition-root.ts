@@ -14,6 +14,7 @@ import { ShardFence } from '../aggregator/shard-fence.js'
 import type { AggregatorView } from '../billing-api/admin/aggregators.js'
 import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import { registerBillingApi } from '../billing-api/app.js'
+import { registerConsole } from '../console/serve.js'
 import { registerOpenApi } from '../billing-api/openapi/swagger.js'
 import { createAuthenticator, RequestRateLimiter } from '../billing-api/auth/index.js'
 import type { BillingContext } from '../billing-api/context.js'
@@ -146,6 +147,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (services.has('billing-api')) {
       await registerOpenApi(app)
       await registerBillingApi(app, ctx, auth)
+      await registerConsole(app)
     }
 
     // Both halves in one process: ingest can see how far the aggregator is behind. With the

@@ -19,7 +19,7 @@ eval "$(bash scripts/stack.sh env)"
 export DATABASE_URL="${DATABASE_URL%/*}/meterline_test"
 node --import tsx scripts/migrate.ts --postgres-only
 
-mapfile -t files < <(find aggregator billing-api client clickhouse ingest platform scheduler schemas scripts test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
+mapfile -t files < <(find aggregator billing-api client clickhouse console ingest platform scheduler schemas scripts test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 if [ $# -gt 0 ]; then files=("$@"); fi
 echo "running ${#files[@]} test files"
 node --test --import tsx --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"

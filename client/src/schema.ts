@@ -3679,7 +3679,73 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The latest counted events of the environment, newest acknowledgement first */
+        get: {
+            parameters: {
+                query?: {
+                    event_name?: string;
+                    external_customer_id?: string;
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                customer_id: string;
+                                event_id: string;
+                                event_name: string;
+                                external_customer_id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description when ingest acknowledged the event (202)
+                                 */
+                                ingested_at: string;
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                                source: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         post: {
             parameters: {
