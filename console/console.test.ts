@@ -140,7 +140,8 @@ test('console: sign in, a customer usage chart with the API totals, an invoice a
 
   // Grouped by a property, per hour: a series per region, each sum the API's.
   await page.goto(`${p.url}/console/#/customers/${customer.id}?meter=${meter.id}&from=2026-10-01&to=2026-11-01&window=HOUR&group_by=region`)
-  await page.locator('[data-testid=chart-sum]', { hasText: '1250' }).waitFor()
+  // The ungrouped chart also sums to 1250: wait for the grouped one's series.
+  await page.locator('[data-testid=usage-chart] figcaption', { hasText: 'region=' }).waitFor()
   const grouped = await usage(t.api, meter.id, { external_customer_id: 'acme', start_time: '2026-10-01T00:00:00Z', end_time: '2026-11-01T00:00:00Z', window_size: 'HOUR', group_by: ['region'] })
   const caption = (await page.locator('[data-testid=usage-chart] figcaption').textContent())!
   for (const region of ['eu', 'us']) {
@@ -205,6 +206,15 @@ test('console: sign in, a customer usage chart with the API totals, an invoice a
   await page.locator('[data-testid=ingest-rate]').waitFor()
   assert.match((await text(page, 'events-accepted'))!, /^\d+$/)
   await shot(page, 'health')
+
+  // A read-only key of the same environment: the console says so, shows the deliveries and offers no resend.
+  await page.click('[data-testid=sign-out]')
+  const viewer = await created(t.api.post('/v1/secrets/api/keys', { name: 'support', scope: 'read_only' }))
+  await signIn(page, viewer.api_key)
+  assert.equal(await page.locator('[data-testid=read-only]').count(), 1)
+  await page.goto(`${p.url}/console/#/webhooks`)
+  await page.locator('[data-testid=webhook-deliveries] tbody tr').first().waitFor()
+  assert.equal(await page.locator('[data-testid=resend]').count(), 0)
 
   // Another tenant's key sees none of it: empty lists, and the API's not-found for every id.
   await page.click('[data-testid=sign-out]')

@@ -129,6 +129,23 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
     },
   )
 
+  app.get(
+    '/secrets/api/keys/current',
+    {
+      schema: {
+        tags: ['secrets'],
+        summary: 'the key this request is signed with: its tenant, environment and scope (a console shows what it may do)',
+        response: {
+          200: {
+            type: 'object', additionalProperties: false, required: ['id', 'tenant_id', 'environment_id', 'scope'],
+            properties: { id: { type: 'string' }, tenant_id: { type: 'string' }, environment_id: { type: 'string' }, scope: { type: 'string', enum: KEY_SCOPES } },
+          },
+        },
+      },
+    },
+    async (request) => ({ id: request.auth.apiKeyId, tenant_id: request.auth.tenantId, environment_id: request.auth.environmentId, scope: request.auth.scope }),
+  )
+
   app.post(
     '/secrets/api/keys',
     {
