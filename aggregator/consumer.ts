@@ -45,6 +45,8 @@ export interface AggregatorOptions {
   onCommittedWrite?: CommittedWriteListener
   /** a name for this writer in logs and the fence (default: host, pid and a random suffix) */
   name?: string
+  /** days of event time whose dedup keys are kept (INGEST_MAX_EVENT_AGE_DAYS + 2); 0: forever */
+  dedupHorizonDays?: number
   /** the online exactness audit: every `everyMs` (0: off), `samples` closed minutes recounted */
   audit?: { everyMs: number; samples: number }
   log?: (msg: string, err?: unknown) => void

@@ -3,10 +3,10 @@
 // owner's write in flight, moves the epoch, finishes the previous owner's in-doubt writes from
 // their markers, and loads the shard's keys. See docs/architecture.md, "The write path".
 import type { ClickHouse } from '../clickhouse/client.js'
-import { forEachShardKey, insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
+import { dayText, forEachShardKey, insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
 import { markersAfter } from '../clickhouse/queries/write-markers.js'
 import { checkText, keyText } from '../schemas/shards.js'
-import { KeySet } from './key-set.js'
+import { dayOf, KeySet } from './key-set.js'
 import type { ShardFence } from './shard-fence.js'
 
 export interface ShardState {
@@ -33,7 +33,16 @@ export class ShardTable {
     private readonly ch: ClickHouse,
     readonly fence: ShardFence,
     private readonly log: (msg: string, err?: unknown) => void,
+    /** days of event time whose keys are kept; 0: every key */
+    private readonly horizonDays = 0,
   ) {}
+
+  /**
+   * The first event day whose copies are still recognised. An event before it was refused by
+   * ingest (older than its acceptance window) unless it waited that margin in the pipeline; it
+   * is not counted (write-stage.ts), since a copy of it may no longer be known.
+   */
+  readonly keepFrom = (): number => (this.horizonDays > 0 ? dayOf(Date.now()) - this.horizonDays : 0)
 
   /** The group's assignment changed: shards not in it are given up at once. */
   assign(shards: Iterable<number>): void {
@@ -85,7 +94,7 @@ export class ShardTable {
       this.parked.delete(c.shard)
       const kept = parked && c.previousOwner === this.fence.owner && c.previousEpoch === parked.epoch && !parked.dirty
       const state: ShardState = {
-        shard: c.shard, epoch: c.epoch, nextSeq: 1n, keys: kept ? parked.keys : new KeySet(), dirty: true, cuts: new Map(),
+        shard: c.shard, epoch: c.epoch, nextSeq: 1n, keys: kept ? parked.keys : new KeySet(1024, this.keepFrom), dirty: true, cuts: new Map(),
       }
       for (const cut of cuts) if (cut.shard === c.shard) state.cuts.set(cut.meterId, { epoch: cut.epoch, seq: cut.seq })
       await this.finishInDoubt(state, c.doneEpoch, c.doneSeq)
@@ -94,7 +103,7 @@ export class ShardTable {
     }
     // Loaded after the in-doubt writes are finished, so their keys are in.
     for (let i = 0; i < loads.length; i += 4) {
-      await Promise.all(loads.slice(i, i + 4).map((s) => forEachShardKey(this.ch, s.shard, (a, b, c, d) => s.keys.add({ hi1: a, hi0: b, lo1: c, lo0: d }))))
+      await Promise.all(loads.slice(i, i + 4).map((s) => forEachShardKey(this.ch, s.shard, this.keepFrom(), (a, b, c, d, day) => s.keys.add({ hi1: a, hi0: b, lo1: c, lo0: d }, day))))
     }
   }
 
@@ -116,10 +125,13 @@ export class ShardTable {
     const markers = await markersAfter(this.ch, state.shard, doneEpoch, doneSeq)
     if (markers.length) {
       const rows: DedupKeyRow[] = []
+      // A marker names its events' month, not their day: their keys are kept as of tomorrow,
+      // at least as long as their own days would keep them.
+      const day = dayOf(Date.now()) + 1
       for (const m of markers) {
         for (const d of m.digests) {
-          rows.push([state.shard, keyText(d), checkText(d), m.epoch.toString(), m.seq.toString()])
-          state.keys.add(d)
+          rows.push([state.shard, keyText(d), checkText(d), m.epoch.toString(), m.seq.toString(), dayText(day)])
+          state.keys.add(d, day)
         }
       }
       await insertDedupKeys(this.ch, rows)

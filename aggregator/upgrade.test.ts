@@ -62,11 +62,12 @@ test('a database of the earlier write path migrates and counts on exactly', asyn
   await ch.insertCompact('meter_activations', [[active.id, '1790000000000000'], [halfway.id, '0']])
 
   const applied = await migrateClickHouse(ch)
-  assert.deepEqual(applied, ['0005_sharded_write_path.sql'])
-  const [keys] = await ch.query<{ n: string; misplaced: string }>(
-    `SELECT toString(count()) AS n, toString(countIf(shard != key % 64)) AS misplaced FROM ${ch.table('dedup_keys')}`,
+  assert.deepEqual(applied, ['0005_sharded_write_path.sql', '0006_dedup_horizon.sql'])
+  const [keys] = await ch.query<{ n: string; misplaced: string; days: string[] }>(
+    `SELECT toString(count()) AS n, toString(countIf(shard != key % 64)) AS misplaced, groupUniqArray(toString(event_day)) AS days FROM ${ch.table('dedup_keys')}`,
   )
-  assert.deepEqual(keys, { n: '6', misplaced: '0' }, 'the earlier keys moved to the sharded store')
+  // Their events' days are unknown: kept (never before the dedup horizon).
+  assert.deepEqual(keys, { n: '6', misplaced: '0', days: ['2100-01-01'] }, 'the earlier keys moved to the sharded store')
   assert.equal(eventShard('up', 'env', 'old-1') >= 0, true)
 
   const writer = await openStandaloneWriter({ ch, pg: testPool(), meters: { version: async () => 'v', load: async () => [active, halfway] }, meterRefreshMs: 0, log: () => {} })

@@ -11,7 +11,8 @@
 // the marker lets the next owner record the keys instead of counting again; after the keys
 // every copy is a duplicate. docs/architecture.md, "The write path".
 import type { ClickHouse } from '../clickhouse/client.js'
-import { insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
+import { dayText, insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
+import { dayOf } from './key-set.js'
 import { markerRow } from '../clickhouse/queries/write-markers.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 import type { CommittedBucket, CommittedWriteListener } from '../schemas/committed-write.js'
@@ -278,7 +279,8 @@ export class WriteStage {
     const raw: unknown[][] = []
     const meterEvents: unknown[][] = []
     const folder = new BucketFolder()
-    const newKeys: { state: ShardState; d: EventDigest }[] = []
+    const newKeys: { state: ShardState; d: EventDigest; day: number }[] = []
+    const keepFrom = this.shards.keepFrom()
     const seen = new Map<number, Set<string>>()
     /** shard -> month -> digests of the events whose buckets this write holds */
     const marked = new Map<number, Map<number, EventDigest[]>>()
@@ -293,8 +295,14 @@ export class WriteStage {
         result.duplicates++
         continue
       }
+      const day = dayOf(e.timestamp)
+      if (day < keepFrom) {
+        // Older than the dedup horizon: a copy of it may be forgotten, so it is not counted.
+        result.skipped.expired = (result.skipped.expired ?? 0) + 1
+        continue
+      }
       inWrite.add(id)
-      newKeys.push({ state, d })
+      newKeys.push({ state, d, day })
       raw.push(rawRow(batch, e))
       const matched = meterHits(index, batch.tenant_id, batch.environment_id, e, result.skipped)
       if (!matched) continue
@@ -322,9 +330,9 @@ export class WriteStage {
       const w = writeIds.get(shard)!
       for (const [month, digests] of months) buckets.push(markerRow(shard, w.epoch, w.seq, month, digests))
     }
-    const keyRows: DedupKeyRow[] = newKeys.map(({ state, d }) => {
+    const keyRows: DedupKeyRow[] = newKeys.map(({ state, d, day }) => {
       const w = writeIds.get(state.shard)!
-      return [state.shard, keyText(d), checkText(d), w.epoch.toString(), w.seq.toString()]
+      return [state.shard, keyText(d), checkText(d), w.epoch.toString(), w.seq.toString(), dayText(day)]
     })
     const t1 = performance.now()
 
@@ -335,7 +343,7 @@ export class WriteStage {
     const counted = () => {
       inserted = true
       // A copy arriving later (even if the keys below fail) is a duplicate.
-      for (const { state, d } of newKeys) state.keys.add(d)
+      for (const { state, d, day } of newKeys) state.keys.add(d, day)
     }
     let t2 = t1, t3 = t1, t4 = t1
     try {

@@ -28,6 +28,8 @@ export interface WriterOptions {
   /** a name for this writer in logs and the fence (default: host, pid and a random suffix) */
   name?: string
   maxEvents?: number
+  /** days of event time whose keys are kept (the ingest acceptance window plus a margin); 0: every key, forever */
+  dedupHorizonDays?: number
   log?: (msg: string, err?: unknown) => void
 }
 
@@ -49,7 +51,7 @@ export async function openWriter(opts: WriterOptions): Promise<Writer> {
   await ShardFence.register(opts.pg, store)
   await importLegacyActivations(opts.ch, opts.pg, store, log)
   const fence = new ShardFence(opts.pg, store, name)
-  const shards = new ShardTable(opts.ch, fence, log)
+  const shards = new ShardTable(opts.ch, fence, log, opts.dedupHorizonDays ?? 0)
   const cache = new MeterCache(opts.meters, opts.meterRefreshMs ?? 500)
   const stage = new WriteStage(opts.ch, shards, cache, {
     hooks: opts.hooks, log, reroute: opts.reroute, onCommittedWrite: opts.onCommittedWrite, maxEvents: opts.maxEvents,

@@ -14,7 +14,7 @@ test('numeric property values must fit Decimal(38, 12) exactly', () => {
 })
 
 test('timestamps inside [minTime, now + maxFutureMinutes]; the error names the event', () => {
-  const window = { minTime: new Date('2000-01-01T00:00:00Z'), maxFutureMinutes: 5 }
+  const window = { minTime: new Date('2000-01-01T00:00:00Z'), maxFutureMinutes: 5, maxAgeDays: 0 }
   const now = Date.parse('2026-11-25T10:00:00Z')
   const ev = (timestamp?: string) => ({ event_name: 'e', external_customer_id: 'c', ...(timestamp ? { timestamp } : {}) })
   const bulk = (i: number) => `events[${i}].`
@@ -22,4 +22,15 @@ test('timestamps inside [minTime, now + maxFutureMinutes]; the error names the e
   assert.throws(() => checkEvents([ev(), ev('1999-12-31T23:59:59.999Z')], window, now, bulk), /^ValidationError: events\[1\]\.timestamp must be between 2000-01-01T00:00:00.000Z and 5 minutes from now/)
   assert.throws(() => checkEvents([ev('2026-11-25T10:05:00.001Z')], window, now, () => ''), /^ValidationError: timestamp must be between/)
   assert.throws(() => checkEvents([{ ...ev(), properties: { a: { b: [1, 0.30000000000000004] } } }], window, now, bulk), /events\[0\]\.properties\.a\.b\[1\] has 17 decimal places/)
+})
+
+test('with INGEST_MAX_EVENT_AGE_DAYS, an event older than the window is refused, one just inside is taken', () => {
+  const window = { minTime: new Date('2000-01-01T00:00:00Z'), maxFutureMinutes: 5, maxAgeDays: 35 }
+  const now = Date.parse('2026-11-25T10:00:00Z')
+  const ev = (timestamp: string) => ({ event_name: 'e', external_customer_id: 'c', timestamp })
+  checkEvents([ev('2026-10-21T10:00:00Z')], window, now, () => '')
+  assert.throws(
+    () => checkEvents([ev('2026-10-21T10:00:00Z'), ev('2026-10-21T09:59:59.999Z')], window, now, (i) => `events[${i}].`),
+    /^ValidationError: events\[1\]\.timestamp must be between 2026-10-21T10:00:00.000Z \(35 days ago: INGEST_MAX_EVENT_AGE_DAYS\) and 5 minutes from now/,
+  )
 })

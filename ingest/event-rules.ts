@@ -17,6 +17,8 @@ import type { EventInput } from './event-schema.js'
 export interface TimeWindow {
   minTime: Date
   maxFutureMinutes: number
+  /** events older than this many days are refused (the dedup horizon); 0: no limit */
+  maxAgeDays: number
 }
 
 const DECIMAL_WITH_POINT = /^\s*-?(\d+)\.(\d+)\s*$/
@@ -81,14 +83,20 @@ function findMisfit(value: unknown, path: string): { path: string; reason: strin
 /** Throws a ValidationError for the first event breaking a rule; `prefix(i)` names the event. */
 export function checkEvents(events: EventInput[], window: TimeWindow, nowMs: number, prefix: (i: number) => string): void {
   const latest = nowMs + window.maxFutureMinutes * 60_000
+  // The acceptance window's edge is also the dedup horizon's (README, "Data lifecycle"): an
+  // older event could be a copy of one whose key is forgotten, so it is refused.
+  const earliest = window.maxAgeDays > 0 ? Math.max(window.minTime.getTime(), nowMs - window.maxAgeDays * 86_400_000) : window.minTime.getTime()
   for (let i = 0; i < events.length; i++) {
     const e = events[i]
     if (e.timestamp !== undefined) {
       const t = Date.parse(e.timestamp)
-      if (Number.isNaN(t) || t < window.minTime.getTime() || t > latest) {
+      if (Number.isNaN(t) || t < earliest || t > latest) {
         const field = `${prefix(i)}timestamp`
+        const from = window.maxAgeDays > 0 && earliest > window.minTime.getTime()
+          ? `${new Date(earliest).toISOString()} (${window.maxAgeDays} days ago: INGEST_MAX_EVENT_AGE_DAYS)`
+          : window.minTime.toISOString()
         throw new ValidationError(
-          `${field} must be between ${window.minTime.toISOString()} and ${window.maxFutureMinutes} minutes from now (${new Date(latest).toISOString()}), got "${e.timestamp}"`,
+          `${field} must be between ${from} and ${window.maxFutureMinutes} minutes from now (${new Date(latest).toISOString()}), got "${e.timestamp}"`,
           field,
         )
       }

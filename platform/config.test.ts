@@ -11,7 +11,8 @@ test('defaults describe the local stack', () => {
   assert.deepEqual(c.kafkaBrokers, ['127.0.0.1:9092'])
   assert.equal(c.clickhouse.url, undefined, 'embedded chDB unless CLICKHOUSE_URL is set')
   assert.equal(c.finalizationDelayMinutes, 120)
-  assert.deepEqual(c.ingestTimeWindow, { minTime: new Date('2000-01-01T00:00:00Z'), maxFutureMinutes: 5 })
+  assert.deepEqual(c.ingestTimeWindow, { minTime: new Date('2000-01-01T00:00:00Z'), maxFutureMinutes: 5, maxAgeDays: 35 })
+  assert.deepEqual(c.retention, { eventsRawDays: 0, meterEventsDays: 0, dedupHorizonDays: 37 })
   assert.deepEqual(c.http, { maxUrlBytes: 8192, maxHeaderBytes: 16384, trustProxy: false })
   assert.deepEqual(c.postgres, {
     acquireTimeoutMs: 1500, connectTimeoutMs: 1000, statementTimeoutMs: 30000, lockTimeoutMs: 5000, idleInTransactionTimeoutMs: 60000, noAnswerMs: 700, probeTimeoutMs: 500,

@@ -13,6 +13,9 @@ import { settingDefault, type SettingName } from './settings.js'
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
+/** days a dedup key outlives the ingest acceptance window (README, "Data lifecycle") */
+export const DEDUP_MARGIN_DAYS = 2
+
 export interface Config {
   host: string
   port: number
@@ -34,7 +37,9 @@ export interface Config {
   clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
   ingestBodyLimitBytes: number
   /** accepted event timestamps: not before `minTime`, not more than `maxFutureMinutes` ahead of the clock */
-  ingestTimeWindow: { minTime: Date; maxFutureMinutes: number }
+  ingestTimeWindow: { minTime: Date; maxFutureMinutes: number; maxAgeDays: number }
+  /** TTLs of the tables that grow with every event (clickhouse/retention.ts); days, 0: forever */
+  retention: { eventsRawDays: number; meterEventsDays: number; dedupHorizonDays: number }
   http: { maxUrlBytes: number; maxHeaderBytes: number; trustProxy: TrustProxy }
   /** fail fast when Postgres is down or hung: pool acquire and connect deadlines, server-side statement deadlines, the watchdog */
   postgres: PostgresDeadlines
@@ -331,6 +336,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ingestTimeWindow: {
       minTime: isoTime(env, 'INGEST_MIN_EVENT_TIME'),
       maxFutureMinutes: int(env, 'INGEST_MAX_FUTURE_MINUTES'),
+      maxAgeDays: int(env, 'INGEST_MAX_EVENT_AGE_DAYS'),
+    },
+    retention: {
+      eventsRawDays: int(env, 'RETENTION_EVENTS_RAW_DAYS'),
+      meterEventsDays: int(env, 'RETENTION_METER_EVENTS_DAYS'),
+      // A copy of an event is refused by ingest once the event is older than its window; the
+      // margin covers an event that waited in the spool or Kafka past the window's edge.
+      dedupHorizonDays: int(env, 'INGEST_MAX_EVENT_AGE_DAYS') > 0 ? int(env, 'INGEST_MAX_EVENT_AGE_DAYS') + DEDUP_MARGIN_DAYS : 0,
     },
     http: {
       maxUrlBytes: int(env, 'HTTP_MAX_URL_BYTES', 256),

@@ -82,7 +82,7 @@ export const aggregatorBackfillFailures = new client.Counter({
 
 export const aggregatorEventsSkipped = new client.Counter({
   name: 'meterline_aggregator_events_skipped_total',
-  help: 'Events a meter matched but could not take a value from',
+  help: 'Events not counted: a meter matched but could not take a value from them, or (reason expired) older than the dedup horizon',
   labelNames: ['reason'],
   registers: [registry],
 })

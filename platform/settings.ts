@@ -68,6 +68,18 @@ export const SETTINGS = {
   CHDB_PATH: { readBy: 'services', shown: '`$METERLINE_DATA_DIR/chdb`', meaning: "the embedded chDB's data directory (bound to one process)" },
   INGEST_BODY_LIMIT_BYTES: { default: '10485760', shown: '`10485760` (10 MiB)', readBy: 'services', meaning: 'maximum ingest request body' },
   INGEST_MIN_EVENT_TIME: { default: '2000-01-01T00:00:00Z', readBy: 'services', meaning: 'earliest accepted event `timestamp` (ISO 8601)' },
+  INGEST_MAX_EVENT_AGE_DAYS: {
+    default: '35', readBy: 'services',
+    meaning: 'ingest refuses events whose `timestamp` is older than this many days (400); dedup keys are kept 2 days longer (the dedup horizon), then forgotten; 0: no limit, keys kept forever',
+  },
+  RETENTION_EVENTS_RAW_DAYS: {
+    default: '0', readBy: 'services',
+    meaning: "TTL of `events_raw` by event time, in days (0: kept forever); a meter created later backfills only from what is kept",
+  },
+  RETENTION_METER_EVENTS_DAYS: {
+    default: '0', readBy: 'services',
+    meaning: 'TTL of `meter_events` by event time, in days (0: kept forever); usage ranges older than it are answered to the minute (their edge minutes read the raw per-event rows), the explain trail lists no events',
+  },
   INGEST_MAX_FUTURE_MINUTES: { default: '5', readBy: 'services', meaning: 'how far ahead of the server clock an event `timestamp` may be' },
   HTTP_MAX_URL_BYTES: { default: '8192', readBy: 'services', meaning: 'longer URLs get 414' },
   HTTP_MAX_HEADER_BYTES: { default: '16384', readBy: 'services', meaning: 'request line and headers together; larger gets 431' },

@@ -40,6 +40,7 @@ const startConsumer = (n: number) => startAggregator({
   groupId: config.aggregatorGroupId,
   watchBroker: config.spool.retainUntil === 'committed',
   audit: n === 0 ? config.usageAudit : undefined,
+  dedupHorizonDays: config.retention.dedupHorizonDays,
   onCommittedWrite: (w) => post({ type: 'write', w }),
   onCommitted: gate ? (c) => post({ type: 'committed', bytes: c.bytes }) : undefined,
   log,

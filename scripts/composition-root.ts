@@ -30,6 +30,7 @@ import { createPaymentRetryQueue, paymentFailureReporting, startPaymentRetryWork
 import { createEnvironmentCloneQueue, startEnvironmentCloneWorker } from '../billing-api/environment-clone/index.js'
 import { ClickHouse, openTransport } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
+import { applyRetention } from '../clickhouse/retention.js'
 import { registerIngest } from '../ingest/app.js'
 import { systemClock, type Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
@@ -97,7 +98,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     const orm: MikroORM = await openOrm(config.databaseUrl, 10, config.postgres, watchdog)
     closers.push(() => orm.close())
     // After the Postgres migrations, secrets from before encryption at rest are sealed (rotate-secrets.ts).
-    await Promise.all([opts.migrate === true && migratePostgres(orm).then(() => rotateSecrets(orm, config)), opts.migrate && migrateClickHouse(ch)])
+    await Promise.all([opts.migrate === true && migratePostgres(orm).then(() => rotateSecrets(orm, config)), opts.migrate && migrateClickHouse(ch).then(() => applyRetention(ch, config.retention))])
     const ctx: BillingContext = { config, orm, ch, clock, topUpInvoicing, subscriptionInvoicing, paymentFailures: paymentFailureReporting }
     let redis: Redis | undefined
     if (services.has('billing-api') || services.has('scheduler')) {
@@ -244,6 +245,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
           hooks: opts.aggregatorHooks,
           watchBroker: config.spool.retainUntil === 'committed',
           audit: n === 0 ? config.usageAudit : undefined,
+          dedupHorizonDays: config.retention.dedupHorizonDays,
           onCommittedWrite,
           onCommitted: onCommitted || undefined,
           log,

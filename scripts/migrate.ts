@@ -3,6 +3,7 @@
 import { migratePostgres, openOrm } from '../billing-api/database.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
+import { applyRetention } from '../clickhouse/retention.js'
 import { loadConfig } from '../platform/config.js'
 import { describeRotation, rotateSecrets } from './rotate-secrets.js'
 
@@ -25,6 +26,7 @@ if (!postgresOnly) {
   try {
     const applied = await migrateClickHouse(ch)
     console.log(`clickhouse: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`)
+    await applyRetention(ch, config.retention)
   } finally {
     await ch.close()
   }

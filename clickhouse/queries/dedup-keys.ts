@@ -1,27 +1,38 @@
 // The dedup store (dedup_keys): which events were counted, by which write.
 import type { ClickHouse } from '../client.js'
 
-export type DedupKeyRow = [shard: number, key: string, check: string, epoch: string, seq: string]
+export type DedupKeyRow = [shard: number, key: string, check: string, epoch: string, seq: string, eventDay: string]
+
+const days = new Map<number, string>()
+/** A UTC day number as the Date column's text (memoised: a write's events share a few days). */
+export function dayText(day: number): string {
+  let t = days.get(day)
+  if (t === undefined) {
+    if (days.size > 4096) days.clear()
+    days.set(day, (t = new Date(day * 86_400_000).toISOString().slice(0, 10)))
+  }
+  return t
+}
 
 export async function insertDedupKeys(ch: ClickHouse, rows: DedupKeyRow[]): Promise<void> {
   await ch.insertCompact('dedup_keys', rows)
 }
 
 /**
- * Every key of a shard as four 32-bit words (tab-separated numbers parse without BigInt), for
- * the memory of a writer that takes the shard over. On a replicated cluster the read must see
- * every acknowledged insert (sequential consistency).
+ * Every key of a shard from event day `fromDay` on, as four 32-bit words and the day
+ * (tab-separated numbers parse without BigInt), for the memory of a writer that takes the shard
+ * over. On a replicated cluster the read must see every acknowledged insert (sequential consistency).
  */
 export async function forEachShardKey(
-  ch: ClickHouse, shard: number, each: (hi1: number, hi0: number, lo1: number, lo0: number) => void,
+  ch: ClickHouse, shard: number, fromDay: number, each: (hi1: number, hi0: number, lo1: number, lo0: number, day: number) => void,
 ): Promise<number> {
   const text = await ch.queryText(
-    `SELECT bitShiftRight(key, 32), bitAnd(key, 4294967295), bitShiftRight(check, 32), bitAnd(check, 4294967295)
-       FROM ${ch.table('dedup_keys')} WHERE shard = ${Number(shard)}`,
+    `SELECT bitShiftRight(key, 32), bitAnd(key, 4294967295), bitShiftRight(check, 32), bitAnd(check, 4294967295), toUInt16(event_day)
+       FROM ${ch.table('dedup_keys')} WHERE shard = ${Number(shard)} AND toUInt16(event_day) >= ${Math.max(0, Math.floor(fromDay))}`,
   )
   let n = 0
   let pos = 0
-  const w = [0, 0, 0, 0]
+  const w = [0, 0, 0, 0, 0]
   while (pos < text.length) {
     let end = text.indexOf('\n', pos)
     if (end < 0) end = text.length
@@ -36,7 +47,7 @@ export async function forEachShardKey(
     }
     if (end > pos) {
       w[col] = v
-      each(w[0], w[1], w[2], w[3])
+      each(w[0], w[1], w[2], w[3], w[4])
       n++
     }
     pos = end + 1

@@ -13,7 +13,7 @@ import { assertError, countRows } from '../support/assertions.js'
 let p: TestPlatform
 let admin: Admin
 before(async () => {
-  p = await startTestPlatform({ config: { ingestTimeWindow: { minTime: new Date('2000-01-01T00:00:00Z'), maxFutureMinutes: 5 } } })
+  p = await startTestPlatform({ config: { ingestTimeWindow: { minTime: new Date('2000-01-01T00:00:00Z'), maxFutureMinutes: 5, maxAgeDays: 0 } } })
   const producer = await createProducer(createKafka(p.config, 'bad-text-setup'))
   await producer.send({ topic: p.config.eventsTopic, messages: [] }).catch(() => undefined) // creates the topic; an empty send may be refused
   await producer.disconnect()

@@ -49,6 +49,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     clickhouse: { ...base.clickhouse, chdbPath, database: `mlt_${id.replace('-', '_')}` },
     spool: { ...base.spool, dir: join(base.dataDir, 'spool-test', id) },
     outbound: { allow: parseAllowList(TEST_OUTBOUND_ALLOW) },
+    // Tests bill months long past with manual clocks: no acceptance window, keys kept forever
+    // (test/e2e/dedup-horizon.test.ts sets a window).
+    ingestTimeWindow: { ...base.ingestTimeWindow, maxAgeDays: 0 },
+    retention: { ...base.retention, dedupHorizonDays: 0 },
     ...overrides,
   }
 }
