@@ -6,6 +6,7 @@
 // coupons, usage analytics, the period advanced, `invoice.drafted` in the outbox for the
 // webhooks), and the `invoice-finalization` job (numbers, taxes, wallet debits).
 //   npm run bench:billing-day -- --subscriptions 10000 [--events-per-line 3] [--batch 200] [--concurrency 2]
+//     [--variants 200x2,200x4,500x2 --rounds 2] [--profile drafting.cpuprofile] [--skip-finalize]
 // Set-up is not what is measured: one template customer and subscription are created through
 // the API, then cloned in Postgres; the usage is generated inside ClickHouse into the very rows
 // the aggregator writes (meter_events, meter_buckets), as bench:usage --sql-events does.
@@ -19,11 +20,20 @@ import { loadConfigOrExit } from '../platform/config.js'
 import { registry } from '../platform/metrics.js'
 import { startPlatform } from '../scripts/composition-root.js'
 import { createTenant } from '../billing-api/tenants/index.js'
-import { computeSubscriptionInvoice } from '../billing-api/billing/index.js'
+import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
+import { computeSubscriptionInvoice, runBilling } from '../billing-api/billing/index.js'
 import { SubscriptionSchema } from '../billing-api/subscriptions/subscription.entity.js'
 
 const { values: args } = parseArgs({
-  options: { subscriptions: { type: 'string' }, 'events-per-line': { type: 'string' }, batch: { type: 'string' }, concurrency: { type: 'string' }, 'skip-finalize': { type: 'boolean' } },
+  options: {
+    subscriptions: { type: 'string' }, 'events-per-line': { type: 'string' }, batch: { type: 'string' }, concurrency: { type: 'string' }, 'skip-finalize': { type: 'boolean' },
+    // levers compared in one session: after the measured run, the drafts are deleted and the run is
+    // repeated per variant ("<batch>x<concurrency>", rounds interleaved); medians and ratios printed
+    variants: { type: 'string' }, rounds: { type: 'string' },
+    // a CPU profile (.cpuprofile) of the measured drafting run only
+    profile: { type: 'string' },
+  },
 })
 const SUBS = Number(args.subscriptions ?? 10_000)
 const PER_LINE = Number(args['events-per-line'] ?? 3)
@@ -128,7 +138,7 @@ try {
       FROM numbers(${events}))`
   await ch.command(`INSERT INTO ${ch.table('meter_events')} SELECT '${tenant.tenantId}', '${env}', meter, cust, ts, concat('e', toString(k)), v, '', src, groups, ts FROM ${gen}`)
   await ch.command(`INSERT INTO ${ch.table('meter_buckets')} SELECT '${tenant.tenantId}', '${env}', meter, cust, toStartOfMinute(ts), groups, src,
-      v, 1, v, (toDateTime64(0, 3, 'UTC'), '', toDecimal128(0, 12)), [], '', [] FROM ${gen}`)
+      v, 1, v, (toDateTime64(0, 3, 'UTC'), '', toDecimal128(0, 12)), [], '', [], '' FROM ${gen}`)
   await ch.command(`OPTIMIZE TABLE ${ch.table('meter_buckets')} FINAL`)
   const usageSeconds = seconds(t1)
 
@@ -136,8 +146,19 @@ try {
   statements = 0
   const rss0 = process.resourceUsage().maxRSS
   const t2 = performance.now()
+  const session = args.profile ? new Session() : undefined
+  if (session) {
+    session.connect()
+    await session.post('Profiler.enable')
+    await session.post('Profiler.start')
+  }
   const invoices = await platform.scheduler!.trigger('subscription-billing', { tenant_id: tenant.tenantId }, 60 * 60_000)
   const draftSeconds = seconds(t2)
+  if (session) {
+    const { profile } = await session.post('Profiler.stop')
+    writeFileSync(args.profile!, JSON.stringify(profile))
+    session.disconnect()
+  }
   const draftStatements = statements
   const rssDraft = process.resourceUsage().maxRSS
   const batch = (await registry.getSingleMetric('meterline_billing_batch_seconds')!.get()).values
@@ -176,6 +197,29 @@ try {
   }
   const auditSeconds = seconds(t3)
 
+  // Variants of the drafting run on the same data, rounds interleaved (the machine is noisy).
+  const variantRows: [string, number[]][] = []
+  if (args.variants) {
+    const variants = args.variants.split(',').map((v) => v.split('x').map(Number) as [number, number])
+    for (const v of variants) variantRows.push([`${v[0]} x ${v[1]}`, []])
+    for (let r = 0; r < Number(args.rounds ?? 1); r++) {
+      for (const [k, [batchSize, concurrency]] of variants.entries()) {
+        const cycleIds = `SELECT id FROM invoices WHERE tenant_id = ? AND billing_reason = 'SUBSCRIPTION_CYCLE'`
+        await conn.execute(`DELETE FROM coupon_applications WHERE tenant_id = ? AND invoice_id IN (${cycleIds})`, [tenant.tenantId, tenant.tenantId])
+        await conn.execute(`DELETE FROM system_events_outbox WHERE tenant_id = ? AND entity_id IN (${cycleIds})`, [tenant.tenantId, tenant.tenantId])
+        await conn.execute(`DELETE FROM invoices WHERE tenant_id = ? AND billing_reason = 'SUBSCRIPTION_CYCLE'`, [tenant.tenantId])
+        await conn.execute(`UPDATE subscriptions SET current_period_start = ?, current_period_end = ? WHERE tenant_id = ?`, [new Date(PERIOD_START), new Date(PERIOD_END), tenant.tenantId])
+        await conn.execute(`VACUUM ANALYZE invoices`).catch(() => undefined)
+        const tv = performance.now()
+        const run = await runBilling(platform.ctx, { tenantId: tenant.tenantId, batchSize, concurrency })
+        const sec = seconds(tv)
+        if (run.invoices !== own) throw new Error(`variant ${batchSize}x${concurrency}: ${run.invoices} invoices, expected ${own}`)
+        variantRows[k][1].push(run.invoices / sec)
+        console.log(`variant ${batchSize} x ${concurrency}, round ${r + 1}: ${n(run.invoices)} invoices in ${sec.toFixed(1)} s, ${n(run.invoices / sec)}/s`)
+      }
+    }
+  }
+
   // Finalization: numbers, taxes, wallet debits (FINALIZATION_DELAY_MINUTES=0 here).
   let finalized = 0
   let finalizeSeconds = NaN
@@ -211,6 +255,15 @@ try {
   const w = Math.max(...table.map((r) => r[0].length))
   console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)
   for (const [k, v] of table) console.log(`| ${k.padEnd(w)} | ${v} |`)
+  if (variantRows.length) {
+    const median = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b)
+      return (s[Math.floor((s.length - 1) / 2)] + s[Math.ceil((s.length - 1) / 2)]) / 2
+    }
+    const first = median(variantRows[0][1])
+    console.log(`\n| variant (batch x concurrency) | invoices/s per round | median | vs ${variantRows[0][0]} |\n|---|---|---|---|`)
+    for (const [name, rates] of variantRows) console.log(`| ${name} | ${rates.map(n).join(', ')} | ${n(median(rates))} | ${(median(rates) / first).toFixed(2)} |`)
+  }
   if (mismatches.length) {
     console.error(mismatches.slice(0, 10).join('\n'))
     process.exitCode = 1
