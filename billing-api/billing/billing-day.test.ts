@@ -10,7 +10,7 @@ import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { sql } from '../../test/support/invoices.js'
 import { billDueSubscriptions, runBilling } from './bill-due.js'
 import { recomputeLateUsage } from './late-usage.js'
-import { kafkaIngestWatermark } from './ingest-watermark.js'
+import { kafkaIngestWatermark, noWatermark } from './ingest-watermark.js'
 import { createKafka } from '../../platform/kafka.js'
 import { finalizeDueInvoices } from '../invoices/finalize-due.js'
 
@@ -241,4 +241,36 @@ test('late events: billed only after the watermark passed the period end; acknow
   // a second January run bills nothing
   assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 0, invoices: 0 })
   await watermark.close()
+})
+
+test('late usage of a SKIPPED period: adjusted on the next invoice, and the skipped invoice can no longer be recomputed', async () => {
+  const { t, api } = await tenantWithPlan()
+  const plan = await created(t.api.post('/v1/plans', {
+    name: 'Usage only', prices: [{ ...usd, type: 'USAGE', meter_id: api.id, invoice_cadence: 'ARREAR', display_name: 'API', billing_model: 'FLAT_FEE', amount: '0.10' }],
+  }))
+  await created(t.api.post('/v1/customers', { external_id: 'quiet' }))
+  const sub = await created(t.api.post('/v1/subscriptions', { plan_id: plan.id, currency: 'USD', start_date: OCT.toISOString(), external_customer_id: 'quiet' }))
+  const ctx = { ...p.ctx, ingestWatermark: noWatermark(clock) }
+  // no usage in October: the cycle invoice is zero, SKIPPED (closed: never finalized)
+  clock.set(new Date('2026-11-01T00:00:30Z'))
+  assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
+  const october = await invoiceOf(sub.id)
+  assert.deepEqual([october.invoice_status, october.total], ['SKIPPED', '0.00'])
+  // 40 calls dated October 20, acknowledged November 5
+  clock.set(new Date('2026-11-05T00:00:00Z'))
+  await send(t.api, api.id, [['quiet', 'api', 40, '2026-10-20T00:00:00Z']], 40)
+  clock.set(new Date('2026-12-01T00:00:30Z'))
+  assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
+  // November: no usage; October's 40 x 0.10 = 4.00 as an adjustment
+  const november = await invoiceOf(sub.id, 'SUBSCRIPTION_CYCLE', '2026-11-01T00:00:00Z')
+  assert.deepEqual([november.invoice_status, november.total, november.lines], ['DRAFT', '4.00', [
+    ['API', '0', '0.00'], ['API (late usage 2026-10-01 to 2026-11-01)', '40', '4.00'],
+  ]])
+  // recomputing October now would bill the 40 calls a second time
+  const refused = await t.api.post(`/v1/invoices/${october.id}/compute?sync=true`, {})
+  assert.equal(refused.status, 400)
+  assert.equal(refused.body.code, 'invalid_operation')
+  assert.equal(refused.body.http_status_code, 400)
+  assert.match(refused.body.message, new RegExp(`billed as adjustments on invoice ${november.id}`))
+  assert.deepEqual(await invoiceOf(sub.id).then((i) => [i.invoice_status, i.total]), ['SKIPPED', '0.00'])
 })
