@@ -13,6 +13,7 @@ import { recomputeLateUsage } from './late-usage.js'
 import { kafkaIngestWatermark, noWatermark } from './ingest-watermark.js'
 import { createKafka } from '../../platform/kafka.js'
 import { finalizeDueInvoices } from '../invoices/finalize-due.js'
+import { clickhouseUsage } from '../meters/index.js'
 
 const OCT = new Date('2026-10-01T00:00:00Z')
 const NOV = new Date('2026-11-01T00:00:00Z')
@@ -256,15 +257,17 @@ test('late usage of a SKIPPED period: adjusted on the next invoice, and the skip
   assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
   const october = await invoiceOf(sub.id)
   assert.deepEqual([october.invoice_status, october.total], ['SKIPPED', '0.00'])
-  // 40 calls dated October 20, acknowledged November 5
+  // 40 calls dated October 20, acknowledged November 5; 7 in November, in time
   clock.set(new Date('2026-11-05T00:00:00Z'))
   await send(t.api, api.id, [['quiet', 'api', 40, '2026-10-20T00:00:00Z']], 40)
+  clock.set(new Date('2026-11-10T00:00:00Z'))
+  await send(t.api, api.id, [['quiet', 'api', 7, '2026-11-10T00:00:00Z']], 47)
   clock.set(new Date('2026-12-01T00:00:30Z'))
   assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
-  // November: no usage; October's 40 x 0.10 = 4.00 as an adjustment
+  // November: 7 x 0.10 = 0.70; October's 40 x 0.10 = 4.00 as an adjustment
   const november = await invoiceOf(sub.id, 'SUBSCRIPTION_CYCLE', '2026-11-01T00:00:00Z')
-  assert.deepEqual([november.invoice_status, november.total, november.lines], ['DRAFT', '4.00', [
-    ['API', '0', '0.00'], ['API (late usage 2026-10-01 to 2026-11-01)', '40', '4.00'],
+  assert.deepEqual([november.invoice_status, november.total, november.lines], ['DRAFT', '4.70', [
+    ['API', '7', '0.70'], ['API (late usage 2026-10-01 to 2026-11-01)', '40', '4.00'],
   ]])
   // recomputing October now would bill the 40 calls a second time
   const refused = await t.api.post(`/v1/invoices/${october.id}/compute?sync=true`, {})
@@ -273,4 +276,17 @@ test('late usage of a SKIPPED period: adjusted on the next invoice, and the skip
   assert.equal(refused.body.http_status_code, 400)
   assert.match(refused.body.message, new RegExp(`billed as adjustments on invoice ${november.id}`))
   assert.deepEqual(await invoiceOf(sub.id).then((i) => [i.invoice_status, i.total]), ['SKIPPED', '0.00'])
+
+  // January: October and November are closed and nothing was acknowledged late since December 1,
+  // so neither is priced again (usage that arrived in time is never read twice): no usage read
+  // goes through the context's reader, which only the late-usage recomputation uses.
+  clock.set(new Date('2026-12-01T02:01:00Z'))
+  await finalizeDueInvoices(p.ctx, { tenantId: t.tenantId, beforeFinalize: recomputeLateUsage(p.ctx) })
+  let recomputeReads = 0
+  const direct = clickhouseUsage(p.ctx.ch)
+  const counting = { ...ctx, usage: (q: Parameters<typeof direct>[0]) => { recomputeReads++; return direct(q) } }
+  clock.set(new Date('2027-01-01T00:00:30Z'))
+  assert.deepEqual(await billDueSubscriptions(counting, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
+  assert.equal(recomputeReads, 0)
+  assert.deepEqual(await invoiceOf(sub.id, 'SUBSCRIPTION_CYCLE', '2026-12-01T00:00:00Z').then((i) => [i.invoice_status, i.total, i.lines.length]), ['SKIPPED', '0.00', 1])
 })

@@ -9,12 +9,13 @@
 // already hold, in the batch's transaction that inserts the next invoice, so a retried or
 // stalled batch (rolled back, or its invoice key taken) bills nothing twice and a repeat finds
 // a zero difference. Which periods to recompute: each cycle invoice records in its metadata
-// `late_usage_checked_from` (C): every event acknowledged before C and dated in a period closed
-// by then is billed. A run bills a period only once the ingestion watermark has passed its end
-// (bill-due.ts), so it sees every event acknowledged before the new period's start S; it looks
-// for usage acknowledged since the previous C, and records C = S, or the end of the earliest
-// earlier period still DRAFT (its finalization recomputes it, late-usage.ts, and may not see
-// events acknowledged just before it ran).
+// `late_usage_checked_from` (C): every event acknowledged before C is billed, on this invoice,
+// an earlier one or its adjustments. A run bills a period only once the ingestion watermark has
+// passed its end E (bill-due.ts), so it sees every event acknowledged before E: the new
+// invoice's own usage and the closed periods' recomputed ones hold them, and a period still
+// DRAFT holds them once finalized (its finalization comes later and sees at least as much,
+// late-usage.ts). So C = E, and the next run looks only for usage acknowledged since C: usage
+// that arrived in time is never priced twice.
 import type { Decimal } from 'decimal.js'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
@@ -96,8 +97,7 @@ async function scopeAdjustments(ctx: BillingContext, tx: EntityManager, subs: Su
     const recorded = earlier.filter((p) => p.checked_from !== null).at(-1)?.checked_from
     const latestEnd = earlier.at(-1)?.period_end
     since.set(sub.id, recorded ? new Date(recorded) : latestEnd ? new Date(latestEnd) : sub.start_date)
-    const drafts = earlier.filter((p) => p.invoice_status === 'DRAFT').map((p) => new Date(p.period_end).getTime())
-    result.set(sub.id, { lines: [], checkedFrom: new Date(Math.min(S.getTime(), ...drafts)) })
+    result.set(sub.id, { lines: [], checkedFrom: sub.current_period_end })
     const closed = earlier.filter((p) => p.invoice_status === 'FINALIZED' || p.invoice_status === 'SKIPPED')
     if (closed.length) closedOf.set(sub.id, closed)
   }
