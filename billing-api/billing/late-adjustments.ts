@@ -115,6 +115,8 @@ async function scopeAdjustments(ctx: BillingContext, tx: EntityManager, subs: Su
   const spans = await queryLateUsageSpans(ctx.ch, {
     tenantId: tenant_id, environmentId: environment_id,
     externalCustomerIds: [...new Set([...customersOf.values()].flatMap((m) => [...m.values()].flat()))],
+    // the month partitions of the closed periods only
+    from: new Date(Math.min(...withClosed.flatMap((s) => closedOf.get(s.id)!.map((p) => new Date(p.period_start).getTime())))),
     before: new Date(Math.max(...withClosed.map((s) => s.current_period_start.getTime()))),
     acknowledgedSince: new Date(Math.min(...withClosed.map((s) => since.get(s.id)!.getTime()))),
   })

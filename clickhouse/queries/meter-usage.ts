@@ -217,7 +217,8 @@ export interface LateUsageSpansQuery {
   tenantId: string
   environmentId: string
   externalCustomerIds: string[]
-  /** usage dated before this instant (the start of the periods being billed now) */
+  /** usage dated in [from, before): from the start of the earliest closed period to the start of the periods being billed now */
+  from: Date
   before: Date
   /** acknowledged (ingested_at) at or after this instant */
   acknowledgedSince: Date
@@ -234,11 +235,11 @@ export async function queryLateUsageSpans(ch: ClickHouse, q: LateUsageSpansQuery
     `SELECT external_customer_id AS c, toString(toUnixTimestamp64Milli(min(timestamp))) AS first_ms, toString(toUnixTimestamp64Milli(max(timestamp))) AS last_ms
        FROM ${ch.table('meter_events')}
       WHERE tenant_id = {tenant:String} AND environment_id = {env:String} AND external_customer_id IN {customers:Array(String)}
-        AND timestamp < {before:DateTime64(3, 'UTC')} AND ingested_at >= {since:DateTime64(3, 'UTC')}
+        AND timestamp >= {from:DateTime64(3, 'UTC')} AND timestamp < {before:DateTime64(3, 'UTC')} AND ingested_at >= {since:DateTime64(3, 'UTC')}
       GROUP BY external_customer_id`,
     {
       tenant: q.tenantId, env: q.environmentId, customers: q.externalCustomerIds,
-      before: chDateTime(q.before.getTime()), since: chDateTime(q.acknowledgedSince.getTime()),
+      from: chDateTime(q.from.getTime()), before: chDateTime(q.before.getTime()), since: chDateTime(q.acknowledgedSince.getTime()),
     },
   )
   return rows.map((r) => ({ customer: r.c, first: new Date(Number(r.first_ms)), last: new Date(Number(r.last_ms)) }))
