@@ -6,6 +6,7 @@
 // coupons, usage analytics, the period advanced, `invoice.drafted` in the outbox for the
 // webhooks), and the `invoice-finalization` job (numbers, taxes, wallet debits).
 //   npm run bench:billing-day -- --subscriptions 10000 [--events-per-line 3] [--batch 200] [--concurrency 2]
+//     [--variants 200x2,200x4,500x2 --rounds 2] [--profile drafting.cpuprofile] [--skip-finalize] [--next-month [--profile-next next.cpuprofile]]
 // Set-up is not what is measured: one template customer and subscription are created through
 // the API, then cloned in Postgres; the usage is generated inside ClickHouse into the very rows
 // the aggregator writes (meter_events, meter_buckets), as bench:usage --sql-events does.
@@ -19,11 +20,22 @@ import { loadConfigOrExit } from '../platform/config.js'
 import { registry } from '../platform/metrics.js'
 import { startPlatform } from '../scripts/composition-root.js'
 import { createTenant } from '../billing-api/tenants/index.js'
-import { computeSubscriptionInvoice } from '../billing-api/billing/index.js'
+import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
+import { computeSubscriptionInvoice, runBilling } from '../billing-api/billing/index.js'
 import { SubscriptionSchema } from '../billing-api/subscriptions/subscription.entity.js'
 
 const { values: args } = parseArgs({
-  options: { subscriptions: { type: 'string' }, 'events-per-line': { type: 'string' }, batch: { type: 'string' }, concurrency: { type: 'string' }, 'skip-finalize': { type: 'boolean' } },
+  options: {
+    subscriptions: { type: 'string' }, 'events-per-line': { type: 'string' }, batch: { type: 'string' }, concurrency: { type: 'string' }, 'skip-finalize': { type: 'boolean' },
+    // levers compared in one session: after the measured run, the drafts are deleted and the run is
+    // repeated per variant ("<batch>x<concurrency>", rounds interleaved); medians and ratios printed
+    variants: { type: 'string' }, rounds: { type: 'string' },
+    // a CPU profile (.cpuprofile) of the measured drafting run only; profile-next: of the --next-month run
+    profile: { type: 'string' }, 'profile-next': { type: 'string' },
+    // after finalization: the next month's run, with late usage of the finalized month for 1 % of the customers
+    'next-month': { type: 'boolean' },
+  },
 })
 const SUBS = Number(args.subscriptions ?? 10_000)
 const PER_LINE = Number(args['events-per-line'] ?? 3)
@@ -42,7 +54,10 @@ const config = {
     batchSize: Number(args.batch ?? base.billing.batchSize), runConcurrency: Number(args.concurrency ?? base.billing.runConcurrency),
   },
 }
-const platform = await startPlatform(config, { services: ['billing-api', 'scheduler'], migrate: true, schedule: false, relay: false })
+// the real time, moved a month ahead for --next-month
+let clockOffset = 0
+const clock = { now: () => new Date(Date.now() + clockOffset) }
+const platform = await startPlatform(config, { services: ['billing-api', 'scheduler'], migrate: true, schedule: false, relay: false, clock })
 const conn = platform.ctx.orm.em.getConnection()
 const ch = platform.ctx.ch
 
@@ -60,6 +75,20 @@ const n = (x: number) => Math.round(x).toLocaleString('en-US')
 const clone = (table: string, where: string, set: string, filter = 'true') => conn.execute(
   `INSERT INTO ${table} SELECT (jsonb_populate_record(NULL::${table}, to_jsonb(t) || ${set})).* FROM ${table} t, generate_series(1, ${SUBS - 1}) AS g(i) WHERE ${where} AND ${filter}`,
 )
+
+/** Starts a CPU profile when `file` is given; the returned function writes it. */
+async function profileTo(file: string | undefined): Promise<() => Promise<void>> {
+  if (!file) return async () => undefined
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  return async () => {
+    const { profile } = await session.post('Profiler.stop')
+    writeFileSync(file, JSON.stringify(profile))
+    session.disconnect()
+  }
+}
 
 // Statements sent to Postgres by this process (the job runs here), counted at the driver.
 let statements = 0
@@ -120,15 +149,20 @@ try {
   const t1 = performance.now()
   const events = SUBS * LINES * PER_LINE
   const meterList = `[${meters.map((m) => `'${m.id}'`).join(',')}]`
-  const gen = `(SELECT number AS k, concat('cust-', toString(intDiv(number, ${LINES * PER_LINE}))) AS cust,
+  /** Usage of [from, to) for customers cust-<i> (every i, or i % `every` = 0), acknowledged at the event time or at `ackedAt`. */
+  const generate = async (from: number, to: number, tag: string, ackedAt?: number, every = 1) => {
+    const gen = `(SELECT number AS k, intDiv(number, ${LINES * PER_LINE}) * ${every} AS ci, concat('cust-', toString(ci)) AS cust,
       ${meterList}[intDiv(number % ${LINES * PER_LINE}, ${PER_LINE}) + 1] AS meter,
-      fromUnixTimestamp64Milli(toInt64(${PERIOD_START} + cityHash64(number, 1) % ${PERIOD_END - PERIOD_START}), 'UTC') AS ts,
-      toDecimal128(1 + cityHash64(number, 2) % 400, 12) AS v, ['api', 'batch'][number % 2 + 1] AS src,
-      if(meter = '${meters[0].id}', [['eu', 'us'][cityHash64(number, 3) % 2 + 1]], []) AS groups
-      FROM numbers(${events}))`
-  await ch.command(`INSERT INTO ${ch.table('meter_events')} SELECT '${tenant.tenantId}', '${env}', meter, cust, ts, concat('e', toString(k)), v, '', src, groups, ts FROM ${gen}`)
-  await ch.command(`INSERT INTO ${ch.table('meter_buckets')} SELECT '${tenant.tenantId}', '${env}', meter, cust, toStartOfMinute(ts), groups, src,
-      v, 1, v, (toDateTime64(0, 3, 'UTC'), '', toDecimal128(0, 12)), [], '', [] FROM ${gen}`)
+      fromUnixTimestamp64Milli(toInt64(${from} + cityHash64(number, 1, '${tag}') % ${to - from}), 'UTC') AS ts,
+      toDecimal128(1 + cityHash64(number, 2, '${tag}') % 400, 12) AS v, ['api', 'batch'][number % 2 + 1] AS src,
+      if(meter = '${meters[0].id}', [['eu', 'us'][cityHash64(number, 3) % 2 + 1]], []) AS groups,
+      ${ackedAt === undefined ? 'ts' : `fromUnixTimestamp64Milli(toInt64(${ackedAt}), 'UTC')`} AS acked
+      FROM numbers(${Math.ceil(SUBS / every) * LINES * PER_LINE}))`
+    await ch.command(`INSERT INTO ${ch.table('meter_events')} SELECT '${tenant.tenantId}', '${env}', meter, cust, ts, concat('${tag}', toString(k)), v, '', src, groups, acked FROM ${gen}`)
+    await ch.command(`INSERT INTO ${ch.table('meter_buckets')} SELECT '${tenant.tenantId}', '${env}', meter, cust, toStartOfMinute(ts), groups, src,
+      v, 1, v, (toDateTime64(0, 3, 'UTC'), '', toDecimal128(0, 12)), [], '', [], '' FROM ${gen}`)
+  }
+  await generate(PERIOD_START, PERIOD_END, 'e')
   await ch.command(`OPTIMIZE TABLE ${ch.table('meter_buckets')} FINAL`)
   const usageSeconds = seconds(t1)
 
@@ -136,8 +170,10 @@ try {
   statements = 0
   const rss0 = process.resourceUsage().maxRSS
   const t2 = performance.now()
+  const stopProfile = await profileTo(args.profile)
   const invoices = await platform.scheduler!.trigger('subscription-billing', { tenant_id: tenant.tenantId }, 60 * 60_000)
   const draftSeconds = seconds(t2)
+  await stopProfile()
   const draftStatements = statements
   const rssDraft = process.resourceUsage().maxRSS
   const batch = (await registry.getSingleMetric('meterline_billing_batch_seconds')!.get()).values
@@ -176,6 +212,29 @@ try {
   }
   const auditSeconds = seconds(t3)
 
+  // Variants of the drafting run on the same data, rounds interleaved (the machine is noisy).
+  const variantRows: [string, number[]][] = []
+  if (args.variants) {
+    const variants = args.variants.split(',').map((v) => v.split('x').map(Number) as [number, number])
+    for (const v of variants) variantRows.push([`${v[0]} x ${v[1]}`, []])
+    for (let r = 0; r < Number(args.rounds ?? 1); r++) {
+      for (const [k, [batchSize, concurrency]] of variants.entries()) {
+        const cycleIds = `SELECT id FROM invoices WHERE tenant_id = ? AND billing_reason = 'SUBSCRIPTION_CYCLE'`
+        await conn.execute(`DELETE FROM coupon_applications WHERE tenant_id = ? AND invoice_id IN (${cycleIds})`, [tenant.tenantId, tenant.tenantId])
+        await conn.execute(`DELETE FROM system_events_outbox WHERE tenant_id = ? AND entity_id IN (${cycleIds})`, [tenant.tenantId, tenant.tenantId])
+        await conn.execute(`DELETE FROM invoices WHERE tenant_id = ? AND billing_reason = 'SUBSCRIPTION_CYCLE'`, [tenant.tenantId])
+        await conn.execute(`UPDATE subscriptions SET current_period_start = ?, current_period_end = ? WHERE tenant_id = ?`, [new Date(PERIOD_START), new Date(PERIOD_END), tenant.tenantId])
+        await conn.execute(`VACUUM ANALYZE invoices`).catch(() => undefined)
+        const tv = performance.now()
+        const run = await runBilling(platform.ctx, { tenantId: tenant.tenantId, batchSize, concurrency })
+        const sec = seconds(tv)
+        if (run.invoices !== own) throw new Error(`variant ${batchSize}x${concurrency}: ${run.invoices} invoices, expected ${own}`)
+        variantRows[k][1].push(run.invoices / sec)
+        console.log(`variant ${batchSize} x ${concurrency}, round ${r + 1}: ${n(run.invoices)} invoices in ${sec.toFixed(1)} s, ${n(run.invoices / sec)}/s`)
+      }
+    }
+  }
+
   // Finalization: numbers, taxes, wallet debits (FINALIZATION_DELAY_MINUTES=0 here).
   let finalized = 0
   let finalizeSeconds = NaN
@@ -186,6 +245,30 @@ try {
     finalized = await platform.scheduler!.trigger('invoice-finalization', { tenant_id: tenant.tenantId }, 60 * 60_000)
     finalizeSeconds = seconds(t4)
     finalizeStatements = statements
+  }
+  // The next month: its usage in time, and usage of the finalized month acknowledged a day before
+  // the run for every 100th customer (adjustment lines on their next invoice, late-adjustments.ts).
+  let nextRow = 'not run (--next-month)'
+  if (args['next-month'] && !args['skip-finalize']) {
+    const nextEnd = Date.UTC(new Date(PERIOD_END).getUTCFullYear(), new Date(PERIOD_END).getUTCMonth() + 1, 1)
+    await generate(PERIOD_END, nextEnd, 'n')
+    await generate(PERIOD_START, PERIOD_END, 'late', nextEnd - 86_400_000, 100)
+    await ch.command(`OPTIMIZE TABLE ${ch.table('meter_buckets')} FINAL`)
+    clockOffset = nextEnd + 60_000 - Date.now()
+    statements = 0
+    const stopNext = await profileTo(args['profile-next'])
+    const t5 = performance.now()
+    const next = await platform.scheduler!.trigger('subscription-billing', { tenant_id: tenant.tenantId }, 60 * 60_000)
+    const nextSeconds = seconds(t5)
+    await stopNext()
+    const nextStatements = statements
+    const [{ invoices: adjusted, lines: adjustments }] = await conn.execute(
+      `SELECT count(DISTINCT invoice_id)::int AS invoices, count(*)::int AS lines FROM invoice_line_items WHERE tenant_id = ? AND metadata->>'adjustment_of' IS NOT NULL`, [tenant.tenantId],
+    )
+    const late = Math.ceil(SUBS / 100)
+    nextRow = `${n(next)} invoices in ${nextSeconds.toFixed(1)} s, ${n(next / nextSeconds)}/s, ${(nextStatements / Math.max(1, next)).toFixed(2)} statements per invoice; `
+      + `${n(adjusted)} invoices with ${n(adjustments)} adjustment lines (expected ${n(late)} and ${n(late * LINES)})`
+    clockOffset = 0
   }
   const [{ gaps }] = await conn.execute(
     `SELECT (count(*) - (max(substring(invoice_number, 5)::int) - min(substring(invoice_number, 5)::int) + 1))::int AS gaps
@@ -205,12 +288,22 @@ try {
     ['Postgres statements per invoice (drafting)', `${(draftStatements / invoices).toFixed(2)} (${n(draftStatements)} in all)`],
     ['finalization (invoice-finalization job)', Number.isNaN(finalizeSeconds) ? 'skipped' : `${n(finalized)} invoices in ${finalizeSeconds.toFixed(1)} s, ${n(finalized / finalizeSeconds)}/s, ${(finalizeStatements / Math.max(1, finalized)).toFixed(1)} statements per invoice`],
     ['invoice numbers', gaps === 0 ? 'gapless' : `${gaps} gaps`],
+    ['next month (drafting; late usage for 1 % of the customers)', nextRow],
     ['peak RSS (this process: API, scheduler, chDB)', `${n(rssDraft / 1024)} MiB after drafting (${n(rss0 / 1024)} MiB before), ${n(process.resourceUsage().maxRSS / 1024)} MiB at the end`],
     ['audit: invoices equal to their single-invoice preview', `${audited} of ${sample.length} (${auditSeconds.toFixed(1)} s)`],
   ]
   const w = Math.max(...table.map((r) => r[0].length))
   console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)
   for (const [k, v] of table) console.log(`| ${k.padEnd(w)} | ${v} |`)
+  if (variantRows.length) {
+    const median = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b)
+      return (s[Math.floor((s.length - 1) / 2)] + s[Math.ceil((s.length - 1) / 2)]) / 2
+    }
+    const first = median(variantRows[0][1])
+    console.log(`\n| variant (batch x concurrency) | invoices/s per round | median | vs ${variantRows[0][0]} |\n|---|---|---|---|`)
+    for (const [name, rates] of variantRows) console.log(`| ${name} | ${rates.map(n).join(', ')} | ${n(median(rates))} | ${(median(rates) / first).toFixed(2)} |`)
+  }
   if (mismatches.length) {
     console.error(mismatches.slice(0, 10).join('\n'))
     process.exitCode = 1

@@ -57,6 +57,8 @@ export interface Config {
   apiKeyCacheTtlMs: number
   finalizationDelayMinutes: number
   billingScheduleEveryMs: number
+  /** scheduler: BullMQ lockDuration (and stalled-check interval) of its jobs */
+  schedulerLockMs: number
   billing: {
     batchSize: number
     runConcurrency: number
@@ -381,6 +383,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS'),
     finalizationDelayMinutes: int(env, 'FINALIZATION_DELAY_MINUTES'),
     billingScheduleEveryMs: int(env, 'BILLING_SCHEDULE_EVERY_MS', 1000),
+    schedulerLockMs: int(env, 'SCHEDULER_LOCK_MS', 100),
     billing: {
       batchSize: int(env, 'BILLING_BATCH_SIZE', 1),
       runConcurrency: int(env, 'BILLING_RUN_CONCURRENCY', 1),

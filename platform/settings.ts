@@ -133,6 +133,7 @@ export const SETTINGS = {
   BILLING_SCHEDULE_EVERY_MS: { default: '120000', readBy: 'services', meaning: 'subscription billing schedule' },
   BILLING_BATCH_SIZE: { default: '200', readBy: 'services', meaning: 'subscriptions a billing run claims, prices and writes per transaction (set-based: a handful of statements per batch)' },
   BILLING_RUN_CONCURRENCY: { default: '2', readBy: 'services', meaning: 'batches one scheduler process bills at once in a billing run (each claims its own rows with SKIP LOCKED; several processes add up)' },
+  SCHEDULER_LOCK_MS: { default: '30000', readBy: 'services', meaning: "lock of a running scheduler job (BullMQ lockDuration, renewed every half of it while the job runs); a job whose lock expired (its process stopped or stalled) is taken as stalled and run again once, and a billing run's second attempt continues the same run record" },
   BILLING_WAIT_FOR_INGESTION: { default: 'true', readBy: 'services', meaning: "`true`: a period is billed only once the ingestion watermark (every event acknowledged before it is counted) has passed the period's end (README, \"Billing day\")" },
   BILLING_WATERMARK_WAIT_MS: { default: '5000', readBy: 'services', meaning: "how long a billing run waits for the ingestion watermark to pass periods the clock says have ended (the rest waits for a later run)" },
   BILLING_WATERMARK_GRACE_MS: { default: '0', readBy: 'services', meaning: 'subtracted from the ingestion watermark: acknowledgements the scheduler process cannot see (a spool of a separate ingest process)' },

@@ -3,7 +3,7 @@
 // and safe when two scheduler processes run at once.
 import type { BillingContext } from '../billing-api/context.js'
 import { applyDueCreditGrants } from '../billing-api/credit-grants/index.js'
-import { runBilling, recomputeLateUsage, invoiceUsageOverThreshold, cancelDueSubscriptions, endDueTrials } from '../billing-api/billing/index.js'
+import { runBilling, recomputeLateUsage, type BillDueOptions, invoiceUsageOverThreshold, cancelDueSubscriptions, endDueTrials } from '../billing-api/billing/index.js'
 import { finalizeDueInvoices } from '../billing-api/invoices/index.js'
 import { expireWalletCredits } from '../billing-api/wallets/index.js'
 import { retryStaleWebhooks } from '../billing-api/webhooks/index.js'
@@ -13,9 +13,14 @@ import { JOB_CATALOGUE, type JobCadence, type JobData, type JobName } from '../p
 
 export type { JobData } from '../platform/job-catalogue.js'
 
+/** Test seams (scheduler.ts SchedulerOptions.seams) */
+export interface JobSeams {
+  billingRun?: BillDueOptions['hooks']
+}
+
 export interface JobDefinition extends JobCadence {
   /** returns the number of items processed; `data` comes from on-demand triggers */
-  run: (ctx: BillingContext, data: JobData) => Promise<number>
+  run: (ctx: BillingContext, data: JobData, seams?: JobSeams) => Promise<number>
 }
 
 type Run = JobDefinition['run']
@@ -24,7 +29,7 @@ type Run = JobDefinition['run']
 const runs = {
   'subscription-billing': {
     // every attempt of a job continues its run record, so the figure is the run's true total (billing/billing-runs.ts)
-    run: async (ctx, data) => (await runBilling(ctx, { tenantId: data.tenant_id, runId: data.run_id })).invoices,
+    run: async (ctx, data, seams) => (await runBilling(ctx, { tenantId: data.tenant_id, runId: data.run_id, hooks: seams?.billingRun })).invoices,
   },
   // Trial ends and reached cancel_at dates (billing-api/subscriptions/README.md#scheduled-jobs);
   // subscription-billing executes them too when it claims such a row first.

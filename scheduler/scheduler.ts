@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis'
 import type { BillingContext } from '../billing-api/context.js'
 import { schedulerJobItems, schedulerJobRuns, schedulerJobSeconds } from '../platform/metrics.js'
 import { JOB_RUN_OPTIONS, SCHEDULER_QUEUE, type JobData } from '../platform/job-catalogue.js'
-import { JOBS } from './jobs.js'
+import { JOBS, type JobSeams } from './jobs.js'
 
 export interface Scheduler {
   queue: Queue
@@ -21,6 +21,11 @@ export interface SchedulerOptions {
   /** false: enqueue and process on demand only, no recurring schedule (tests) */
   schedule?: boolean
   concurrency?: number
+  /**
+   * Test seams: hooks inside a billing run, and a worker that does not renew its job locks (a
+   * process whose event loop is blocked or that lost Redis: its jobs are taken as stalled).
+   */
+  seams?: JobSeams & { skipLockRenewal?: boolean }
 }
 
 export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler> {
@@ -42,7 +47,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
         // the job names its run: a stalled or retried job continues the same run record. Job ids
         // count from 1 per queue, again after Redis is emptied or under another prefix, so the
         // job's creation time is part of the name (a new job never continues an old run).
-        const items = await def.run(opts.ctx, { ...((job.data ?? {}) as JobData), run_id: `${job.name}:${job.id}:${job.timestamp}` })
+        const items = await def.run(opts.ctx, { ...((job.data ?? {}) as JobData), run_id: `${job.name}:${job.id}:${job.timestamp}` }, opts.seams)
         schedulerJobRuns.inc({ job_name: job.name, outcome: 'success' })
         schedulerJobItems.inc({ job_name: job.name }, items)
         return items
@@ -53,8 +58,16 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
         end()
       }
     },
-    { connection: workerConnection, prefix: opts.prefix, concurrency: opts.concurrency ?? 1 },
+    {
+      connection: workerConnection, prefix: opts.prefix, concurrency: opts.concurrency ?? 1,
+      // the lock is renewed every lockDuration / 2 while a job runs; an expired one is found by the next stalled check
+      lockDuration: opts.ctx.config.schedulerLockMs, stalledInterval: opts.ctx.config.schedulerLockMs,
+      ...(opts.seams?.skipLockRenewal ? { skipLockRenewal: true } : {}),
+    },
   )
+
+  // e.g. a job whose lock expired while it ran: its completion is refused (another attempt owns it now)
+  worker.on('error', (err) => console.error(`[scheduler] ${err.message}`))
 
   if (opts.schedule !== false) {
     for (const [name, def] of Object.entries(JOBS)) {

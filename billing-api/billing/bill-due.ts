@@ -33,6 +33,7 @@ import { executeTrialEnd } from './trial-end-due.js'
 import { BatchReads } from './batch-reads.js'
 import { lineUsageAnalytics } from './usage-analytics.js'
 import { advancePeriods, writeDraftBatch, type BatchDraft } from './invoice-batch-rows.js'
+import { lateAdjustments, withAdjustments } from './late-adjustments.js'
 import { closeBillingRun, countBatch, openBillingRun, recordFailures, type BillingRun } from './billing-runs.js'
 
 /** Subscriptions claimed per transaction by default (BILLING_BATCH_SIZE overrides it). */
@@ -191,6 +192,8 @@ async function priceCycles(ctx: BillingContext, tx: EntityManager, cycles: Subsc
   const reads = await BatchReads.load(tx, own)
   const prefetched = await prefetchBatchUsage(ctx.ch, own, (group) => reads.usageScope(group))
   const cycleCtx = { ...ctx, usage: prefetched.reader(clickhouseUsage(ctx.ch)) }
+  // usage that reached closed periods late: adjustment lines on these invoices (late-adjustments.ts)
+  const adjustments = await lateAdjustments(ctx, tx, own, reads)
   const drafts: BatchDraft[] = []
   const failures: { subscription_id: string; error: string }[] = []
   // hierarchy: an INHERITED subscription is billed on its parent's invoice; it only moves on
@@ -208,7 +211,8 @@ async function priceCycles(ctx: BillingContext, tx: EntityManager, cycles: Subsc
         const line = { amount: l.amount, currency: sub.currency, period_start: l.periodStart, period_end: l.periodEnd }
         analytics.set(i, await lineUsageAnalytics(cycleCtx, meter, await customersOf(l.periodStart, l.periodEnd), line))
       }
-      drafts.push({ computed, analytics })
+      const late = adjustments.get(sub.id)!
+      drafts.push({ computed: withAdjustments(computed, late.lines), analytics, adjustments: late.lines, lateUsageCheckedFrom: late.checkedFrom })
       advanced.push(sub)
     } catch (err) {
       failures.push({ subscription_id: sub.id, error: err instanceof Error ? err.message : String(err) })

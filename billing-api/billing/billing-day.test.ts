@@ -10,9 +10,10 @@ import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { sql } from '../../test/support/invoices.js'
 import { billDueSubscriptions, runBilling } from './bill-due.js'
 import { recomputeLateUsage } from './late-usage.js'
-import { kafkaIngestWatermark } from './ingest-watermark.js'
+import { kafkaIngestWatermark, noWatermark } from './ingest-watermark.js'
 import { createKafka } from '../../platform/kafka.js'
 import { finalizeDueInvoices } from '../invoices/finalize-due.js'
+import { clickhouseUsage } from '../meters/index.js'
 
 const OCT = new Date('2026-10-01T00:00:00Z')
 const NOV = new Date('2026-11-01T00:00:00Z')
@@ -52,9 +53,15 @@ async function send(api: ApiClient, meterId: string, events: [string, string, nu
   await eventually(async () => (Number((await usage(api, meterId, {})).value) === expect ? true : undefined), `${expect} in ClickHouse`)
 }
 
-const invoiceOf = async (subscriptionId: string, reason = 'SUBSCRIPTION_CYCLE') => {
+/** Waits until ClickHouse counts `expect` for a meter. */
+async function counted(api: ApiClient, meterId: string, expect: number) {
+  await eventually(async () => (Number((await usage(api, meterId, {})).value) === expect ? true : undefined), `${expect} in ClickHouse`)
+}
+
+const invoiceOf = async (subscriptionId: string, reason = 'SUBSCRIPTION_CYCLE', periodStart?: string) => {
   const [inv] = await sql(p, `SELECT id, invoice_status, subtotal::text, total_discount::text, total_tax::text, total_prepaid_credits_applied::text AS credits,
-      total::text, amount_due::text, invoice_number FROM invoices WHERE subscription_id = ? AND billing_reason = ?`, [subscriptionId, reason])
+      total::text, amount_due::text, invoice_number FROM invoices WHERE subscription_id = ? AND billing_reason = ? AND period_start = coalesce(?::timestamptz, period_start)
+      ORDER BY period_start LIMIT 1`, [subscriptionId, reason, periodStart ?? null])
   if (!inv) return undefined
   inv.lines = (await sql(p, `SELECT display_name, quantity::text, amount::text FROM invoice_line_items WHERE invoice_id = ? ORDER BY display_name`, [inv.id]))
     .map((l: any) => [l.display_name, l.quantity, l.amount])
@@ -154,12 +161,13 @@ test('a run killed inside a batch and between two batches, then rerun: every sub
   assert.deepEqual(numbers, Array.from({ length: 14 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`))
 })
 
-test('late events: billed only after the watermark passed the period end; acknowledged later, recomputed at finalization; after it, not billed', async () => {
-  const { t, api, plan } = await tenantWithPlan()
+test('late events: billed only after the watermark passed the period end; acknowledged later, recomputed at finalization; after it, adjusted on the next invoice once', async () => {
+  const { t, api, gb, plan } = await tenantWithPlan()
   await created(t.api.post('/v1/customers', { external_id: 'late' }))
   const sub = await created(t.api.post('/v1/subscriptions', { plan_id: plan.id, currency: 'USD', start_date: OCT.toISOString(), external_customer_id: 'late' }))
   clock.set(new Date('2026-10-15T00:00:00Z'))
-  await send(t.api, api.id, [['late', 'api', 100, '2026-10-10T00:00:00Z']], 100)
+  await send(t.api, api.id, [['late', 'api', 100, '2026-10-10T00:00:00Z'], ['late', 'gb', 80, '2026-10-10T00:00:00Z']], 100)
+  await counted(t.api, gb.id, 80)
 
   // Acknowledged before the period ended; the aggregator wrote it but has not committed it yet.
   // (A watermark of its own: the file's clock went back to October since the other tests sampled it.)
@@ -174,23 +182,111 @@ test('late events: billed only after the watermark passed the period end; acknow
   release()
   hold = undefined
   await eventually(async () => ((await billDueSubscriptions(ctx, { tenantId: t.tenantId })).invoices === 1 ? true : undefined), 'billed once the watermark passed')
-  await watermark.close()
-  // API 150 x 0.10 = 15.00; Bundles ceil(150 / 500) = 1 x 3.00; fee 20.00: 38.00
-  assert.deepEqual(await invoiceOf(sub.id).then((i) => [i.total, i.lines[0]]), ['38.00', ['API', '150', '15.00']])
+  // API 150 x 0.10 = 15.00; Bundles ceil(150 / 500) = 1 x 3.00; fee 20.00; Storage 80 x 1.00 = 80.00: 118.00
+  assert.deepEqual(await invoiceOf(sub.id).then((i) => [i.total, i.lines[0]]), ['118.00', ['API', '150', '15.00']])
 
   // Backdated into October after the draft: the finalization recomputes the draft first.
   clock.set(new Date('2026-11-01T01:00:00Z'))
   await send(t.api, api.id, [['late', 'api', 20, '2026-10-31T23:30:00Z']], 170)
-  assert.equal((await invoiceOf(sub.id)).total, '38.00', 'the draft is not recomputed before finalization')
+  assert.equal((await invoiceOf(sub.id)).total, '118.00', 'the draft is not recomputed before finalization')
   clock.set(new Date('2026-11-01T02:01:00Z'))
   await finalizeDueInvoices(p.ctx, { tenantId: t.tenantId, beforeFinalize: recomputeLateUsage(p.ctx) })
-  // API 170 x 0.10 = 17.00; Bundles 3.00; fee 20.00: 40.00
-  const finalized = await invoiceOf(sub.id)
-  assert.deepEqual([finalized.invoice_status, finalized.total, finalized.lines[0]], ['FINALIZED', '40.00', ['API', '170', '17.00']])
+  // API 170 x 0.10 = 17.00; Bundles 3.00; fee 20.00; Storage 80.00: 120.00
+  const october = await invoiceOf(sub.id)
+  assert.deepEqual([october.invoice_status, october.total, october.lines[0]], ['FINALIZED', '120.00', ['API', '170', '17.00']])
 
-  // After the finalization: counted in the usage API, not billed on the finalized invoice (README, "Billing day").
+  // After the finalization: counted in the usage API; the finalized invoice never changes.
   clock.set(new Date('2026-11-01T04:00:00Z'))
-  await send(t.api, api.id, [['late', 'api', 5, '2026-10-31T23:45:00Z']], 175)
+  await send(t.api, api.id, [['late', 'api', 5, '2026-10-31T23:45:00Z'], ['late', 'gb', 30, '2026-10-31T23:45:00Z']], 175)
+  await counted(t.api, gb.id, 110)
   await finalizeDueInvoices(p.ctx, { tenantId: t.tenantId, beforeFinalize: recomputeLateUsage(p.ctx) })
-  assert.deepEqual(await invoiceOf(sub.id).then((i) => [i.invoice_status, i.total, i.invoice_number]), ['FINALIZED', '40.00', finalized.invoice_number])
+  assert.deepEqual(await invoiceOf(sub.id).then((i) => [i.invoice_status, i.total, i.invoice_number]), ['FINALIZED', '120.00', october.invoice_number])
+
+  // December 1: the next cycle invoice carries the difference as adjustment lines. A batch killed
+  // before its commit, then the rerun of the same run: billed once.
+  clock.set(new Date('2026-12-01T00:00:30Z'))
+  await eventually(async () => ((await watermark.watermarkMs()) >= clock.now().getTime() ? true : undefined), 'the watermark passed December 1')
+  const runId = `late-run-${t.tenantId}`
+  await assert.rejects(runBilling(ctx, { tenantId: t.tenantId, runId, hooks: { beforeCommit: () => { throw new Error('killed inside the batch') } } }), /killed inside/)
+  assert.equal(await invoiceOf(sub.id, 'SUBSCRIPTION_CYCLE', '2026-11-01T00:00:00Z'), undefined)
+  assert.deepEqual(await runBilling(ctx, { tenantId: t.tenantId, runId }).then((r) => [r.subscriptions, r.invoices]), [1, 1])
+  assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 0, invoices: 0 })
+  // October now: API 175 x 0.10 = 17.50, billed 17.00: +0.50; Bundles ceil(175 / 500) = 1, 3.00 as billed: +5 units, 0.00;
+  // Storage 110 in the volume tier above 100: 110 x 0.50 + 10.00 = 65.00, billed 80.00: -15.00.
+  // November: no usage, December's fee 20.00. Total 20.00 + 0.50 - 15.00 = 5.50.
+  const adj = (name: string) => `${name} (late usage 2026-10-01 to 2026-11-01)`
+  const december = await invoiceOf(sub.id, 'SUBSCRIPTION_CYCLE', '2026-11-01T00:00:00Z')
+  assert.deepEqual([december.invoice_status, december.subtotal, december.total, december.lines], ['DRAFT', '5.50', '5.50', [
+    ['API', '0', '0.00'], [adj('API'), '5', '0.50'], ['Bundles', '0', '0.00'], [adj('Bundles'), '5', '0.00'], ['Fee', '1', '20.00'],
+    ['Storage', '0', '0.00'], [adj('Storage'), '30', '-15.00'],
+  ]])
+
+  // More late October usage, and November usage acknowledged after November ended: the December
+  // draft is recomputed at its finalization and keeps its adjustment lines.
+  clock.set(new Date('2026-12-01T01:00:00Z'))
+  await send(t.api, api.id, [['late', 'api', 10, '2026-10-20T00:00:00Z'], ['late', 'api', 100, '2026-11-15T00:00:00Z']], 285)
+  clock.set(new Date('2026-12-01T02:01:00Z'))
+  await finalizeDueInvoices(p.ctx, { tenantId: t.tenantId, beforeFinalize: recomputeLateUsage(p.ctx) })
+  // November API 100 x 0.10 = 10.00, Bundles 3.00, fee 20.00, adjustments 0.50 + 0.00 - 15.00: 18.50
+  const decemberFinal = await invoiceOf(sub.id, 'SUBSCRIPTION_CYCLE', '2026-11-01T00:00:00Z')
+  assert.deepEqual([decemberFinal.invoice_status, decemberFinal.total, decemberFinal.lines.filter((l: string[]) => l[0].includes('late')).length], ['FINALIZED', '18.50', 3])
+
+  // January 1: only what is new. October API 185 x 0.10 = 18.50, billed 17.00 + 0.50: +1.00; Bundles +10 units, 0.00;
+  // Storage unchanged (no line); November as billed (no line). Fee 20.00: 21.00.
+  clock.set(new Date('2027-01-01T00:00:30Z'))
+  await eventually(async () => ((await billDueSubscriptions(ctx, { tenantId: t.tenantId })).invoices === 1 ? true : undefined), 'January billed')
+  const january = await invoiceOf(sub.id, 'SUBSCRIPTION_CYCLE', '2026-12-01T00:00:00Z')
+  assert.deepEqual([january.total, january.lines], ['21.00', [
+    ['API', '0', '0.00'], [adj('API'), '10', '1.00'], ['Bundles', '0', '0.00'], [adj('Bundles'), '10', '0.00'], ['Fee', '1', '20.00'], ['Storage', '0', '0.00'],
+  ]])
+  // a second January run bills nothing
+  assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 0, invoices: 0 })
+  await watermark.close()
+})
+
+test('late usage of a SKIPPED period: adjusted on the next invoice, and the skipped invoice can no longer be recomputed', async () => {
+  const { t, api } = await tenantWithPlan()
+  const plan = await created(t.api.post('/v1/plans', {
+    name: 'Usage only', prices: [{ ...usd, type: 'USAGE', meter_id: api.id, invoice_cadence: 'ARREAR', display_name: 'API', billing_model: 'FLAT_FEE', amount: '0.10' }],
+  }))
+  await created(t.api.post('/v1/customers', { external_id: 'quiet' }))
+  const sub = await created(t.api.post('/v1/subscriptions', { plan_id: plan.id, currency: 'USD', start_date: OCT.toISOString(), external_customer_id: 'quiet' }))
+  const ctx = { ...p.ctx, ingestWatermark: noWatermark(clock) }
+  // no usage in October: the cycle invoice is zero, SKIPPED (closed: never finalized)
+  clock.set(new Date('2026-11-01T00:00:30Z'))
+  assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
+  const october = await invoiceOf(sub.id)
+  assert.deepEqual([october.invoice_status, october.total], ['SKIPPED', '0.00'])
+  // 40 calls dated October 20, acknowledged November 5; 7 in November, in time
+  clock.set(new Date('2026-11-05T00:00:00Z'))
+  await send(t.api, api.id, [['quiet', 'api', 40, '2026-10-20T00:00:00Z']], 40)
+  clock.set(new Date('2026-11-10T00:00:00Z'))
+  await send(t.api, api.id, [['quiet', 'api', 7, '2026-11-10T00:00:00Z']], 47)
+  clock.set(new Date('2026-12-01T00:00:30Z'))
+  assert.deepEqual(await billDueSubscriptions(ctx, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
+  // November: 7 x 0.10 = 0.70; October's 40 x 0.10 = 4.00 as an adjustment
+  const november = await invoiceOf(sub.id, 'SUBSCRIPTION_CYCLE', '2026-11-01T00:00:00Z')
+  assert.deepEqual([november.invoice_status, november.total, november.lines], ['DRAFT', '4.70', [
+    ['API', '7', '0.70'], ['API (late usage 2026-10-01 to 2026-11-01)', '40', '4.00'],
+  ]])
+  // recomputing October now would bill the 40 calls a second time
+  const refused = await t.api.post(`/v1/invoices/${october.id}/compute?sync=true`, {})
+  assert.equal(refused.status, 400)
+  assert.equal(refused.body.code, 'invalid_operation')
+  assert.equal(refused.body.http_status_code, 400)
+  assert.match(refused.body.message, new RegExp(`billed as adjustments on invoice ${november.id}`))
+  assert.deepEqual(await invoiceOf(sub.id).then((i) => [i.invoice_status, i.total]), ['SKIPPED', '0.00'])
+
+  // January: October and November are closed and nothing was acknowledged late since December 1,
+  // so neither is priced again (usage that arrived in time is never read twice): no usage read
+  // goes through the context's reader, which only the late-usage recomputation uses.
+  clock.set(new Date('2026-12-01T02:01:00Z'))
+  await finalizeDueInvoices(p.ctx, { tenantId: t.tenantId, beforeFinalize: recomputeLateUsage(p.ctx) })
+  let recomputeReads = 0
+  const direct = clickhouseUsage(p.ctx.ch)
+  const counting = { ...ctx, usage: (q: Parameters<typeof direct>[0]) => { recomputeReads++; return direct(q) } }
+  clock.set(new Date('2027-01-01T00:00:30Z'))
+  assert.deepEqual(await billDueSubscriptions(counting, { tenantId: t.tenantId }), { subscriptions: 1, invoices: 1 })
+  assert.equal(recomputeReads, 0)
+  assert.deepEqual(await invoiceOf(sub.id, 'SUBSCRIPTION_CYCLE', '2026-12-01T00:00:00Z').then((i) => [i.invoice_status, i.total, i.lines.length]), ['SKIPPED', '0.00', 1])
 })

@@ -17,6 +17,7 @@ import type { Subscription } from '../subscriptions/subscription.entity.js'
 import type { Invoice, InvoiceLineItem } from '../invoices/invoice.entity.js'
 import type { ComputedInvoice } from './subscription-invoice.js'
 import type { UsageAnalyticsItem, UsageBreakdownItem } from '../invoices/invoice.entity.js'
+import { ADJUSTMENT_OF, CHECKED_FROM, adjustmentName, type AdjustmentLine } from './late-adjustments.js'
 
 type Row = Record<string, unknown>
 
@@ -24,6 +25,10 @@ export interface BatchDraft {
   computed: ComputedInvoice
   /** usage_analytics / usage_breakdown per line index (usage lines only) */
   analytics: Map<number, { usage_analytics: UsageAnalyticsItem[]; usage_breakdown: UsageBreakdownItem[] | null }>
+  /** late usage of closed periods (late-adjustments.ts): lines after the computed ones, already in computed's totals */
+  adjustments?: AdjustmentLine[]
+  /** recorded in the invoice's metadata (late-adjustments.ts) */
+  lateUsageCheckedFrom?: Date
 }
 
 export interface BatchWriteResult {
@@ -39,7 +44,7 @@ const base = (id: string, sub: Subscription) => {
   return { id, tenant_id: sub.tenant_id, environment_id: sub.environment_id, status: 'published', metadata: {}, created_at: at, updated_at: at, created_by: null, updated_by: null }
 }
 
-function invoiceRow(c: ComputedInvoice, now: Date): Invoice {
+function invoiceRow(c: ComputedInvoice, now: Date, checkedFrom?: Date): Invoice {
   const sub = c.subscription
   const money = (x: string) => toMoneyString(x, sub.currency)
   const total = D(c.total)
@@ -55,7 +60,7 @@ function invoiceRow(c: ComputedInvoice, now: Date): Invoice {
     overpaid_amount: money('0'), refunded_amount: money('0'), invoice_number: null, billing_sequence: null,
     idempotency_key: invoiceIdempotencyKey(sub.id, c.reason, c.periodStart, c.periodEnd),
     description: null, issue_date: null, due_date: null, finalized_at: null, paid_at: null, voided_at: null,
-    last_computed_at: now, version: 1,
+    last_computed_at: now, version: 1, metadata: checkedFrom ? { [CHECKED_FROM]: checkedFrom.toISOString() } : {},
   } as Invoice
 }
 
@@ -76,7 +81,7 @@ async function insertRows<T>(tx: EntityManager, table: string, rows: Row[], tail
 
 /** Writes the drafts of a batch (caller's transaction). */
 export async function writeDraftBatch(tx: EntityManager, drafts: BatchDraft[], now: Date): Promise<BatchWriteResult> {
-  const invoices = drafts.map((d) => invoiceRow(d.computed, now))
+  const invoices = drafts.map((d) => invoiceRow(d.computed, now, d.lateUsageCheckedFrom))
   const inserted = new Set((await insertRows<{ id: string }>(tx, 'invoices', invoices as unknown as Row[], 'ON CONFLICT DO NOTHING', 'id')).map((r) => r.id))
   const lines: Row[] = []
   const applications: Row[] = []
@@ -100,6 +105,18 @@ export async function writeDraftBatch(tx: EntityManager, drafts: BatchDraft[], n
       lines.push(row as Row)
       return row.id!
     })
+    for (const a of d.adjustments ?? []) {
+      const l = a.line
+      lines.push({
+        ...base(newId('inv_line'), sub), invoice_id: invoice.id, customer_id: sub.customer_id, subscription_id: sub.id,
+        currency: sub.currency, prepaid_credits_applied: toMoneyString('0', sub.currency),
+        subscription_line_item_id: l.lineItem.id, price_id: l.price.id, price_type: l.price.type, meter_id: l.price.meter_id,
+        display_name: adjustmentName(a), amount: a.amount, quantity: a.quantity, adjusted_entitlement_quantity: null,
+        line_item_discount: toMoneyString('0', sub.currency), invoice_level_discount: toMoneyString('0', sub.currency),
+        commitment_info: null, period_start: l.periodStart, period_end: l.periodEnd, usage_analytics: null, usage_breakdown: null,
+        metadata: { [ADJUSTMENT_OF]: a.adjusts },
+      })
+    }
     for (const a of c.couponApplications) {
       const { coupon, association } = a.attached
       applications.push({

@@ -13,10 +13,11 @@ import { publishSystemEvent } from '../events/index.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { CouponApplicationSchema } from '../invoices/amounts.entity.js'
 import type { BillingReason } from './charges.js'
-import { InvoiceLineItemSchema, type Invoice } from '../invoices/invoice.entity.js'
+import type { Invoice } from '../invoices/invoice.entity.js'
 import { lockInvoice, type ChangeOptions, invoiceEventPayload } from '../invoices/index.js'
 import { computeSubscriptionInvoice, draftAmounts, isZeroAmount, writeComputedLines } from './subscription-invoice.js'
 import { usageAnalyticsForLines } from './usage-analytics.js'
+import { keepAdjustments, withAdjustments } from './late-adjustments.js'
 
 /** Billing reasons whose lines the subscription's price list reproduces (not proration or trial invoices). */
 const RECOMPUTABLE_REASONS: readonly string[] = ['SUBSCRIPTION_CREATE', 'SUBSCRIPTION_CYCLE']
@@ -32,11 +33,12 @@ export async function recomputeInvoice(ctx: BillingContext, em: EntityManager, s
       throw new InvalidOperationError(`invoice ${id} (${invoice.invoice_type}, ${invoice.billing_reason}) is not a subscription cycle or create invoice and cannot be recomputed`)
     }
     const sub = await tx.findOneOrFail(SubscriptionSchema, { id: invoice.subscription_id, ...scope })
-    const computed = await computeSubscriptionInvoice(
+    const fresh = await computeSubscriptionInvoice(
       ctx, tx, sub, invoice.period_start, invoice.period_end, invoice.billing_reason as BillingReason, invoice.id,
     )
     await tx.nativeDelete(CouponApplicationSchema, { ...scope, invoice_id: invoice.id })
-    await tx.nativeDelete(InvoiceLineItemSchema, { ...scope, invoice_id: invoice.id })
+    // every line but the late-usage adjustments of earlier periods (late-adjustments.ts), which stay in the totals
+    const computed = withAdjustments(fresh, await keepAdjustments(tx, scope, invoice))
     const wasSkipped = invoice.invoice_status === 'SKIPPED'
     const zero = isZeroAmount(computed)
     Object.assign(invoice, draftAmounts(computed, invoice.currency))

@@ -57,7 +57,8 @@ export async function usageAnalyticsForLines(ctx: BillingContext, tx: EntityMana
   await tx.flush()
   const scope: Scope = { tenant_id: invoice.tenant_id, environment_id: invoice.environment_id }
   const lines = await tx.find(InvoiceLineItemSchema, { ...scope, invoice_id: invoice.id, price_type: 'USAGE', meter_id: { $ne: null } })
-  const measurable = lines.filter((l) => l.period_start && l.period_end)
+  // late-usage adjustments (late-adjustments.ts) carry a difference, not a period's usage: no analytics
+  const measurable = lines.filter((l) => l.period_start && l.period_end && !l.metadata?.adjustment_of)
   if (measurable.length === 0) return
   const sub = invoice.subscription_id ? await tx.findOne(SubscriptionSchema, { id: invoice.subscription_id, ...scope }) : null
   const own = sub ? null : await tx.findOneOrFail(CustomerSchema, { id: invoice.customer_id, ...scope })

@@ -212,3 +212,35 @@ export async function queryLateUsageCustomers(ch: ClickHouse, q: LateUsageQuery)
   )
   return rows.map((r) => r.c)
 }
+
+export interface LateUsageSpansQuery {
+  tenantId: string
+  environmentId: string
+  externalCustomerIds: string[]
+  /** usage dated in [from, before): from the start of the earliest closed period to the start of the periods being billed now */
+  from: Date
+  before: Date
+  /** acknowledged (ingested_at) at or after this instant */
+  acknowledgedSince: Date
+}
+
+/**
+ * Per customer, the first and last event time of usage dated before `before` and acknowledged
+ * at or after `acknowledgedSince`: which closed periods late usage may have changed (billing
+ * recomputes only those, late-adjustments.ts). One statement.
+ */
+export async function queryLateUsageSpans(ch: ClickHouse, q: LateUsageSpansQuery): Promise<{ customer: string; first: Date; last: Date }[]> {
+  if (q.externalCustomerIds.length === 0) return []
+  const rows = await ch.query<{ c: string; first_ms: string; last_ms: string }>(
+    `SELECT external_customer_id AS c, toString(toUnixTimestamp64Milli(min(timestamp))) AS first_ms, toString(toUnixTimestamp64Milli(max(timestamp))) AS last_ms
+       FROM ${ch.table('meter_events')}
+      WHERE tenant_id = {tenant:String} AND environment_id = {env:String} AND external_customer_id IN {customers:Array(String)}
+        AND timestamp >= {from:DateTime64(3, 'UTC')} AND timestamp < {before:DateTime64(3, 'UTC')} AND ingested_at >= {since:DateTime64(3, 'UTC')}
+      GROUP BY external_customer_id`,
+    {
+      tenant: q.tenantId, env: q.environmentId, customers: q.externalCustomerIds,
+      from: chDateTime(q.from.getTime()), before: chDateTime(q.before.getTime()), since: chDateTime(q.acknowledgedSince.getTime()),
+    },
+  )
+  return rows.map((r) => ({ customer: r.c, first: new Date(Number(r.first_ms)), last: new Date(Number(r.last_ms)) }))
+}
