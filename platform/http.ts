@@ -15,6 +15,7 @@ import { assertStorableText } from './input-guard.js'
 import { withIntegerBounds } from './schema-bounds.js'
 import { dependencyUnavailable, httpRequestSeconds, registry } from './metrics.js'
 import { errorChain, unavailableDependency } from './unavailable.js'
+import { declareErrorStatuses, errorResponseSchema, mappedErrorStatuses } from './error-responses.js'
 
 export interface HttpOptions {
   service: string
@@ -152,6 +153,9 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   })
   app.setValidatorCompiler(validatorCompiler())
+  // Every documented route declares the ErrorResponse of the errors sendError can answer it.
+  app.addSchema(errorResponseSchema)
+  app.addHook('onRoute', (route) => declareErrorStatuses(route, mappedErrorStatuses(route)))
 
   function sendError(err: Error, request: FastifyRequest, reply: FastifyReply) {
     const res = toErrorResponse(err)

@@ -13,6 +13,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' }, adminToken: { type: 'http', scheme: 'bearer' } } },
       security: [{ apiKey: [] }],
     },
+    // Shared schemas (app.addSchema) keep their $id as their name under components.schemas.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   })
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger())
 }
