@@ -18,6 +18,7 @@ export interface Authenticator {
 }
 
 export async function registerBillingApi(app: FastifyInstance, ctx: BillingContext, auth: Authenticator): Promise<void> {
+  for (const m of modules) for (const schema of m.schemas ?? []) app.addSchema(schema)
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', auth.hook)

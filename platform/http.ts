@@ -16,6 +16,7 @@ import { withIntegerBounds } from './schema-bounds.js'
 import { dependencyUnavailable, httpRequestSeconds, registry } from './metrics.js'
 import { errorChain, unavailableDependency } from './unavailable.js'
 import { declareErrorStatuses, errorResponseSchema, mappedErrorStatuses } from './error-responses.js'
+import { buildLenientSerializer } from './lenient-serializer.js'
 
 export interface HttpOptions {
   service: string
@@ -151,6 +152,7 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
     frameworkErrors: (err, request, reply) => sendError(err, request, reply),
     // Per-request log lines would dominate ingest's CPU; latency goes to metrics instead.
     logController: new LogController({ disableRequestLogging: true }),
+    schemaController: { compilersFactory: { buildSerializer: buildLenientSerializer } },
   })
   app.setValidatorCompiler(validatorCompiler())
   // Every documented route declares the ErrorResponse of the errors sendError can answer it.

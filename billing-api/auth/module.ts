@@ -1,3 +1,4 @@
+import { userSchema, apiKeySchema, createdApiKeySchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { ApiKeySchema } from './api-key.entity.js'
 import { UserSchema } from './user.entity.js'
@@ -7,4 +8,5 @@ export const authModule: DomainModule = {
   name: 'auth',
   entities: [UserSchema, ApiKeySchema],
   migrations: [sqlMigration('auth_0001_api_key_hash_scheme', new URL('./migrations/0001_api_key_hash_scheme.sql', import.meta.url))],
+  schemas: [userSchema, apiKeySchema, createdApiKeySchema],
 }

@@ -12,6 +12,8 @@ import { enqueueInvoiceCompute } from './compute-job.js'
 import { recomputeInvoice } from './recompute.js'
 import { computeSubscriptionInvoice, type ComputedInvoice } from './subscription-invoice.js'
 import { typed } from '../http/typed-routes.js'
+import { ref } from '../http/response-schemas.js'
+import { computeJobSchema, computeQueuedSchema, invoicePreviewSchema } from './response-schemas.js'
 
 const changeBody = { type: 'object', additionalProperties: false, properties: { version: { type: 'integer', minimum: 1 } } } as const
 
@@ -47,6 +49,7 @@ export async function billingRoutes(instance: FastifyInstance, ctx: BillingConte
     '/invoices/internal/preview',
     {
       schema: {
+        response: { 200: invoicePreviewSchema },
         tags: ['invoices'],
         body: {
           type: 'object',
@@ -71,6 +74,7 @@ export async function billingRoutes(instance: FastifyInstance, ctx: BillingConte
   // request and answers the recomputed invoice.
   app.post('/invoices/:id/compute', {
     schema: {
+      response: { 200: ref('Invoice'), 202: computeQueuedSchema },
       tags: ['invoices'], params: idParams, body: changeBody,
       querystring: { type: 'object', additionalProperties: false, properties: { sync: { type: 'boolean', default: false } } },
     },
@@ -87,7 +91,7 @@ export async function billingRoutes(instance: FastifyInstance, ctx: BillingConte
     return serializeInvoice(d.invoice, d.lines, d)
   })
 
-  app.get('/invoices/compute-jobs/:workflow_id', { schema: { tags: ['invoices'], params: workflowParams } }, async (request) => {
+  app.get('/invoices/compute-jobs/:workflow_id', { schema: { response: { 200: computeJobSchema }, tags: ['invoices'], params: workflowParams } }, async (request) => {
     if (!ctx.invoiceCompute) throw new ServiceUnavailableError('the invoice compute queue is not configured in this process')
     return ctx.invoiceCompute.status(scopeOf(request), request.params.workflow_id)
   })

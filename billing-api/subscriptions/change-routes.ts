@@ -13,6 +13,8 @@ import { isLineSetChange, LINE_SET_CHANGE_TYPES } from './line-set-change.js'
 import { applyLineSet, lineSetBodyProperties, previewLineSet } from './line-set-routes.js'
 import { applyGroupedInvoicing, GROUPED_INVOICING_CHANGE_TYPES, groupedInvoicingBodyProperties, isGroupedInvoicingChange, previewGroupedInvoicing } from './grouped-invoicing.js'
 import { typed } from '../http/typed-routes.js'
+import { pageOf, ref } from '../http/response-schemas.js'
+import { modifyPreviewSchema, modifyResultSchema } from './response-schemas.js'
 
 const ids = { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 100 } } as const
 
@@ -56,6 +58,7 @@ export async function subscriptionChangeRoutes(instance: FastifyInstance, ctx: B
     '/subscriptions/lineitems/search',
     {
       schema: {
+        response: { 200: pageOf(ref('SubscriptionLineItem')) },
         tags: ['subscriptions'],
         body: {
           type: 'object',
@@ -94,7 +97,7 @@ export async function subscriptionChangeRoutes(instance: FastifyInstance, ctx: B
 
   app.post(
     '/subscriptions/:id/modify/preview',
-    { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
+    { schema: { response: { 200: modifyPreviewSchema }, tags: ['subscriptions'], params: idParams, body: modifyBody } },
     async (request) => {
       const { id } = request.params
       const body = request.body
@@ -106,7 +109,7 @@ export async function subscriptionChangeRoutes(instance: FastifyInstance, ctx: B
 
   app.post(
     '/subscriptions/:id/modify',
-    { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
+    { schema: { response: { 200: modifyResultSchema }, tags: ['subscriptions'], params: idParams, body: modifyBody } },
     async (request) => {
       const { id } = request.params
       const body = request.body

@@ -1,3 +1,4 @@
+import { webhookEndpointSchema, webhookDeliverySchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { webhookRoutes } from './routes.js'
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.entity.js'
@@ -9,5 +10,6 @@ export const webhooksModule: DomainModule = {
     sqlMigration('webhooks_0001_init', new URL('./migrations/0001_init.sql', import.meta.url)),
     sqlMigration('webhooks_0002_secret_encrypted', new URL('./migrations/0002_secret_encrypted.sql', import.meta.url)),
   ],
+  schemas: [webhookEndpointSchema, webhookDeliverySchema],
   routes: webhookRoutes,
 }

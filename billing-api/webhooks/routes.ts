@@ -13,6 +13,8 @@ import { newWebhookSecret } from './signature.js'
 import { openWebhookSecret, sealWebhookSecret } from './secret-at-rest.js'
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema, type WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js'
 import { typed } from '../http/typed-routes.js'
+import { noContent, pageOf, ref } from '../http/response-schemas.js'
+import { webhookDeliveryDetailSchema } from './response-schemas.js'
 
 const serializeEndpoint = (e: WebhookEndpoint, secret: string, revealSecret = false) => ({
   ...serializeBase(e), url: e.url, event_types: e.event_types, description: e.description,
@@ -34,6 +36,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     '/webhooks/endpoints',
     {
       schema: {
+        response: { 201: ref('WebhookEndpoint') },
         tags,
         body: {
           type: 'object',
@@ -65,19 +68,19 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     },
   )
 
-  app.get('/webhooks/endpoints', { schema: { tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
+  app.get('/webhooks/endpoints', { schema: { response: { 200: pageOf(ref('WebhookEndpoint')) }, tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
     const q = request.query
     const [items, total] = await ctx.orm.em.fork().findAndCount(WebhookEndpointSchema, { ...scopeOf(request), status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
     return listResponse(items.map((e) => serializeEndpoint(e, secretOf(e))), total, q)
   })
 
-  app.get('/webhooks/endpoints/:id', { schema: { tags, params: idParams } }, async (request) => {
+  app.get('/webhooks/endpoints/:id', { schema: { response: { 200: ref('WebhookEndpoint') }, tags, params: idParams } }, async (request) => {
     const endpoint = await ctx.orm.em.fork().findOne(WebhookEndpointSchema, { id: id(request.params), ...scopeOf(request), status: 'published' })
     if (!endpoint) throw new NotFoundError('webhook endpoint', id(request.params))
     return serializeEndpoint(endpoint, secretOf(endpoint))
   })
 
-  app.delete('/webhooks/endpoints/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
+  app.delete('/webhooks/endpoints/:id', { schema: { response: { 204: noContent }, tags, params: idParams } }, async (request, reply) => {
     const updated = await ctx.orm.em.fork().nativeUpdate(WebhookEndpointSchema, { id: id(request.params), ...scopeOf(request), status: 'published' }, { status: 'deleted', updated_by: request.auth.userId })
     if (!updated) throw new NotFoundError('webhook endpoint', id(request.params))
     return reply.code(204).send()
@@ -85,7 +88,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
 
   app.get(
     '/webhooks/deliveries',
-    { schema: { tags, querystring: { type: 'object', properties: { ...paginationQuery, endpoint_id: { type: 'string' }, delivery_status: { type: 'string', enum: ['PENDING', 'SUCCEEDED', 'FAILED'] } } } } },
+    { schema: { response: { 200: pageOf(ref('WebhookDelivery')) }, tags, querystring: { type: 'object', properties: { ...paginationQuery, endpoint_id: { type: 'string' }, delivery_status: { type: 'string', enum: ['PENDING', 'SUCCEEDED', 'FAILED'] } } } } },
     async (request) => {
       const q = request.query
       const where: Record<string, unknown> = { ...scopeOf(request) }
@@ -96,7 +99,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     },
   )
 
-  app.get('/webhooks/deliveries/:id', { schema: { tags, params: idParams } }, async (request) => {
+  app.get('/webhooks/deliveries/:id', { schema: { response: { 200: webhookDeliveryDetailSchema }, tags, params: idParams } }, async (request) => {
     const em = ctx.orm.em.fork()
     const delivery = await em.findOne(WebhookDeliverySchema, { id: id(request.params), ...scopeOf(request) })
     if (!delivery) throw new NotFoundError('webhook delivery', id(request.params))
@@ -107,7 +110,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     }
   })
 
-  app.post('/webhooks/:id/retry', { schema: { tags, params: idParams } }, async (request, reply) => {
+  app.post('/webhooks/:id/retry', { schema: { response: { 202: ref('WebhookDelivery') }, tags, params: idParams } }, async (request, reply) => {
     if (!ctx.webhooks) throw new ServiceUnavailableError('webhook delivery queue is not configured in this process')
     const em = ctx.orm.em.fork()
     const delivery = await em.findOne(WebhookDeliverySchema, { id: id(request.params), ...scopeOf(request) })
