@@ -10,6 +10,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       info: { title: 'Meterline API', version: '1.0.0' },
+      // Relative: the document describes the server it is served by.
+      servers: [{ url: '/', description: 'the server this document is served by' }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' }, adminToken: { type: 'http', scheme: 'bearer' } } },
       security: [{ apiKey: [] }],
     },
