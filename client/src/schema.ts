@@ -17316,6 +17316,15 @@ export interface paths {
                     };
                 };
                 /** @description ErrorResponse */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -24404,6 +24413,15 @@ export interface paths {
                 };
                 /** @description ErrorResponse */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
