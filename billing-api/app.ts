@@ -2,6 +2,7 @@
 // encapsulated plugin per domain.
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import type { BillingContext } from './context.js'
+import { declareErrorStatuses } from '../platform/error-responses.js'
 import { adminRoutes } from './admin/index.js'
 import { authRoutes } from './auth/index.js'
 import { inboundWebhookRoutes } from './integrations/index.js'
@@ -12,12 +13,16 @@ import { signupRoutes } from './tenants/index.js'
 export interface Authenticator {
   hook: onRequestHookHandler
   invalidate(): void
+  /** the error statuses the hook answers, declared on every route behind it */
+  errorStatuses: readonly number[]
 }
 
 export async function registerBillingApi(app: FastifyInstance, ctx: BillingContext, auth: Authenticator): Promise<void> {
+  for (const m of modules) for (const schema of m.schemas ?? []) app.addSchema(schema)
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', auth.hook)
+      v1.addHook('onRoute', (route) => declareErrorStatuses(route, [...auth.errorStatuses]))
       await v1.register(async (s) => authRoutes(s, ctx, () => auth.invalidate()))
       for (const m of modules) {
         const routes = m.routes
@@ -32,6 +37,7 @@ export async function registerBillingApi(app: FastifyInstance, ctx: BillingConte
   await app.register(
     async (v2) => {
       v2.addHook('onRequest', auth.hook)
+      v2.addHook('onRoute', (route) => declareErrorStatuses(route, [...auth.errorStatuses]))
       await v2.register(async (s) => subscriptionV2Routes(s, ctx))
     },
     { prefix: '/v2' },

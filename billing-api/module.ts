@@ -12,6 +12,8 @@ export interface DomainModule {
   entities: EntitySchema<any, any>[]
   /** in order; names must be globally unique (prefix them with the module name) */
   migrations: MigrationObject[]
+  /** response schemas with an $id, added to the app before any route so every route can $ref them */
+  schemas?: object[]
   /** registered under /v1 behind API-key auth, in their own encapsulated plugin */
   routes?: (app: FastifyInstance, ctx: BillingContext) => Promise<void>
 }

@@ -29,7 +29,9 @@ test('GET /v1/docs/openapi.json documents the routes with their schemas', async 
   for (const [method, path] of expected) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`)
   const meterUpdate = doc.paths['/v1/meters/{id}'].put
   assert.deepEqual(meterUpdate.requestBody.content['application/json'].schema.properties.bucket_size.enum, ['HOUR', 'MINUTE'])
-  assert.ok(meterUpdate.responses['200'].content['application/json'].schema.properties.rounding)
+  assert.deepEqual(meterUpdate.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/Meter' })
+  assert.ok(doc.components.schemas.Meter.properties.rounding)
+  assert.deepEqual(meterUpdate.responses['404'].content['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' })
   // signup is the one /v1 route without an API key
   assert.deepEqual(doc.paths['/v1/signup'].post.security, [])
   const customerBody = doc.paths['/v1/customers'].post.requestBody.content['application/json'].schema

@@ -29,5 +29,6 @@ test('the client document types every error as ErrorResponse and the ingest answ
     properties: { message: { type: 'string' }, count: { type: 'integer' }, batch_id: { type: 'string' } },
   })
   assert.deepEqual(bulk['4XX'].content?.['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' })
-  assert.equal(doc.paths['/v1/invoices/{id}/pdf'].get.responses['200'].content, undefined, 'a PDF is not typed as JSON')
+  assert.deepEqual(Object.keys(doc.paths['/v1/invoices/{id}/pdf'].get.responses['200'].content ?? {}), ['application/pdf'], 'a PDF is not typed as JSON')
+  assert.deepEqual(doc.paths['/v1/meters/{id}'].get.responses['404'].content?.['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' })
 })

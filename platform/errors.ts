@@ -1,17 +1,10 @@
 // Typed domain errors, mapped to the spec's ErrorResponse in one place (http.ts).
-export type ErrorCode =
-  | 'http_client_error'
-  | 'system_error'
-  | 'internal_error'
-  | 'not_found'
-  | 'already_exists'
-  | 'version_conflict'
-  | 'validation_error'
-  | 'invalid_operation'
-  | 'permission_denied'
-  | 'database_error'
-  | 'service_unavailable'
-  | 'too_many_requests'
+export const ERROR_CODES = [
+  'http_client_error', 'system_error', 'internal_error', 'not_found', 'already_exists', 'version_conflict',
+  'validation_error', 'invalid_operation', 'permission_denied', 'database_error', 'service_unavailable', 'too_many_requests',
+] as const
+
+export type ErrorCode = (typeof ERROR_CODES)[number]
 
 export interface ErrorResponse {
   code: ErrorCode

@@ -15,6 +15,8 @@ import { assertStorableText } from './input-guard.js'
 import { withIntegerBounds } from './schema-bounds.js'
 import { dependencyUnavailable, httpRequestSeconds, metricsText, registry } from './metrics.js'
 import { errorChain, unavailableDependency } from './unavailable.js'
+import { declareErrorStatuses, errorResponseSchema, mappedErrorStatuses } from './error-responses.js'
+import { buildLenientSerializer } from './lenient-serializer.js'
 
 export interface HttpOptions {
   service: string
@@ -166,6 +168,7 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
     frameworkErrors: (err, request, reply) => sendError(err, request, reply),
     // Per-request log lines would dominate ingest's CPU; latency goes to metrics instead.
     logController: new LogController({ disableRequestLogging: true }),
+    schemaController: { compilersFactory: { buildSerializer: buildLenientSerializer } },
   })
   app.setValidatorCompiler(validatorCompiler())
   const routes: RegisteredRoute[] = []
@@ -173,6 +176,9 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) routes.push({ method, url: r.url, config: r.config as RegisteredRoute['config'] })
   })
+  // Every documented route declares the ErrorResponse of the errors sendError can answer it.
+  app.addSchema(errorResponseSchema)
+  app.addHook('onRoute', (route) => declareErrorStatuses(route, mappedErrorStatuses(route)))
 
   function sendError(err: Error, request: FastifyRequest, reply: FastifyReply) {
     const res = toErrorResponse(err)

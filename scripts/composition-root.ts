@@ -63,6 +63,8 @@ export interface PlatformOptions {
   /** told every committed aggregator write (besides the live counters' publisher) */
   onCommittedWrite?: CommittedWriteListener
   listen?: boolean
+  /** called with the HTTP server before any route is registered (tests add hooks) */
+  onHttpServer?: (app: FastifyInstance) => void
 }
 
 export interface Platform {
@@ -125,6 +127,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     }
     const serviceName = services.size === ALL_SERVICES.length ? 'all-in-one' : [...services].join('+')
     const app = createHttpServer({ service: serviceName, logLevel: config.logLevel, ...config.http })
+    opts.onHttpServer?.(app)
     // Request rate limits (billing API and ingest): their own fail-fast connection, so a Redis
     // outage lets requests through quickly instead of holding them.
     let limiter: RequestRateLimiter | undefined

@@ -38,6 +38,7 @@ const toResponse = (v: AddonView) => serializeAddon(v.addon, v.prices, v.entitle
 export async function addonRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   registerCrudRoutes<AddonView, CreateAddonInput, UpdateAddonInput, Page & { lookup_key?: string }>(app, ctx, {
     path: '/addons',
+    schema: 'Addon',
     tags,
     serialize: toResponse,
     create: { body: createBody, run: createAddon },

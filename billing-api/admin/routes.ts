@@ -2,6 +2,7 @@
 // (list, run now), the state of every background queue with recent failures, retries, and
 // tenant creation. Registered beside the tenant API (billing-api/app.ts), not inside it.
 import type { FastifyInstance } from 'fastify'
+import { errorStatuses } from '../../platform/error-responses.js'
 import { ServiceUnavailableError } from '../../platform/errors.js'
 import { JOB_CATALOGUE } from '../../platform/job-catalogue.js'
 import type { BillingContext } from '../context.js'
@@ -10,7 +11,7 @@ import { aggregatorRoutes } from './aggregators.js'
 import { adminAuthHook } from './authenticate.js'
 import { AdminQueues, QUEUE_NAMES } from './queues.js'
 import {
-  createdTenantSchema, createTenantBody, errorResponse, failuresQuery, jobNameParams, jobParams, jobViewSchema, queueParams,
+  createdTenantSchema, createTenantBody, failuresQuery, jobNameParams, jobParams, jobViewSchema, queueParams,
   queueStatusSchema, scheduledJobsSchema, triggerBody, billingRunParams, billingRunSchema, billingRunsQuery,
 } from './schemas.js'
 import { NotFoundError } from '../../platform/errors.js'
@@ -19,7 +20,8 @@ import { typed } from '../http/typed-routes.js'
 
 const tags = ['admin']
 const security = [{ adminToken: [] }]
-const errors = { '4xx': errorResponse, '5xx': errorResponse }
+// Besides the statuses of every route (platform/error-responses.ts): the admin hook's 401, and 404 while the API is off.
+const errors = errorStatuses(401, 404)
 
 export async function adminRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)

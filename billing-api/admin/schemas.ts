@@ -2,12 +2,6 @@
 import { JOB_STATES } from './job-view.js'
 import { QUEUE_NAMES } from './queues.js'
 
-export const errorResponse = {
-  type: 'object',
-  required: ['code', 'http_status_code', 'message'],
-  properties: { code: { type: 'string' }, http_status_code: { type: 'integer' }, message: { type: 'string' } },
-} as const
-
 const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const
 
 export const jobViewSchema = {

@@ -12,6 +12,7 @@ import { REVENUE_WINDOWS, revenueDashboard } from './revenue-dashboard.js'
 import { usageExport } from './usage-export.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
+import { download } from '../http/response-schemas.js'
 
 const tags = ['analytics']
 const str = { type: 'string' } as const
@@ -133,7 +134,7 @@ export async function analyticsRoutes(instance: FastifyInstance, ctx: BillingCon
 
   app.post('/analytics/usage/export', {
     config: READS,
-    schema: { tags, body: exportBody, response: { 200: { description: 'text/csv, streamed', type: 'string' } } },
+    schema: { tags, body: exportBody, response: { 200: download('text/csv', 'the usage rows as CSV, streamed') } },
   }, async (request, reply) => {
     const log = (msg: string, fields: Record<string, unknown>) => request.log.info(fields, msg)
     const csv = await usageExport(ctx, ctx.orm.em.fork(), scopeOf(request), request.body, log)

@@ -54,6 +54,9 @@ async function staleOnOutage<T>(stale: T | null | undefined, query: () => Promis
  * under an older hash (legacy SHA-256, or the previous HMAC secret) is re-hashed in place.
  * With a limiter, an authenticated request over its key's or tenant's rate limit is a 429.
  */
+/** What the hook answers: no or a bad key (401), a JWT of another tenant (403), an unknown environment (404), a rate limit (429). */
+export const AUTH_ERROR_STATUSES: readonly number[] = [401, 403, 404, 429]
+
 export function createAuthenticator(
   orm: MikroORM, clock: Clock, ttlMs: number, keyHashing: ApiKeyHashing, limiter?: RequestRateLimiter, jwtSecret: Buffer | null = null,
   abuse?: AbuseLimiter,
@@ -142,5 +145,5 @@ export function createAuthenticator(
     assertScopeAllows(request, row.scope)
   }
 
-  return { hook, invalidate: () => { keys.clear(); envs.clear() } }
+  return { hook, invalidate: () => { keys.clear(); envs.clear() }, errorStatuses: AUTH_ERROR_STATUSES }
 }

@@ -1,3 +1,4 @@
+import { userSchema, apiKeySchema, createdApiKeySchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { ApiKeySchema } from './api-key.entity.js'
 import { UserSchema } from './user.entity.js'
@@ -10,4 +11,5 @@ export const authModule: DomainModule = {
     sqlMigration('auth_0001_api_key_hash_scheme', new URL('./migrations/0001_api_key_hash_scheme.sql', import.meta.url)),
     sqlMigration('auth_0002_api_key_scope', new URL('./migrations/0002_api_key_scope.sql', import.meta.url)),
   ],
+  schemas: [userSchema, apiKeySchema, createdApiKeySchema],
 }

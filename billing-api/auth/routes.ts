@@ -14,6 +14,7 @@ import { UserSchema, type User } from './user.entity.js'
 import { typed } from '../http/typed-routes.js'
 import { KEY_SCOPES } from '../http/route-access.js'
 import { retireRecord } from '../db/scoped-records.js'
+import { noContent, pageOf, ref } from '../http/response-schemas.js'
 
 const ROLES = ['super_admin', 'member'] as const
 
@@ -51,16 +52,16 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
     return user
   }
 
-  app.get('/users', { schema: { tags: ['users'] } }, async (request) => {
+  app.get('/users', { schema: { response: { 200: pageOf(ref('User')) }, tags: ['users'] } }, async (request) => {
     const users = await ctx.orm.em.fork().find(UserSchema, { tenant_id: request.auth.tenantId, status: 'published' }, { orderBy: { created_at: 'asc' } })
     return { items: users.map(serializeUser), pagination: { limit: users.length, offset: 0, total: users.length } }
   })
 
-  app.get('/users/:id', { schema: { tags: ['users'], params: idParams } }, async (request) => {
+  app.get('/users/:id', { schema: { response: { 200: ref('User') }, tags: ['users'], params: idParams } }, async (request) => {
     return serializeUser(await findUser(request.auth.tenantId, request.params.id))
   })
 
-  app.post('/users', { schema: { tags: ['users'], body: userBody } }, async (request, reply) => {
+  app.post('/users', { schema: { response: { 201: ref('User') }, tags: ['users'], body: userBody } }, async (request, reply) => {
     requireRole(request, 'super_admin')
     const body = request.body
     const em = ctx.orm.em.fork()
@@ -73,7 +74,7 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
     return reply.code(201).send(serializeUser(user))
   })
 
-  app.put('/users/:id', { schema: { tags: ['users'], params: idParams, body: userBody } }, async (request) => {
+  app.put('/users/:id', { schema: { response: { 200: ref('User') }, tags: ['users'], params: idParams, body: userBody } }, async (request) => {
     requireRole(request, 'super_admin')
     const body = request.body
     const em = ctx.orm.em.fork()
@@ -88,7 +89,7 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
     return serializeUser(user)
   })
 
-  app.delete('/users/:id', { schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
+  app.delete('/users/:id', { schema: { response: { 204: noContent }, tags: ['users'], params: idParams } }, async (request, reply) => {
     requireRole(request, 'super_admin')
     const { id } = request.params
     await ctx.orm.em.fork().transactional(async (em) => {
@@ -111,6 +112,7 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
     '/secrets/api/keys',
     {
       schema: {
+        response: { 200: pageOf(ref('ApiKey')) },
         tags: ['secrets'],
         querystring: {
           type: 'object',
@@ -150,6 +152,7 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
     '/secrets/api/keys',
     {
       schema: {
+        response: { 201: ref('CreatedApiKey') },
         tags: ['secrets'],
         body: {
           type: 'object',
@@ -189,7 +192,7 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
     },
   )
 
-  app.delete('/secrets/api/keys/:id', { schema: { tags: ['secrets'], params: idParams } }, async (request, reply) => {
+  app.delete('/secrets/api/keys/:id', { schema: { response: { 204: noContent }, tags: ['secrets'], params: idParams } }, async (request, reply) => {
     requireRole(request, 'super_admin')
     const { id } = request.params
     const em = ctx.orm.em.fork()

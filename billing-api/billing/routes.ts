@@ -13,6 +13,8 @@ import { recomputeInvoice } from './recompute.js'
 import { computeSubscriptionInvoice, type ComputedInvoice } from './subscription-invoice.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
+import { ref } from '../http/response-schemas.js'
+import { computeJobSchema, computeQueuedSchema, invoicePreviewSchema } from './response-schemas.js'
 
 const changeBody = { type: 'object', additionalProperties: false, properties: { version: { type: 'integer', minimum: 1 } } } as const
 
@@ -49,6 +51,7 @@ export async function billingRoutes(instance: FastifyInstance, ctx: BillingConte
     {
       config: READS,
       schema: {
+        response: { 200: invoicePreviewSchema },
         tags: ['invoices'],
         body: {
           type: 'object',
@@ -73,6 +76,7 @@ export async function billingRoutes(instance: FastifyInstance, ctx: BillingConte
   // request and answers the recomputed invoice.
   app.post('/invoices/:id/compute', {
     schema: {
+      response: { 200: ref('Invoice'), 202: computeQueuedSchema },
       tags: ['invoices'], params: idParams, body: changeBody,
       querystring: { type: 'object', additionalProperties: false, properties: { sync: { type: 'boolean', default: false } } },
     },
@@ -89,7 +93,7 @@ export async function billingRoutes(instance: FastifyInstance, ctx: BillingConte
     return serializeInvoice(d.invoice, d.lines, d)
   })
 
-  app.get('/invoices/compute-jobs/:workflow_id', { schema: { tags: ['invoices'], params: workflowParams } }, async (request) => {
+  app.get('/invoices/compute-jobs/:workflow_id', { schema: { response: { 200: computeJobSchema }, tags: ['invoices'], params: workflowParams } }, async (request) => {
     if (!ctx.invoiceCompute) throw new ServiceUnavailableError('the invoice compute queue is not configured in this process')
     return ctx.invoiceCompute.status(scopeOf(request), request.params.workflow_id)
   })

@@ -6,6 +6,7 @@ import { dateTime, idParams, metadataSchema } from '../http/schemas.js'
 import type { CouponAssociation } from './coupon-association.entity.js'
 import { createCouponAssociation, deleteCouponAssociation, listCouponAssociations } from './coupon-association.service.js'
 import { typed } from '../http/typed-routes.js'
+import { itemsOf, noContent, ref } from '../http/response-schemas.js'
 
 export function serializeCouponAssociation(a: CouponAssociation) {
   return {
@@ -21,6 +22,7 @@ export async function couponAssociationRoutes(instance: FastifyInstance, ctx: Bi
   const app = typed(instance)
   app.post('/coupon_associations', {
     schema: {
+      response: { 201: ref('CouponAssociation') },
       tags: ['coupons'],
       body: {
         type: 'object', required: ['coupon_id', 'subscription_id'], additionalProperties: false,
@@ -33,13 +35,13 @@ export async function couponAssociationRoutes(instance: FastifyInstance, ctx: Bi
   })
 
   app.get('/coupon_associations', {
-    schema: { tags: ['coupons'], querystring: { type: 'object', required: ['subscription_id'], additionalProperties: false, properties: { subscription_id: id } } },
+    schema: { response: { 200: itemsOf(ref('CouponAssociation')) }, tags: ['coupons'], querystring: { type: 'object', required: ['subscription_id'], additionalProperties: false, properties: { subscription_id: id } } },
   }, async (request) => {
     const items = await listCouponAssociations(ctx.orm.em.fork(), scopeOf(request), (request.query).subscription_id)
     return { items: items.map(serializeCouponAssociation) }
   })
 
-  app.delete('/coupon_associations/:id', { schema: { tags: ['coupons'], params: idParams } }, async (request, reply) => {
+  app.delete('/coupon_associations/:id', { schema: { response: { 204: noContent }, tags: ['coupons'], params: idParams } }, async (request, reply) => {
     await deleteCouponAssociation(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.params.id)
     return reply.code(204).send()
   })

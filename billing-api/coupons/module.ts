@@ -1,3 +1,4 @@
+import { couponSchema, couponAssociationSchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { CouponSchema } from './coupon.entity.js'
 import { CouponAssociationSchema } from './coupon-association.entity.js'
@@ -11,6 +12,7 @@ export const couponsModule: DomainModule = {
     sqlMigration('coupons_0001_init', new URL('./migrations/0001_init.sql', import.meta.url)),
     sqlMigration('coupons_0002_associations', new URL('./migrations/0002_associations.sql', import.meta.url)),
   ],
+  schemas: [couponSchema, couponAssociationSchema],
   routes: async (app, ctx) => {
     await couponRoutes(app, ctx)
     await couponAssociationRoutes(app, ctx)

@@ -68,6 +68,7 @@ const listQuery = {
 export async function couponRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   registerCrudRoutes<Coupon, CreateCouponInput, UpdateCouponInput, CouponFilter>(app, ctx, {
     path: '/coupons',
+    schema: 'Coupon',
     tags: ['coupons'],
     serialize: serializeCoupon,
     create: { body: createBody, run: createCoupon },

@@ -12,6 +12,7 @@ import {
 } from './service.js'
 import { pageUpcomingGrants } from './upcoming.js'
 import { typed } from '../http/typed-routes.js'
+import { pageOf, ref } from '../http/response-schemas.js'
 
 const name = { type: 'string', minLength: 1, maxLength: 255 } as const
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
@@ -55,6 +56,7 @@ export async function creditGrantRoutes(instance: FastifyInstance, ctx: BillingC
 
   registerCrudRoutes<CreditGrant, CreditGrantInput, CreditGrantUpdate, CreditGrantFilter & Page>(app, ctx, {
     path: '/creditgrants',
+    schema: 'CreditGrant',
     tags: ['credit-grants'],
     serialize: serializeCreditGrant,
     create: { body: createBody, run: createCreditGrant },
@@ -66,7 +68,7 @@ export async function creditGrantRoutes(instance: FastifyInstance, ctx: BillingC
 
   // The subscription's upcoming grant applications (upcoming.ts); registered here, beside the
   // grants, rather than in subscriptions/.
-  app.get('/subscriptions/:id/grants/upcoming', { schema: { tags: ['credit-grants'], params: idParams, querystring: upcomingQuery } }, async (request) => {
+  app.get('/subscriptions/:id/grants/upcoming', { schema: { response: { 200: pageOf(ref('CreditGrantApplication')) }, tags: ['credit-grants'], params: idParams, querystring: upcomingQuery } }, async (request) => {
     const page = request.query
     const { items, total } = await pageUpcomingGrants(em(), ctx.clock, scopeOf(request), grantId(request.params), page)
     return listResponse(items.map(serializeApplication), total, page)

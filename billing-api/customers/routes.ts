@@ -7,6 +7,7 @@ import { serializeCustomer } from './serialize.js'
 import { createCustomer, deleteCustomer, getCustomer, searchCustomers, updateCustomer, type CustomerView } from './service.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
+import { noContent, pageOf, ref } from '../http/response-schemas.js'
 
 const customerFields = {
   external_id: { type: 'string', minLength: 1, maxLength: 255 },
@@ -37,12 +38,12 @@ export async function customerRoutes(instance: FastifyInstance, ctx: BillingCont
   const em = () => ctx.orm.em.fork()
   const id = (params: unknown) => (params as { id: string }).id
 
-  app.post('/customers', { schema: { tags: ['customers'], body: createBody } }, async (request, reply) => {
+  app.post('/customers', { schema: { response: { 201: ref('Customer') }, tags: ['customers'], body: createBody } }, async (request, reply) => {
     const view = await createCustomer(em(), scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(toResponse(view))
   })
 
-  app.post('/customers/search', { config: READS, schema: { tags: ['customers'], body: searchBody } }, async (request) => {
+  app.post('/customers/search', { config: READS, schema: { response: { 200: pageOf(ref('Customer')) }, tags: ['customers'], body: searchBody } }, async (request) => {
     const search = request.body
     const { items, total } = await searchCustomers(em(), scopeOf(request), search)
     return listResponse(items.map(toResponse), total, search)
@@ -50,7 +51,7 @@ export async function customerRoutes(instance: FastifyInstance, ctx: BillingCont
 
   app.get(
     '/customers',
-    { schema: { tags: ['customers'], querystring: { type: 'object', properties: { ...paginationQuery, external_id: { type: 'string' } } } } },
+    { schema: { response: { 200: pageOf(ref('Customer')) }, tags: ['customers'], querystring: { type: 'object', properties: { ...paginationQuery, external_id: { type: 'string' } } } } },
     async (request) => {
       const q = request.query
       const { items, total } = await searchCustomers(em(), scopeOf(request), q)
@@ -58,15 +59,15 @@ export async function customerRoutes(instance: FastifyInstance, ctx: BillingCont
     },
   )
 
-  app.get('/customers/:id', { schema: { tags: ['customers'], params: idParams } }, async (request) => {
+  app.get('/customers/:id', { schema: { response: { 200: ref('Customer') }, tags: ['customers'], params: idParams } }, async (request) => {
     return toResponse(await getCustomer(em(), scopeOf(request), id(request.params)))
   })
 
-  app.put('/customers/:id', { schema: { tags: ['customers'], params: idParams, body: updateBody } }, async (request) => {
+  app.put('/customers/:id', { schema: { response: { 200: ref('Customer') }, tags: ['customers'], params: idParams, body: updateBody } }, async (request) => {
     return toResponse(await updateCustomer(em(), scopeOf(request), request.auth.userId, id(request.params), request.body))
   })
 
-  app.delete('/customers/:id', { schema: { tags: ['customers'], params: idParams } }, async (request, reply) => {
+  app.delete('/customers/:id', { schema: { response: { 204: noContent }, tags: ['customers'], params: idParams } }, async (request, reply) => {
     await deleteCustomer(em(), scopeOf(request), request.auth.userId, id(request.params))
     return reply.code(204).send()
   })

@@ -1,3 +1,4 @@
+import { entitlementSchema } from './response-schemas.js'
 import type { DomainModule } from '../module.js'
 import { sqlMigration } from '../module.js'
 import { EntitlementSchema } from './entitlement.entity.js'
@@ -7,5 +8,6 @@ export const entitlementsModule: DomainModule = {
   name: 'entitlements',
   entities: [EntitlementSchema],
   migrations: [sqlMigration('entitlements_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  schemas: [entitlementSchema],
   routes: entitlementRoutes,
 }

@@ -7,6 +7,7 @@ import { ENTITLEMENT_ENTITY_TYPES, USAGE_RESET_PERIODS } from './entitlement.ent
 import { serializeEntitlement } from './read.js'
 import { createEntitlement, deleteEntitlement, getEntitlement, listEntitlementPage, updateEntitlement, type EntitlementWithFeature } from './service.js'
 import { typed } from '../http/typed-routes.js'
+import { noContent, pageOf, ref } from '../http/response-schemas.js'
 
 // Which of these a feature type takes is checked in entitlement-rules.ts.
 const values = {
@@ -45,27 +46,27 @@ const toResponse = (r: EntitlementWithFeature) => serializeEntitlement(r.entitle
 export async function entitlementRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
 
-  app.post('/entitlements', { schema: { tags, body: createBody } }, async (request, reply) => {
+  app.post('/entitlements', { schema: { response: { 201: ref('Entitlement') }, tags, body: createBody } }, async (request, reply) => {
     const created = await createEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(toResponse(created))
   })
 
-  app.get('/entitlements', { schema: { tags, querystring: listQuery } }, async (request) => {
+  app.get('/entitlements', { schema: { response: { 200: pageOf(ref('Entitlement')) }, tags, querystring: listQuery } }, async (request) => {
     const q = request.query
     const { items, total } = await listEntitlementPage(ctx.orm.em.fork(), scopeOf(request), q)
     return listResponse(items, total, q)
   })
 
-  app.get('/entitlements/:id', { schema: { tags, params: idParams } }, async (request) => {
+  app.get('/entitlements/:id', { schema: { response: { 200: ref('Entitlement') }, tags, params: idParams } }, async (request) => {
     return toResponse(await getEntitlement(ctx.orm.em.fork(), scopeOf(request), request.params.id))
   })
 
-  app.put('/entitlements/:id', { schema: { tags, params: idParams, body: updateBody } }, async (request) => {
+  app.put('/entitlements/:id', { schema: { response: { 200: ref('Entitlement') }, tags, params: idParams, body: updateBody } }, async (request) => {
     const { id } = request.params
     return toResponse(await updateEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, request.body))
   })
 
-  app.delete('/entitlements/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
+  app.delete('/entitlements/:id', { schema: { response: { 204: noContent }, tags, params: idParams } }, async (request, reply) => {
     await deleteEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.params.id)
     return reply.code(204).send()
   })

@@ -80,6 +80,7 @@ const tags = ['features']
 export async function featureRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   registerCrudRoutes<Feature, CreateFeatureInput, UpdateFeatureInput, FeatureFilter>(app, ctx, {
     path: '/features',
+    schema: 'Feature',
     tags,
     serialize: serializeFeature,
     create: { body: createBody, run: createFeature },

@@ -39,6 +39,7 @@ const tags = ['groups']
 export async function groupRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   registerCrudRoutes<Group, CreateGroupInput, UpdateGroupInput, GroupFilter>(app, ctx, {
     path: '/groups',
+    schema: 'Group',
     tags,
     serialize: serializeGroup,
     create: { body: createBody, run: createGroup },

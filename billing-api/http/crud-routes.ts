@@ -7,6 +7,7 @@ import { scopeOf } from './request-auth.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { idParams, listResponse, type Page } from './schemas.js'
+import { noContent, pageOf, ref } from './response-schemas.js'
 
 type Listed<T> = { items: T[]; total: number } | [T[], number]
 
@@ -15,6 +16,8 @@ export interface CrudResource<T, Create, Update, Filter extends Page> {
   path: string
   tags: string[]
   serialize: (record: T) => unknown
+  /** $id of the resource's response schema (http/response-schemas.ts) */
+  schema: string
   create?: { body: object; run: (em: EntityManager, scope: Scope, userId: string, input: Create) => Promise<T> }
   list?: { query: object; run: (em: EntityManager, scope: Scope, filter: Filter) => Promise<Listed<T>> }
   get?: (em: EntityManager, scope: Scope, id: string) => Promise<T>
@@ -31,17 +34,18 @@ export function registerCrudRoutes<T, Create, Update, Filter extends Page>(
   app: FastifyInstance, ctx: BillingContext, r: CrudResource<T, Create, Update, Filter>,
 ): void {
   const { path, tags, serialize } = r
+  const one = ref(r.schema)
   const em = () => ctx.orm.em.fork()
   const { create, list, get, update, archive } = r
 
   if (create) {
-    app.post(path, { schema: { tags, body: create.body } }, async (request, reply) => {
+    app.post(path, { schema: { tags, body: create.body, response: { 201: one } } }, async (request, reply) => {
       const record = await create.run(em(), scopeOf(request), request.auth.userId, request.body as Create)
       return reply.code(201).send(serialize(record))
     })
   }
   if (list) {
-    app.get(path, { schema: { tags, querystring: list.query } }, async (request) => {
+    app.get(path, { schema: { tags, querystring: list.query, response: { 200: pageOf(one) } } }, async (request) => {
       const filter = request.query as Filter
       const listed = await list.run(em(), scopeOf(request), filter)
       const { items, total } = Array.isArray(listed) ? { items: listed[0], total: listed[1] } : listed
@@ -49,15 +53,15 @@ export function registerCrudRoutes<T, Create, Update, Filter extends Page>(
     })
   }
   if (get) {
-    app.get(`${path}/:id`, { schema: { tags, params: idParams } }, async (request) => serialize(await get(em(), scopeOf(request), idOf(request))))
+    app.get(`${path}/:id`, { schema: { tags, params: idParams, response: { 200: one } } }, async (request) => serialize(await get(em(), scopeOf(request), idOf(request))))
   }
   if (update) {
-    app.put(`${path}/:id`, { schema: { tags, params: idParams, body: update.body } }, async (request) => {
+    app.put(`${path}/:id`, { schema: { tags, params: idParams, body: update.body, response: { 200: one } } }, async (request) => {
       return serialize(await update.run(em(), scopeOf(request), request.auth.userId, idOf(request), request.body as Update))
     })
   }
   if (archive) {
-    app.delete(`${path}/:id`, { schema: { tags, params: idParams } }, async (request, reply) => {
+    app.delete(`${path}/:id`, { schema: { tags, params: idParams, response: { 204: noContent } } }, async (request, reply) => {
       await archive(em(), scopeOf(request), request.auth.userId, idOf(request))
       return reply.code(204).send()
     })

@@ -7,6 +7,7 @@ import { receiveProviderWebhook } from './inbound-webhook.js'
 import { PROVIDER_TYPES } from './providers.js'
 import { typed } from '../http/typed-routes.js'
 import { DomainError } from '../../platform/errors.js'
+import { errorStatuses } from '../../platform/error-responses.js'
 
 export async function inboundWebhookRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
@@ -26,6 +27,8 @@ export async function inboundWebhookRoutes(instance: FastifyInstance, ctx: Billi
           properties: { provider: { type: 'string', enum: [...PROVIDER_TYPES] }, tenant_id: { type: 'string', maxLength: 100 }, env_id: { type: 'string', maxLength: 100 } },
         },
         response: {
+          // a bad or missing signature (the 404 of an unknown connection comes with the path parameters)
+          ...errorStatuses(401),
           200: {
             type: 'object',
             properties: { received: { type: 'boolean' }, event_id: { type: 'string' }, event_type: { type: 'string' }, duplicate: { type: 'boolean' }, outcome: { type: 'string' } },

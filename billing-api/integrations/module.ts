@@ -1,3 +1,4 @@
+import { integrationConnectionSchema, entityIntegrationMappingSchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { EntityIntegrationMappingSchema, IntegrationConnectionSchema, PaymentMemberSchema } from './entities.js'
 import { integrationRoutes } from './routes.js'
@@ -6,5 +7,6 @@ export const integrationsModule: DomainModule = {
   name: 'integrations',
   entities: [IntegrationConnectionSchema, EntityIntegrationMappingSchema, PaymentMemberSchema],
   migrations: [sqlMigration('integrations_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  schemas: [integrationConnectionSchema, entityIntegrationMappingSchema],
   routes: integrationRoutes,
 }

@@ -11,6 +11,8 @@ import { linkEntity, MAPPED_ENTITY_TYPES, serializeMapping } from './mappings.js
 import { PROVIDER_TYPES } from './providers.js'
 import { syncEntity } from './sync.js'
 import { typed } from '../http/typed-routes.js'
+import { noContent, pageOf, ref } from '../http/response-schemas.js'
+import { syncResultSchema } from './response-schemas.js'
 
 const secret = { type: 'string', minLength: 1, maxLength: 500 } as const
 const providerField = { type: 'string', enum: [...PROVIDER_TYPES] } as const
@@ -25,6 +27,7 @@ export async function integrationRoutes(instance: FastifyInstance, ctx: BillingC
     '/integrations/connections',
     {
       schema: {
+        response: { 201: ref('IntegrationConnection') },
         tags,
         body: {
           type: 'object',
@@ -58,20 +61,20 @@ export async function integrationRoutes(instance: FastifyInstance, ctx: BillingC
     },
   )
 
-  app.get('/integrations/connections', { schema: { tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
+  app.get('/integrations/connections', { schema: { response: { 200: pageOf(ref('IntegrationConnection')) }, tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
     const q = request.query
     const [items, total] = await ctx.orm.em.fork().findAndCount(IntegrationConnectionSchema, { ...scopeOf(request), status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
     return listResponse(items.map(serializeConnection), total, q)
   })
 
-  app.get('/integrations/connections/:id', { schema: { tags, params: idParams } }, async (request) => {
+  app.get('/integrations/connections/:id', { schema: { response: { 200: ref('IntegrationConnection') }, tags, params: idParams } }, async (request) => {
     const { id: cid } = request.params
     const c = await ctx.orm.em.fork().findOne(IntegrationConnectionSchema, { id: cid, ...scopeOf(request), status: 'published' })
     if (!c) throw new NotFoundError('integration connection', cid)
     return serializeConnection(c)
   })
 
-  app.delete('/integrations/connections/:id', { schema: { tags, params: idParams } }, async (request, reply) => {
+  app.delete('/integrations/connections/:id', { schema: { response: { 204: noContent }, tags, params: idParams } }, async (request, reply) => {
     await deleteConnection(ctx.orm.em.fork(), scopeOf(request), request.params.id, request.auth.userId)
     return reply.code(204).send()
   })
@@ -80,6 +83,7 @@ export async function integrationRoutes(instance: FastifyInstance, ctx: BillingC
     '/integrations/link',
     {
       schema: {
+        response: { 201: ref('EntityIntegrationMapping') },
         tags,
         body: {
           type: 'object', required: ['entity_type', 'entity_id', 'provider', 'provider_entity_id'], additionalProperties: false,
@@ -97,6 +101,7 @@ export async function integrationRoutes(instance: FastifyInstance, ctx: BillingC
     '/integrations/sync',
     {
       schema: {
+        response: { 200: syncResultSchema },
         tags,
         body: {
           type: 'object', required: ['entity_type', 'entity_id', 'provider', 'method'], additionalProperties: false,

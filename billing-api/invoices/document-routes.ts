@@ -8,6 +8,7 @@ import { invoicePdf } from './pdf/invoice-document.js'
 import { invoiceSearchBody } from './search.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
+import { download } from '../http/response-schemas.js'
 
 const pdfQuery = {
   type: 'object',
@@ -24,7 +25,7 @@ function sendCsv(reply: FastifyReply, csv: CsvDownload) {
 
 export async function invoiceDocumentRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.get('/invoices/:id/pdf', { schema: { tags: ['invoices'], params: idParams, querystring: pdfQuery } }, async (request, reply) => {
+  app.get('/invoices/:id/pdf', { schema: { response: { 200: download('application/pdf', 'the invoice as a PDF document') }, tags: ['invoices'], params: idParams, querystring: pdfQuery } }, async (request, reply) => {
     const { id } = request.params
     const { force_generate } = request.query
     const pdf = await invoicePdf(ctx.orm.em.fork(), scopeOf(request), id, { forceGenerate: force_generate })
@@ -36,12 +37,12 @@ export async function invoiceDocumentRoutes(instance: FastifyInstance, ctx: Bill
       .send(pdf.content)
   })
 
-  app.get('/invoices/:id/csv', { schema: { tags: ['invoices'], params: idParams } }, async (request, reply) => {
+  app.get('/invoices/:id/csv', { schema: { response: { 200: download('text/csv', 'the invoice lines as CSV') }, tags: ['invoices'], params: idParams } }, async (request, reply) => {
     const { id } = request.params
     return sendCsv(reply, await invoiceLinesCsv(ctx.orm.em.fork(), scopeOf(request), id))
   })
 
-  app.post('/invoices/search/csv', { config: READS, schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request, reply) => {
+  app.post('/invoices/search/csv', { config: READS, schema: { response: { 200: download('text/csv', 'the matching invoices as CSV') }, tags: ['invoices'], body: invoiceSearchBody } }, async (request, reply) => {
     return sendCsv(reply, await invoiceSearchCsv(ctx.orm.em.fork(), scopeOf(request), request.body))
   })
 }

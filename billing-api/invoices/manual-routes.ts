@@ -8,6 +8,7 @@ import { createManualInvoice, MANUAL_BILLING_REASONS, MANUAL_INVOICE_TYPES, upda
 import { serializeInvoice } from './serialize.js'
 import { getInvoice } from './service.js'
 import { typed } from '../http/typed-routes.js'
+import { ref } from '../http/response-schemas.js'
 
 const tags = ['invoices']
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
@@ -63,13 +64,13 @@ async function invoiceWire(ctx: BillingContext, scope: Scope, invoiceId: string)
 
 export async function manualInvoiceRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.post('/invoices', { schema: { tags, body: createBody } }, async (request, reply) => {
+  app.post('/invoices', { schema: { response: { 201: ref('Invoice') }, tags, body: createBody } }, async (request, reply) => {
     const scope = scopeOf(request)
     const { invoice } = await createManualInvoice(ctx.orm.em.fork(), ctx.clock, scope, request.auth.userId, request.body)
     return reply.code(201).send(await invoiceWire(ctx, scope, invoice.id))
   })
 
-  app.put('/invoices/:id', { schema: { tags, params: idParams, body: updateBody } }, async (request) => {
+  app.put('/invoices/:id', { schema: { response: { 200: ref('Invoice') }, tags, params: idParams, body: updateBody } }, async (request) => {
     const scope = scopeOf(request)
     const { id: invoiceId } = request.params
     await updateInvoice(ctx.orm.em.fork(), scope, request.auth.userId, invoiceId, request.body)

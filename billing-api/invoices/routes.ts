@@ -11,6 +11,7 @@ import { serializeInvoice, serializePayment } from './serialize.js'
 import { getInvoice, type InvoiceDetail } from './service.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
+import { pageOf, ref } from '../http/response-schemas.js'
 
 export { serializeInvoice } from './serialize.js'
 
@@ -23,13 +24,13 @@ const serializeDetail = (d: InvoiceDetail) => serializeInvoice(d.invoice, d.line
 
 export async function invoiceRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.get('/invoices/:id', { schema: { tags: ['invoices'], params: idParams } }, async (request) => {
+  app.get('/invoices/:id', { schema: { response: { 200: ref('Invoice') }, tags: ['invoices'], params: idParams } }, async (request) => {
     return serializeDetail(await getInvoice(ctx.orm.em.fork(), scopeOf(request), request.params.id))
   })
 
   app.get(
     '/invoices',
-    { schema: { tags: ['invoices'], querystring: { type: 'object', properties: { ...paginationQuery, subscription_id: { type: 'string' }, customer_id: { type: 'string' } } } } },
+    { schema: { response: { 200: pageOf(ref('Invoice')) }, tags: ['invoices'], querystring: { type: 'object', properties: { ...paginationQuery, subscription_id: { type: 'string' }, customer_id: { type: 'string' } } } } },
     async (request) => {
       const q = request.query
       const where: Record<string, unknown> = { ...scopeOf(request), status: 'published', invoice_status: { $ne: 'SKIPPED' } }
@@ -40,7 +41,7 @@ export async function invoiceRoutes(instance: FastifyInstance, ctx: BillingConte
     },
   )
 
-  app.post('/invoices/search', { config: READS, schema: { tags: ['invoices'], body: invoiceSearchBody } }, async (request) => {
+  app.post('/invoices/search', { config: READS, schema: { response: { 200: pageOf(ref('Invoice')) }, tags: ['invoices'], body: invoiceSearchBody } }, async (request) => {
     const body = request.body
     const expansions = parseExpand(body.expand)
     const em = ctx.orm.em.fork()
@@ -52,7 +53,7 @@ export async function invoiceRoutes(instance: FastifyInstance, ctx: BillingConte
   // State changes. Each answers the invoice after the change (its new version included).
   for (const [action, change] of [['finalize', finalizeInvoice], ['void', voidInvoice]] as const) {
     app.post(`/invoices/:id/${action}`, {
-      schema: { tags: ['invoices'], params: idParams, body: changeBody },
+      schema: { response: { 200: ref('Invoice') }, tags: ['invoices'], params: idParams, body: changeBody },
       // The body is optional: a bare POST (no content) acts on the current version.
       preValidation: async (request) => {
         request.body ??= {}
@@ -71,6 +72,7 @@ export async function invoiceRoutes(instance: FastifyInstance, ctx: BillingConte
     '/invoices/:id/payments',
     {
       schema: {
+        response: { 201: ref('RecordedPayment') },
         tags: ['invoices'],
         params: idParams,
         body: {

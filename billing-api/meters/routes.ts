@@ -11,6 +11,8 @@ import { usageReader } from './usage-reader.js'
 import { typed } from '../http/typed-routes.js'
 import { retireRecord } from '../db/scoped-records.js'
 import { READS } from '../http/route-access.js'
+import { noContent, pageOf, ref } from '../http/response-schemas.js'
+import { meterUsageSchema } from './response-schemas.js'
 
 export function serializeMeter(m: Meter) {
   return {
@@ -66,27 +68,6 @@ const meterProperties = {
   metadata: metadataSchema,
 } as const
 
-const nullableString = { type: ['string', 'null'] } as const
-/** The wire form of a meter (serializeMeter). */
-const meterResponse = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' }, tenant_id: { type: 'string' }, environment_id: { type: 'string' }, status: { type: 'string' },
-    metadata: { type: 'object', additionalProperties: { type: 'string' } },
-    created_at: { type: 'string' }, updated_at: { type: 'string' }, created_by: nullableString, updated_by: nullableString,
-    name: { type: 'string' }, event_name: { type: 'string' },
-    aggregation: {
-      type: 'object',
-      properties: {
-        type: { type: 'string' }, field: nullableString, expression: nullableString, multiplier: nullableString, group_by: nullableString,
-      },
-    },
-    filters: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, values: { type: 'array', items: { type: 'string' } } } } },
-    reset_usage: { type: 'string' },
-    rounding: { anyOf: [{ type: 'object', properties: { mode: { type: 'string' }, precision: { type: 'integer' } } }, { type: 'null' }] },
-    bucket_size: { type: 'string' },
-  },
-} as const
 
 const meterBody = { type: 'object', required: ['name', 'event_name', 'aggregation'], additionalProperties: false, properties: meterProperties } as const
 const updateMeterBody = { type: 'object', additionalProperties: false, minProperties: 1, properties: meterProperties } as const
@@ -106,12 +87,12 @@ const usageBody = {
 
 export async function meterRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.post('/meters', { schema: { tags: ['meters'], body: meterBody, response: { 201: meterResponse } } }, async (request, reply) => {
+  app.post('/meters', { schema: { tags: ['meters'], body: meterBody, response: { 201: ref('Meter') } } }, async (request, reply) => {
     const meter = await createMeter(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(serializeMeter(meter))
   })
 
-  app.get('/meters', { schema: { tags: ['meters'], querystring: { type: 'object', properties: { ...paginationQuery, event_name: { type: 'string' } } } } }, async (request) => {
+  app.get('/meters', { schema: { response: { 200: pageOf(ref('Meter')) }, tags: ['meters'], querystring: { type: 'object', properties: { ...paginationQuery, event_name: { type: 'string' } } } } }, async (request) => {
     const q = request.query
     const where: Record<string, unknown> = { ...scopeOf(request), status: 'published' }
     if (q.event_name) where.event_name = q.event_name.trim()
@@ -119,23 +100,23 @@ export async function meterRoutes(instance: FastifyInstance, ctx: BillingContext
     return listResponse(items.map(serializeMeter), total, q)
   })
 
-  app.get('/meters/:id', { schema: { tags: ['meters'], params: idParams, response: { 200: meterResponse } } }, async (request) => {
+  app.get('/meters/:id', { schema: { tags: ['meters'], params: idParams, response: { 200: ref('Meter') } } }, async (request) => {
     return serializeMeter(await getMeter(ctx.orm.em.fork(), scopeOf(request), request.params.id))
   })
 
-  app.put('/meters/:id', { schema: { tags: ['meters'], params: idParams, body: updateMeterBody, response: { 200: meterResponse } } }, async (request) => {
+  app.put('/meters/:id', { schema: { tags: ['meters'], params: idParams, body: updateMeterBody, response: { 200: ref('Meter') } } }, async (request) => {
     const meter = await updateMeter(ctx.orm.em.fork(), ctx.ch, scopeOf(request), request.auth.userId, request.params.id, request.body)
     return serializeMeter(meter)
   })
 
-  app.delete('/meters/:id', { schema: { tags: ['meters'], params: idParams } }, async (request, reply) => {
+  app.delete('/meters/:id', { schema: { response: { 204: noContent }, tags: ['meters'], params: idParams } }, async (request, reply) => {
     const em = ctx.orm.em.fork()
     const meter = await getMeter(em, scopeOf(request), request.params.id)
     await retireRecord(em, meter, 'archived', request.auth.userId)
     return reply.code(204).send()
   })
 
-  app.post('/meters/:id/usage', { config: READS, schema: { tags: ['meters'], params: idParams, body: usageBody } }, async (request) => {
+  app.post('/meters/:id/usage', { config: READS, schema: { response: { 200: meterUsageSchema }, tags: ['meters'], params: idParams, body: usageBody } }, async (request) => {
     const meter = await getMeter(ctx.orm.em.fork(), scopeOf(request), request.params.id)
     return meterUsage(usageReader(ctx), meter, request.body)
   })

@@ -10,9 +10,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       info: { title: 'Meterline API', version: '1.0.0' },
+      // Relative: the document describes the server it is served by.
+      servers: [{ url: '/', description: 'the server this document is served by' }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' }, adminToken: { type: 'http', scheme: 'bearer' } } },
       security: [{ apiKey: [] }],
     },
+    // Shared schemas (app.addSchema) keep their $id as their name under components.schemas.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   })
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger())
 }

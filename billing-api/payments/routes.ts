@@ -13,12 +13,11 @@ import { createPaymentLink } from './payment-link.js'
 import { refundInvoice } from './refunds.js'
 import { serializeFailure, serializeRefund } from './serialize.js'
 import { typed } from '../http/typed-routes.js'
+import { failureResultSchema, invoicePaymentsSchema, paymentLinkSchema, refundResultSchema } from './response-schemas.js'
 
 const versionProperty = { version: { type: 'integer', minimum: 1 } } as const
 const key = { type: 'string', minLength: 1, maxLength: 255 } as const
 const shortText = { type: 'string', minLength: 1, maxLength: 1000 } as const
-/** Responses name their main fields; the rest of each record passes through as serialized. */
-const record = (required: string[]) => ({ type: 'object', additionalProperties: true, required, properties: Object.fromEntries(required.map((f) => [f, {}])) })
 
 export async function paymentRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
@@ -29,7 +28,7 @@ export async function paymentRoutes(instance: FastifyInstance, ctx: BillingConte
         type: 'object', required: ['amount'], additionalProperties: false,
         properties: { amount: decimalString, payment_id: key, reason: shortText, reference: key, idempotency_key: key, ...versionProperty },
       },
-      response: { 200: record(['refund', 'invoice', 'credit_note', 'replayed']), 201: record(['refund', 'invoice', 'credit_note', 'replayed']) },
+      response: { 200: refundResultSchema, 201: refundResultSchema },
     },
   }, async (request, reply) => {
     const { id } = request.params
@@ -51,7 +50,7 @@ export async function paymentRoutes(instance: FastifyInstance, ctx: BillingConte
         type: 'object', additionalProperties: false,
         properties: { failure_code: { type: 'string', minLength: 1, maxLength: 100 }, reason: shortText, failed_at: dateTime, idempotency_key: key, ...versionProperty },
       },
-      response: { 200: record(['failure', 'invoice', 'replayed']), 201: record(['failure', 'invoice', 'replayed']) },
+      response: { 200: failureResultSchema, 201: failureResultSchema },
     },
     preValidation: async (request) => {
       request.body ??= {}
@@ -72,7 +71,7 @@ export async function paymentRoutes(instance: FastifyInstance, ctx: BillingConte
         type: 'object', required: ['success_url'], additionalProperties: false,
         properties: { success_url: { type: 'string', format: 'uri', maxLength: 2000 }, cancel_url: { type: 'string', format: 'uri', maxLength: 2000 } },
       },
-      response: { 201: record(['invoice_id', 'provider', 'provider_session_id', 'mode', 'amount', 'currency', 'url']) },
+      response: { 201: paymentLinkSchema },
     },
   }, async (request, reply) => {
     const { id } = request.params
@@ -83,7 +82,7 @@ export async function paymentRoutes(instance: FastifyInstance, ctx: BillingConte
 
   // The invoice's payment history: payments, refunds and failed attempts, oldest first.
   app.get('/invoices/:id/payments', {
-    schema: { tags: ['invoices'], params: idParams, response: { 200: record(['invoice_id', 'payments', 'refunds', 'failures']) } },
+    schema: { tags: ['invoices'], params: idParams, response: { 200: invoicePaymentsSchema } },
   }, async (request) => {
     const { id } = request.params
     const scope = scopeOf(request)

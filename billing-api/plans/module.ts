@@ -1,3 +1,4 @@
+import { priceSchema, planSchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { PlanSchema } from './plan.entity.js'
 import { priceRoutes } from './price-routes.js'
@@ -14,6 +15,7 @@ export const plansModule: DomainModule = {
     migration('0002_price_sequence', '0002_price_sequence.sql'),
     migration('0003_price_lookup_key', '0003_price_lookup_key.sql'),
   ],
+  schemas: [priceSchema, planSchema],
   routes: async (app, ctx) => {
     await planRoutes(app, ctx)
     await priceRoutes(app, ctx)

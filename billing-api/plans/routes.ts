@@ -7,6 +7,7 @@ import { serializePlan } from './serialize.js'
 import { archivePlan, createPlan, readPlan, searchPlans, updatePlan, type PlanDetail } from './service.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
+import { noContent, pageOf, ref } from '../http/response-schemas.js'
 
 // Other modules import these from here.
 export { priceInputSchema } from './schemas.js'
@@ -19,32 +20,32 @@ export async function planRoutes(instance: FastifyInstance, ctx: BillingContext)
   const em = () => ctx.orm.em.fork()
   const id = (params: unknown) => (params as { id: string }).id
 
-  app.post('/plans', { schema: { tags: ['plans'], body: createPlanBody } }, async (request, reply) => {
+  app.post('/plans', { schema: { response: { 201: ref('Plan') }, tags: ['plans'], body: createPlanBody } }, async (request, reply) => {
     const { plan, prices } = await createPlan(em(), scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(serializePlan(plan, prices, [], []))
   })
 
-  app.get('/plans', { schema: { tags: ['plans'], querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
+  app.get('/plans', { schema: { response: { 200: pageOf(ref('Plan')) }, tags: ['plans'], querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
     const q = request.query
     const { items, total } = await searchPlans(em(), scopeOf(request), q)
     return listResponse(items.map((p) => serializePlan(p.plan, p.prices)), total, q)
   })
 
-  app.post('/plans/search', { config: READS, schema: { tags: ['plans'], body: searchPlansBody } }, async (request) => {
+  app.post('/plans/search', { config: READS, schema: { response: { 200: pageOf(ref('Plan')) }, tags: ['plans'], body: searchPlansBody } }, async (request) => {
     const search = request.body
     const { items, total } = await searchPlans(em(), scopeOf(request), search)
     return listResponse(items.map((p) => serializePlan(p.plan, p.prices)), total, search)
   })
 
-  app.get('/plans/:id', { schema: { tags: ['plans'], params: idParams } }, async (request) => {
+  app.get('/plans/:id', { schema: { response: { 200: ref('Plan') }, tags: ['plans'], params: idParams } }, async (request) => {
     return detail(await readPlan(em(), scopeOf(request), id(request.params)))
   })
 
-  app.put('/plans/:id', { schema: { tags: ['plans'], params: idParams, body: updatePlanBody } }, async (request) => {
+  app.put('/plans/:id', { schema: { response: { 200: ref('Plan') }, tags: ['plans'], params: idParams, body: updatePlanBody } }, async (request) => {
     return detail(await updatePlan(em(), scopeOf(request), request.auth.userId, id(request.params), request.body))
   })
 
-  app.delete('/plans/:id', { schema: { tags: ['plans'], params: idParams } }, async (request, reply) => {
+  app.delete('/plans/:id', { schema: { response: { 204: noContent }, tags: ['plans'], params: idParams } }, async (request, reply) => {
     await archivePlan(em(), scopeOf(request), request.auth.userId, id(request.params))
     return reply.code(204).send()
   })

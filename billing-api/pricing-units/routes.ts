@@ -40,6 +40,7 @@ const listQuery = {
 export async function pricingUnitRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   registerCrudRoutes<PricingUnit, PricingUnitInput, PricingUnitUpdate, PricingUnitFilter>(app, ctx, {
     path: '/pricing-units',
+    schema: 'PricingUnit',
     tags: ['pricing-units'],
     serialize: serializePricingUnit,
     create: { body: createBody, run: createPricingUnit },

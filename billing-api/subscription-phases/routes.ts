@@ -7,6 +7,7 @@ import type { BillingContext } from '../context.js'
 import { dateTime, idParams, metadataSchema, nonNegativeDecimalString } from '../http/schemas.js'
 import { serializePhase } from './phase.entity.js'
 import { addPhase, deletePhase, listPhases } from './phase-service.js'
+import { noContent, pageOf, ref } from '../http/response-schemas.js'
 
 const refId = { type: 'string', minLength: 1, maxLength: 100 } as const
 
@@ -33,17 +34,17 @@ const tags = ['subscriptions']
 
 export async function subscriptionPhaseRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.post('/subscriptions/:id/phases', { schema: { tags, params: idParams, body: createBody } }, async (request, reply) => {
+  app.post('/subscriptions/:id/phases', { schema: { response: { 201: ref('SubscriptionPhase') }, tags, params: idParams, body: createBody } }, async (request, reply) => {
     const phase = await addPhase(ctx.orm.em.fork(), ctx.clock, scopeOf(request), request.auth.userId, request.params.id, request.body)
     return reply.code(201).send(serializePhase(phase))
   })
 
-  app.get('/subscriptions/:id/phases', { schema: { tags, params: idParams } }, async (request) => {
+  app.get('/subscriptions/:id/phases', { schema: { response: { 200: pageOf(ref('SubscriptionPhase')) }, tags, params: idParams } }, async (request) => {
     const phases = await listPhases(ctx.orm.em.fork(), scopeOf(request), request.params.id)
     return { items: phases.map(serializePhase), pagination: { limit: phases.length, offset: 0, total: phases.length } }
   })
 
-  app.delete('/subscriptions/:id/phases/:phase_id', { schema: { tags, params: phaseParams } }, async (request, reply) => {
+  app.delete('/subscriptions/:id/phases/:phase_id', { schema: { response: { 204: noContent }, tags, params: phaseParams } }, async (request, reply) => {
     const { id, phase_id } = request.params
     await deletePhase(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, phase_id)
     return reply.code(204).send()

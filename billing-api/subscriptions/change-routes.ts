@@ -14,6 +14,8 @@ import { applyLineSet, lineSetBodyProperties, previewLineSet } from './line-set-
 import { applyGroupedInvoicing, GROUPED_INVOICING_CHANGE_TYPES, groupedInvoicingBodyProperties, isGroupedInvoicingChange, previewGroupedInvoicing } from './grouped-invoicing.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
+import { pageOf, ref } from '../http/response-schemas.js'
+import { modifyPreviewSchema, modifyResultSchema } from './response-schemas.js'
 
 const ids = { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 100 } } as const
 
@@ -58,6 +60,7 @@ export async function subscriptionChangeRoutes(instance: FastifyInstance, ctx: B
     {
       config: READS,
       schema: {
+        response: { 200: pageOf(ref('SubscriptionLineItem')) },
         tags: ['subscriptions'],
         body: {
           type: 'object',
@@ -96,7 +99,7 @@ export async function subscriptionChangeRoutes(instance: FastifyInstance, ctx: B
 
   app.post(
     '/subscriptions/:id/modify/preview',
-    { config: READS, schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
+    { config: READS, schema: { response: { 200: modifyPreviewSchema }, tags: ['subscriptions'], params: idParams, body: modifyBody } },
     async (request) => {
       const { id } = request.params
       const body = request.body
@@ -108,7 +111,7 @@ export async function subscriptionChangeRoutes(instance: FastifyInstance, ctx: B
 
   app.post(
     '/subscriptions/:id/modify',
-    { schema: { tags: ['subscriptions'], params: idParams, body: modifyBody } },
+    { schema: { response: { 200: modifyResultSchema }, tags: ['subscriptions'], params: idParams, body: modifyBody } },
     async (request) => {
       const { id } = request.params
       const body = request.body

@@ -5,6 +5,7 @@ import { lineItemCommitmentProperties } from './commitments.js'
 import { updateLineItemCommitment } from './commitment-update.js'
 import { serializeSubscription } from './routes.js'
 import { typed } from '../http/typed-routes.js'
+import { ref } from '../http/response-schemas.js'
 
 export async function subscriptionCommitmentRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
@@ -12,6 +13,7 @@ export async function subscriptionCommitmentRoutes(instance: FastifyInstance, ct
     '/subscriptions/:id/line_items/:line_item_id/commitment',
     {
       schema: {
+        response: { 200: ref('Subscription') },
         tags: ['subscriptions'],
         params: { type: 'object', required: ['id', 'line_item_id'], properties: { id: { type: 'string' }, line_item_id: { type: 'string' } } },
         body: { type: 'object', additionalProperties: false, properties: { ...lineItemCommitmentProperties, version: { type: 'integer', minimum: 1 } } },

@@ -7,6 +7,7 @@ import { changeInheritedSubscriptions, listInheritedSubscriptions, type Inherite
 import { inheritedChangeBody } from './hierarchy-schemas.js'
 import { serializeSubscription } from './routes.js'
 import { typed } from '../http/typed-routes.js'
+import { inheritedSchema } from './response-schemas.js'
 
 const serialize = (r: InheritedChildren) => ({
   subscription: serializeSubscription(r.parent),
@@ -15,13 +16,13 @@ const serialize = (r: InheritedChildren) => ({
 
 export async function subscriptionHierarchyRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.get('/subscriptions/:id/inherited', { schema: { tags: ['subscriptions'], params: idParams } }, async (request) =>
+  app.get('/subscriptions/:id/inherited', { schema: { response: { 200: inheritedSchema }, tags: ['subscriptions'], params: idParams } }, async (request) =>
     serialize(await listInheritedSubscriptions(ctx, scopeOf(request), request.params.id)),
   )
 
   app.post(
     '/subscriptions/:id/inherited',
-    { schema: { tags: ['subscriptions'], params: idParams, body: inheritedChangeBody } },
+    { schema: { response: { 200: inheritedSchema }, tags: ['subscriptions'], params: idParams, body: inheritedChangeBody } },
     async (request) =>
       serialize(await changeInheritedSubscriptions(
         ctx, scopeOf(request), request.auth.userId, request.params.id, request.body,

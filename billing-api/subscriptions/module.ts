@@ -1,3 +1,4 @@
+import { subscriptionSchema, subscriptionV2Schema, subscriptionLineItemSchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { subscriptionChangeRoutes } from './change-routes.js'
 import { subscriptionRoutes } from './routes.js'
@@ -14,6 +15,7 @@ export const subscriptionsModule: DomainModule = {
     sqlMigration('subscriptions_0003_hierarchy', new URL('./migrations/0003_hierarchy.sql', import.meta.url)),
     sqlMigration('subscriptions_0004_commitments', new URL('./migrations/0004_commitments.sql', import.meta.url)),
     sqlMigration('subscriptions_0005_drop_fill_trigger', new URL('./migrations/0005_drop_fill_trigger.sql', import.meta.url))],
+  schemas: [subscriptionSchema, subscriptionV2Schema, subscriptionLineItemSchema],
   routes: async (app, ctx) => {
     await subscriptionRoutes(app, ctx)
     await subscriptionChangeRoutes(app, ctx)

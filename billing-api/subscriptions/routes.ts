@@ -15,6 +15,7 @@ import { typed } from '../http/typed-routes.js'
 import { SubscriptionPhaseSchema, serializePhase } from '../subscription-phases/phase.entity.js'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Scope } from '../db/scope.js'
+import { pageOf, ref } from '../http/response-schemas.js'
 
 export function serializeLineItem(li: SubscriptionLineItem) {
   return {
@@ -62,6 +63,7 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
     '/subscriptions',
     {
       schema: {
+        response: { 201: ref('Subscription') },
         tags: ['subscriptions'],
         body: {
           type: 'object',
@@ -105,7 +107,7 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
     },
   )
 
-  app.get('/subscriptions/:id', { schema: { tags: ['subscriptions'], params: idParams } }, async (request) => {
+  app.get('/subscriptions/:id', { schema: { response: { 200: ref('Subscription') }, tags: ['subscriptions'], params: idParams } }, async (request) => {
     const em = ctx.orm.em.fork()
     const { subscription, lineItems } = await getSubscription(em, scopeOf(request), request.params.id)
     return { ...serializeSubscription(subscription, lineItems), phases: await phasesOf(em, scopeOf(request), subscription.id) }
@@ -115,6 +117,7 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
     '/subscriptions/:id',
     {
       schema: {
+        response: { 200: ref('Subscription') },
         tags: ['subscriptions'],
         params: idParams,
         body: {
@@ -136,6 +139,7 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
     '/subscriptions/:id/cancel',
     {
       schema: {
+        response: { 200: ref('Subscription') },
         tags: ['subscriptions'],
         params: idParams,
         body: {
@@ -158,6 +162,7 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
     '/subscriptions/:id/activate',
     {
       schema: {
+        response: { 200: ref('Subscription') },
         tags: ['subscriptions'],
         params: idParams,
         body: { type: 'object', additionalProperties: false, properties: { start_date: dateTime, version: { type: 'integer', minimum: 1 } } },
@@ -175,6 +180,7 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
     '/subscriptions',
     {
       schema: {
+        response: { 200: pageOf(ref('Subscription')) },
         tags: ['subscriptions'],
         querystring: {
           type: 'object',
@@ -200,7 +206,7 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
 /** Registered under /v2 by app.ts: the v1 read plus plan_prices_out_of_sync. */
 export async function subscriptionV2Routes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.get('/subscriptions/:id', { schema: { tags: ['subscriptions'], params: idParams } }, async (request) => {
+  app.get('/subscriptions/:id', { schema: { response: { 200: ref('SubscriptionV2') }, tags: ['subscriptions'], params: idParams } }, async (request) => {
     const em = ctx.orm.em.fork()
     const scope = scopeOf(request)
     const { subscription, lineItems } = await getSubscription(em, scope, request.params.id)

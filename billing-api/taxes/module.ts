@@ -1,3 +1,4 @@
+import { taxRateSchema, taxAssociationSchema } from './response-schemas.js'
 import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { sqlMigration, type DomainModule } from '../module.js'
@@ -15,5 +16,6 @@ export const taxesModule: DomainModule = {
   name: 'taxes',
   entities: [TaxRateSchema, TaxAssociationSchema],
   migrations: [sqlMigration('taxes_0001_init', new URL('./migrations/0001_init.sql', import.meta.url))],
+  schemas: [taxRateSchema, taxAssociationSchema],
   routes: taxRoutes,
 }

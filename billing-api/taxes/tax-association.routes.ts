@@ -46,6 +46,7 @@ const listQuery = {
 export async function taxAssociationRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   registerCrudRoutes<TaxAssociation, CreateTaxAssociationInput, never, TaxAssociationFilter>(app, ctx, {
     path: '/taxes/associations',
+    schema: 'TaxAssociation',
     tags: ['taxes'],
     serialize: serializeTaxAssociation,
     create: { body: createBody, run: createTaxAssociation },

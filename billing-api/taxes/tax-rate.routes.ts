@@ -62,6 +62,7 @@ const listQuery = {
 export async function taxRateRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
   registerCrudRoutes<TaxRate, CreateTaxRateInput, UpdateTaxRateInput, TaxRateFilter>(app, ctx, {
     path: '/taxes/rates',
+    schema: 'TaxRate',
     tags: ['taxes'],
     serialize: serializeTaxRate,
     create: { body: createBody, run: createTaxRate },

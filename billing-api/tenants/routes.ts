@@ -7,6 +7,7 @@ import { iso } from '../db/common.js'
 import { idParams, metadataSchema } from '../http/schemas.js'
 import { EnvironmentSchema, TenantSchema, type Environment, type Tenant } from './tenant.entity.js'
 import { typed } from '../http/typed-routes.js'
+import { pageOf, ref } from '../http/response-schemas.js'
 
 function serializeTenant(t: Tenant) {
   return {
@@ -29,7 +30,7 @@ function serializeEnvironment(e: Environment) {
 
 export async function tenantRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.get('/tenants/:id', { schema: { tags: ['tenants'], params: idParams } }, async (request) => {
+  app.get('/tenants/:id', { schema: { response: { 200: ref('Tenant') }, tags: ['tenants'], params: idParams } }, async (request) => {
     const { id } = request.params
     // Another tenant's id answers exactly like an unknown one: existence is not leaked.
     if (id !== request.auth.tenantId) throw new NotFoundError('tenant', id)
@@ -38,7 +39,7 @@ export async function tenantRoutes(instance: FastifyInstance, ctx: BillingContex
     return serializeTenant(tenant)
   })
 
-  app.get('/environments', { schema: { tags: ['environments'] } }, async (request) => {
+  app.get('/environments', { schema: { response: { 200: pageOf(ref('Environment')) }, tags: ['environments'] } }, async (request) => {
     const envs = await ctx.orm.em
       .fork()
       .find(EnvironmentSchema, { tenant_id: request.auth.tenantId, status: 'published' }, { orderBy: { created_at: 'asc' } })
@@ -49,6 +50,7 @@ export async function tenantRoutes(instance: FastifyInstance, ctx: BillingContex
     '/environments',
     {
       schema: {
+        response: { 201: ref('Environment') },
         tags: ['environments'],
         body: {
           type: 'object',

@@ -8,6 +8,8 @@ import { NotFoundError } from '../../platform/errors.js'
 import type { BillingContext } from '../context.js'
 import { metadataSchema } from '../http/schemas.js'
 import { createTenant } from './create-tenant.js'
+import { signupSchema } from './response-schemas.js'
+import { errorStatuses } from '../../platform/error-responses.js'
 
 const body = {
   type: 'object',
@@ -23,7 +25,7 @@ const body = {
 
 export async function signupRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.post('/signup', { schema: { tags: ['users'], body, security: [] } }, async (request, reply) => {
+  app.post('/signup', { schema: { response: { 201: signupSchema, ...errorStatuses(404) }, tags: ['users'], body, security: [] } }, async (request, reply) => {
     // disabled: answers like a route that does not exist
     if (!ctx.config.signupEnabled) throw new NotFoundError('route', 'POST /v1/signup')
     await ctx.abuse?.admit('signup', request.ip)

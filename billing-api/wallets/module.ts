@@ -1,3 +1,4 @@
+import { walletSchema, walletTransactionSchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { walletRoutes } from './routes.js'
 import { WalletSchema, WalletTransactionSchema } from './wallet.entity.js'
@@ -9,5 +10,6 @@ export const walletsModule: DomainModule = {
     sqlMigration('wallets_0001_init', new URL('./migrations/0001_init.sql', import.meta.url)),
     sqlMigration('wallets_0002_auto_topup', new URL('./migrations/0002_auto_topup.sql', import.meta.url)),
   ],
+  schemas: [walletSchema, walletTransactionSchema],
   routes: walletRoutes,
 }

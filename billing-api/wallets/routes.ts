@@ -9,6 +9,8 @@ import type { WalletView } from './wallet-rows.js'
 import { updateWalletSettings, walletSettingsProperties } from './settings.js'
 import { CREDIT_REASONS, WALLET_TYPES } from './wallet.entity.js'
 import { typed } from '../http/typed-routes.js'
+import { pageOf, ref } from '../http/response-schemas.js'
+import { ledgerResultSchema, walletModificationSchema } from './response-schemas.js'
 
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
 const idempotencyKey = { type: 'string', minLength: 1, maxLength: 255 } as const
@@ -77,42 +79,42 @@ export async function walletRoutes(instance: FastifyInstance, ctx: BillingContex
   const em = () => ctx.orm.em.fork()
   const walletId = (params: unknown) => (params as { id: string }).id
 
-  app.post('/wallets', { schema: { tags, body: createBody } }, async (request, reply) => {
+  app.post('/wallets', { schema: { response: { 201: ref('Wallet') }, tags, body: createBody } }, async (request, reply) => {
     const view = await createWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, request.body)
     return reply.code(201).send(wire(view))
   })
 
-  app.get('/wallets', { schema: { tags, querystring: listQuery } }, async (request) => {
+  app.get('/wallets', { schema: { response: { 200: pageOf(ref('Wallet')) }, tags, querystring: listQuery } }, async (request) => {
     const q = request.query
     const { items, total } = await pageWallets(em(), ctx.clock, scopeOf(request), q)
     return listResponse(items.map(wire), total, q)
   })
 
-  app.get('/wallets/:id', { schema: { tags, params: idParams } }, async (request) => {
+  app.get('/wallets/:id', { schema: { response: { 200: ref('Wallet') }, tags, params: idParams } }, async (request) => {
     return wire(await getWallet(em(), ctx.clock, scopeOf(request), walletId(request.params)))
   })
 
-  app.post('/wallets/:id/top-up', { schema: { tags, params: idParams, body: topUpBody } }, async (request, reply) => {
+  app.post('/wallets/:id/top-up', { schema: { response: { 201: ledgerResultSchema }, tags, params: idParams, body: topUpBody } }, async (request, reply) => {
     const result = await topUpWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body)
     return reply.code(201).send(ledgerWire(result))
   })
 
-  app.post('/wallets/:id/debit', { schema: { tags, params: idParams, body: debitBody } }, async (request, reply) => {
+  app.post('/wallets/:id/debit', { schema: { response: { 201: ledgerResultSchema }, tags, params: idParams, body: debitBody } }, async (request, reply) => {
     const result = await debitWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body, ctx)
     return reply.code(201).send(ledgerWire(result))
   })
 
-  app.get('/wallets/:id/transactions', { schema: { tags, params: idParams, querystring: pageQuery } }, async (request) => {
+  app.get('/wallets/:id/transactions', { schema: { response: { 200: pageOf(ref('WalletTransaction')) }, tags, params: idParams, querystring: pageQuery } }, async (request) => {
     const page = request.query
     const { items, total } = await pageTransactions(em(), scopeOf(request), walletId(request.params), page)
     return listResponse(items.map(serializeTransaction), total, page)
   })
 
-  app.put('/wallets/:id/settings', { schema: { tags, params: idParams, body: settingsBody } }, async (request) => {
+  app.put('/wallets/:id/settings', { schema: { response: { 200: ref('Wallet') }, tags, params: idParams, body: settingsBody } }, async (request) => {
     return wire(await updateWalletSettings(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body))
   })
 
-  app.post('/wallets/:id/modify', { schema: { tags, params: idParams, body: modifyBody } }, async (request) => {
+  app.post('/wallets/:id/modify', { schema: { response: { 200: walletModificationSchema }, tags, params: idParams, body: modifyBody } }, async (request) => {
     const { modification_type } = request.body
     const { original, updated } = await modifyWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), modification_type)
     return { original: wire(original), updated: wire(updated) }

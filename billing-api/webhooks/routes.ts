@@ -16,6 +16,8 @@ import { endpointGone } from './deliver.js'
 import { openWebhookSecret, sealWebhookSecret } from './secret-at-rest.js'
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema, type WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js'
 import { typed } from '../http/typed-routes.js'
+import { noContent, pageOf, ref } from '../http/response-schemas.js'
+import { webhookDeliveryDetailSchema } from './response-schemas.js'
 
 const serializeEndpoint = (e: WebhookEndpoint, secret: string, revealSecret = false) => ({
   ...serializeBase(e), url: e.url, event_types: e.event_types, description: e.description,
@@ -39,6 +41,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     '/webhooks/endpoints',
     {
       schema: {
+        response: { 201: ref('WebhookEndpoint') },
         tags,
         body: {
           type: 'object',
@@ -70,20 +73,20 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     },
   )
 
-  app.get('/webhooks/endpoints', { schema: { tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
+  app.get('/webhooks/endpoints', { schema: { response: { 200: pageOf(ref('WebhookEndpoint')) }, tags, querystring: { type: 'object', properties: paginationQuery } } }, async (request) => {
     const q = request.query
     const [items, total] = await ctx.orm.em.fork().findAndCount(WebhookEndpointSchema, { ...scopeOf(request), status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
     return listResponse(items.map((e) => serializeEndpoint(e, secretOf(e))), total, q)
   })
 
-  app.get('/webhooks/endpoints/:id', { schema: { tags, params: idParams } }, async (request) => {
+  app.get('/webhooks/endpoints/:id', { schema: { response: { 200: ref('WebhookEndpoint') }, tags, params: idParams } }, async (request) => {
     const endpoint = await ctx.orm.em.fork().findOne(WebhookEndpointSchema, { id: id(request.params), ...scopeOf(request), status: 'published' })
     if (!endpoint) throw new NotFoundError('webhook endpoint', id(request.params))
     return serializeEndpoint(endpoint, secretOf(endpoint))
   })
 
   app.delete('/webhooks/endpoints/:id', {
-    schema: { tags, params: idParams, summary: 'delete an endpoint; its PENDING deliveries become CANCELLED (endpoint_deleted) and are never attempted again' },
+    schema: { response: { 204: noContent }, tags, params: idParams, summary: 'delete an endpoint; its PENDING deliveries become CANCELLED (endpoint_deleted) and are never attempted again' },
   }, async (request, reply) => {
     await deleteEndpoint(ctx.orm.em.fork(), scopeOf(request), id(request.params), request.auth.userId)
     return reply.code(204).send()
@@ -92,7 +95,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
   for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
     app.post(`/webhooks/endpoints/:id/${action}`, {
       schema: {
-        tags, params: idParams,
+        tags, params: idParams, response: { 200: ref('WebhookEndpoint') },
         summary: disabled
           ? 'disable an endpoint: no new deliveries, its PENDING ones become CANCELLED (endpoint_disabled)'
           : 'enable a disabled endpoint: events from now on are delivered; cancelled deliveries stay CANCELLED (POST /webhooks/{id}/retry sends one again)',
@@ -105,7 +108,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
 
   app.get(
     '/webhooks/deliveries',
-    { schema: { tags, querystring: { type: 'object', properties: { ...paginationQuery, endpoint_id: { type: 'string' }, delivery_status: { type: 'string', enum: ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] } } } } },
+    { schema: { response: { 200: pageOf(ref('WebhookDelivery')) }, tags, querystring: { type: 'object', properties: { ...paginationQuery, endpoint_id: { type: 'string' }, delivery_status: { type: 'string', enum: ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] } } } } },
     async (request) => {
       const q = request.query
       const where: Record<string, unknown> = { ...scopeOf(request) }
@@ -116,7 +119,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     },
   )
 
-  app.get('/webhooks/deliveries/:id', { schema: { tags, params: idParams } }, async (request) => {
+  app.get('/webhooks/deliveries/:id', { schema: { response: { 200: webhookDeliveryDetailSchema }, tags, params: idParams } }, async (request) => {
     const em = ctx.orm.em.fork()
     const delivery = await em.findOne(WebhookDeliverySchema, { id: id(request.params), ...scopeOf(request) })
     if (!delivery) throw new NotFoundError('webhook delivery', id(request.params))
@@ -127,7 +130,7 @@ export async function webhookRoutes(instance: FastifyInstance, ctx: BillingConte
     }
   })
 
-  app.post('/webhooks/:id/retry', { schema: { tags, params: idParams } }, async (request, reply) => {
+  app.post('/webhooks/:id/retry', { schema: { response: { 202: ref('WebhookDelivery') }, tags, params: idParams } }, async (request, reply) => {
     if (!ctx.webhooks) throw new ServiceUnavailableError('webhook delivery queue is not configured in this process')
     const em = ctx.orm.em.fork()
     const delivery = await em.findOne(WebhookDeliverySchema, { id: id(request.params), ...scopeOf(request) })

@@ -6,8 +6,6 @@
 import { fileURLToPath } from 'node:url'
 import { createMeterlineClient, ingestEvents, type ErrorResponse, type IngestOptions, type MeterlineClient } from '../src/index.js'
 
-type Body = { [key: string]: unknown }
-
 export interface IngestAndInvoiceOptions {
   /** external id of the customer the example creates */
   customer: string
@@ -29,18 +27,12 @@ function ok<T>(res: { data?: T; error?: ErrorResponse; response: Response }, wha
   return res.data
 }
 
-function str(body: Body, key: string): string {
-  const v = body[key]
-  if (typeof v !== 'string') throw new Error(`expected a string ${key} in ${JSON.stringify(body)}`)
-  return v
-}
-
 export async function ingestAndInvoice(client: MeterlineClient, opts: IngestAndInvoiceOptions): Promise<IngestAndInvoiceResult> {
   const now = new Date()
   const periodStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString()
 
   const meter = ok(await client.POST('/v1/meters', { body: { name: 'Tokens', event_name: 'llm_call', aggregation: { type: 'SUM', field: 'tokens' } } }), 'create meter')
-  const meterId = str(meter, 'id')
+  const meterId = meter.id
   const customer = ok(await client.POST('/v1/customers', { body: { external_id: opts.customer, name: opts.customer } }), 'create customer')
   const plan = ok(
     await client.POST('/v1/plans', {
@@ -55,7 +47,7 @@ export async function ingestAndInvoice(client: MeterlineClient, opts: IngestAndI
     'create plan',
   )
   const subscription = ok(
-    await client.POST('/v1/subscriptions', { body: { customer_id: str(customer, 'id'), plan_id: str(plan, 'id'), currency: 'usd', start_date: periodStart } }),
+    await client.POST('/v1/subscriptions', { body: { customer_id: customer.id, plan_id: plan.id, currency: 'usd', start_date: periodStart } }),
     'create subscription',
   )
 
@@ -71,7 +63,7 @@ export async function ingestAndInvoice(client: MeterlineClient, opts: IngestAndI
   // Ingest answers once the events are durable; the aggregator counts them a moment later.
   const deadline = Date.now() + (opts.countTimeoutMs ?? 30_000)
   const window = { external_customer_id: opts.customer, start_time: periodStart, end_time: new Date(now.getTime() + 3_600_000).toISOString() }
-  let usage: Body
+  let usage
   for (;;) {
     usage = ok(await client.POST('/v1/meters/{id}/usage', { params: { path: { id: meterId } }, body: window }), 'usage')
     if (usage.event_count === opts.events) break
@@ -79,15 +71,14 @@ export async function ingestAndInvoice(client: MeterlineClient, opts: IngestAndI
     await new Promise((r) => setTimeout(r, 200))
   }
 
-  const preview = ok(await client.POST('/v1/invoices/internal/preview', { body: { subscription_id: str(subscription, 'id') } }), 'invoice preview')
-  const lines = Array.isArray(preview.line_items) ? (preview.line_items as Body[]) : []
+  const preview = ok(await client.POST('/v1/invoices/internal/preview', { body: { subscription_id: subscription.id } }), 'invoice preview')
   return {
     eventIds: sent.eventIds,
-    tokens: str(usage, 'value'),
+    tokens: usage.value,
     invoice: {
-      total: str(preview, 'total'),
-      currency: str(preview, 'currency'),
-      lines: lines.map((l) => ({ display_name: str(l, 'display_name'), quantity: str(l, 'quantity'), amount: str(l, 'amount') })),
+      total: preview.total,
+      currency: preview.currency,
+      lines: preview.line_items.map((l) => ({ display_name: l.display_name ?? '', quantity: l.quantity, amount: l.amount })),
     },
   }
 }

@@ -1,8 +1,8 @@
-// The client's view of the served OpenAPI document. Two additions, both facts the route schemas
-// do not state yet: every 4xx/5xx body is the spec's ErrorResponse (platform/http.ts maps every
-// error to it), and a success answer whose route has no response schema is a JSON object the
-// client types as `{ [key: string]: unknown }` (PDF and CSV downloads excepted: not JSON).
-// When a route gains a response schema, regenerating the client picks it up unchanged.
+// The client's view of the served OpenAPI document. Every route declares its 2xx body and the
+// ErrorResponse of each error status it answers; two additions cover what a client may still
+// meet: any other 4xx/5xx (a proxy, a route added without its statuses) is typed ErrorResponse
+// too (platform/http.ts maps every error to it), and a success without a described body is a
+// JSON object `{ [key: string]: unknown }` (PDF and CSV downloads excepted: not JSON).
 
 type Json = Record<string, unknown>
 
@@ -65,5 +65,5 @@ export function clientDocument(doc: Json): Json {
   }
   const components = isObject(doc.components) ? doc.components : {}
   const schemas = isObject(components.schemas) ? components.schemas : {}
-  return { ...doc, paths, components: { ...components, schemas: { ...schemas, ErrorResponse: errorResponseSchema } } }
+  return { ...doc, paths, components: { ...components, schemas: { ...schemas, ErrorResponse: schemas.ErrorResponse ?? errorResponseSchema } } }
 }

@@ -1,0 +1,158 @@
+// Response schemas of the subscription routes (registered by module.ts, referred to by $id).
+import { anyJson, bool, dateTimeOrNull, dateTimeString, integer, objectOf, recordSchema, ref, str, stringArray, stringOrNull } from '../http/response-schemas.js'
+
+const subscriptionProperties = {
+  customer_id: str,
+  invoicing_customer_id: stringOrNull,
+  plan_id: str,
+  currency: str,
+  subscription_status: str,
+  subscription_type: str,
+  parent_subscription_id: stringOrNull,
+  lookup_key: stringOrNull,
+  billing_cadence: str,
+  billing_period: str,
+  billing_period_count: integer,
+  billing_cycle: str,
+  billing_anchor: dateTimeString,
+  start_date: dateTimeString,
+  end_date: dateTimeOrNull,
+  current_period_start: dateTimeString,
+  current_period_end: dateTimeString,
+  trial_start: dateTimeOrNull,
+  trial_end: dateTimeOrNull,
+  cancel_at: dateTimeOrNull,
+  cancelled_at: dateTimeOrNull,
+  cancel_at_period_end: bool,
+  cancellation_type: stringOrNull,
+  collection_method: str,
+  payment_behavior: str,
+  auto_invoice_threshold: stringOrNull,
+  commitment_amount: stringOrNull,
+  overage_factor: stringOrNull,
+  enable_true_up: bool,
+  synced_price_sequence: integer,
+  version: integer,
+  /** on single-subscription answers */
+  line_items: { type: 'array', items: ref('SubscriptionLineItem') },
+  /** on GET /v1/subscriptions/{id}: the schedule (subscription phases) */
+  phases: { type: 'array', items: ref('SubscriptionPhase') },
+}
+const withoutItems = { optional: ['line_items', 'phases'] }
+
+export const subscriptionSchema = recordSchema('Subscription', subscriptionProperties, withoutItems)
+
+/** GET /v2/subscriptions/{id}: the v1 read and whether the plan's prices changed since the subscription synced them. */
+export const subscriptionV2Schema = recordSchema('SubscriptionV2', { ...subscriptionProperties, plan_prices_out_of_sync: bool }, withoutItems)
+
+export const subscriptionLineItemSchema = recordSchema('SubscriptionLineItem', {
+  subscription_id: str,
+  customer_id: str,
+  price_id: str,
+  meter_id: stringOrNull,
+  currency: str,
+  display_name: stringOrNull,
+  quantity: str,
+  start_date: dateTimeString,
+  end_date: dateTimeOrNull,
+  commitment_amount: stringOrNull,
+  commitment_quantity: stringOrNull,
+  commitment_overage_factor: stringOrNull,
+  commitment_true_up_enabled: bool,
+  commitment_windowed: bool,
+  /** windowed commitments: the buckets of the period */
+  commitment_time_buckets: anyJson,
+  addon_association_id: stringOrNull,
+  subscription_phase_id: stringOrNull,
+})
+
+export const inheritedSchema = objectOf({
+  subscription: ref('Subscription'),
+  inherited_subscriptions: { type: 'array', items: ref('Subscription') },
+})
+
+const prorationPreview = objectOf({
+  subscription_id: str,
+  customer_id: str,
+  currency: str,
+  billing_reason: str,
+  period_start: dateTimeString,
+  period_end: dateTimeString,
+  subtotal: str,
+  total: str,
+  line_items: {
+    type: 'array',
+    items: objectOf({
+      subscription_line_item_id: stringOrNull,
+      price_id: str,
+      price_type: str,
+      display_name: stringOrNull,
+      quantity: str,
+      amount: str,
+      period_start: dateTimeString,
+      period_end: dateTimeString,
+    }),
+  },
+})
+
+/** quantity_change, add_line_item, remove_line_item */
+const lineItemChangePreview = objectOf({
+  subscription_id: str,
+  change_type: str,
+  line_item_id: stringOrNull,
+  price_id: str,
+  old_quantity: stringOrNull,
+  new_quantity: str,
+  effective_date: dateTimeString,
+  proration_behavior: str,
+  invoice_preview: prorationPreview,
+})
+
+/** plan_change, addon_attach, addon_detach */
+const lineSetChangePreview = objectOf({
+  subscription_id: str,
+  change_type: str,
+  effective_date: dateTimeString,
+  proration_behavior: str,
+  old_plan_id: stringOrNull,
+  new_plan_id: stringOrNull,
+  addon_id: stringOrNull,
+  addon_association_id: stringOrNull,
+  end_date: dateTimeOrNull,
+  ended_line_item_ids: stringArray,
+  new_line_items: {
+    type: 'array',
+    items: objectOf({
+      price_id: str,
+      display_name: stringOrNull,
+      quantity: str,
+      start_date: dateTimeString,
+      end_date: dateTimeOrNull,
+      billing_period: stringOrNull,
+      billing_period_count: integer,
+    }),
+  },
+  invoice_preview: prorationPreview,
+})
+
+const grouping = objectOf({ subscription_type: str, invoicing_customer_id: stringOrNull, parent_subscription_id: stringOrNull })
+
+/** grouped_invoicing_add, grouped_invoicing_remove */
+const groupedInvoicingPreview = objectOf({
+  subscription_id: str,
+  change_type: str,
+  effective_date: dateTimeString,
+  changed: bool,
+  before: grouping,
+  after: grouping,
+  invoice_preview: { type: 'null' },
+})
+
+/** The preview of POST /subscriptions/{id}/modify/preview, by change type. */
+export const modifyPreviewSchema = { anyOf: [lineItemChangePreview, lineSetChangePreview, groupedInvoicingPreview] }
+
+export const modifyResultSchema = objectOf({
+  subscription: ref('Subscription'),
+  /** the proration invoice, when the change made one */
+  invoice: { anyOf: [ref('Invoice'), { type: 'null' }] },
+})
