@@ -2,7 +2,7 @@
 // process (ingest, aggregator, billing-api; chDB binds its data directory to one process).
 // C customers (default 1,000) on one plan granting F metered features (default 20, one SUM
 // meter each, a monthly hard limit nobody reaches), with E usage events per customer over the
-// last days written through the aggregator's write stage. Then, for D seconds, from a worker
+// last days sent through ingest. Then, for D seconds, from a worker
 // process (so the load generator does not share the platform's event loop):
 // - events stream through POST /v1/events/raw/bulk at R events/s (default 10,000), random
 //   customer and meter, timestamped now;
@@ -13,9 +13,9 @@
 // thread, RSS. Then the cold-cache run: K more customers (default 100,000) copied in SQL from a
 // template, and one check for each, 32 in flight (every check misses the caches).
 // Asserts nothing about time.
-//   npm run bench:entitlement-check -- --customers 1000 --features 20 --rate 10000 --seconds 30 --cold 100000
+//   npm run bench:entitlement-check -- --customers 1000 --features 20 --rate 10000 --seconds 30 --cold 100000 [--thread worker|main]
 import { parseArgs } from 'node:util'
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
@@ -26,6 +26,8 @@ const { values: args } = parseArgs({
   options: {
     customers: { type: 'string' }, features: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' },
     seconds: { type: 'string' }, cold: { type: 'string' }, connections: { type: 'string' }, load: { type: 'string' },
+    /** where the platform's aggregator runs: its worker thread (AGGREGATOR_THREAD's default) or the API's main thread */
+    thread: { type: 'string' },
   },
 })
 const CUSTOMERS = Number(args.customers ?? 1000)
@@ -153,6 +155,12 @@ if (args.load) {
   const config = {
     ...base, clickhouse: { ...base.clickhouse, chdbPath }, port: 0, logLevel: 'fatal',
     eventsTopic: `events-bench-${id}`, aggregatorGroupId: `aggregator-bench-${id}`, redisPrefix: `mlbench-${id}`, spool: { ...base.spool, dir: spoolDir },
+    aggregatorThread: (args.thread ?? base.aggregatorThread) as 'worker' | 'main',
+  }
+  // The local broker creates topics on first use with 4 partitions; this one needs KAFKA_EVENTS_PARTITIONS.
+  if (existsSync(join(base.dataDir, 'kafka', 'control'))) {
+    writeFileSync(join(base.dataDir, 'kafka', 'control'), `topic ${config.eventsTopic} ${base.eventsPartitions}\n`)
+    await new Promise((r) => setTimeout(r, 500))
   }
   const platform = await startPlatform(config, { services: ['ingest', 'aggregator', 'billing-api'], migrate: true, schedule: false, relay: false })
   const run = (load: Omit<Load, 'url'>) => new Promise<LoadResult>((resolve, reject) => {
@@ -191,22 +199,25 @@ if (args.load) {
     const template = await subscribe('probe')
     const setupSeconds = ((performance.now() - t0) / 1000).toFixed(1)
 
-    // Usage of the last days through the write stage (the meters get activated first).
+    // Usage of the last days (the meters get activated first).
     const t1 = performance.now()
-    // Through the platform's own aggregator writer, once it holds every shard (one consumer).
-    const stage = platform.aggregator!.stage
-    while (stage.shards.owned.size < 64) await new Promise((r) => setTimeout(r, 100))
+    // Through ingest, counted by the platform's aggregator (in its worker thread or on the main
+    // thread: --thread), until its consumers report every seed event written.
     let seq = 0
-    for (let c = 0; c < CUSTOMERS; c += 100) {
+    for (let c = 0; c < CUSTOMERS; c += 50) {
       const events = []
-      for (let i = c; i < Math.min(CUSTOMERS, c + 100); i++) {
+      for (let i = c; i < Math.min(CUSTOMERS, c + 50); i++) {
         for (let k = 0; k < EVENTS; k++) {
-          events.push({ event_id: `seed-${seq++}`, event_name: `e${k % FEATURES}`, external_customer_id: `cust-${i}`, customer_id: null, timestamp: Date.now() - 60_000 - ((seq * 7_919) % (5 * 86_400_000)), source: 'api', properties: '{"n":3}' })
+          events.push({ event_id: `seed-${seq++}`, event_name: `e${k % FEATURES}`, external_customer_id: `cust-${i}`, timestamp: new Date(Date.now() - 60_000 - ((seq * 7_919) % (5 * 86_400_000))).toISOString(), source: 'api', properties: { n: 3 } })
         }
       }
-      await stage.add({ stream: 'bench-seed/0', first: BigInt(c), last: BigInt(c), records: [{ offset: BigInt(c), batch: { batch_id: `seed-${c}`, tenant_id: tenant.tenantId, environment_id: tenant.environments.production, ingested_at: Date.now(), events } }] })
+      await call(key, 'POST', '/v1/events/raw/bulk', { events })
     }
-    await stage.drain()
+    const written = async () => (await platform.ctx.aggregatorControl!.consumers()).reduce((n, a) => n + a.events, 0)
+    for (let i = 0; (await written()) < seq; i++) {
+      if (i % 25 === 0) console.error(`seed: ${await written()} of ${seq} events written`)
+      await new Promise((r) => setTimeout(r, 200))
+    }
     const loadSeconds = ((performance.now() - t1) / 1000).toFixed(1)
     // The platform's aggregator activates the meters on its own (it backfills the seed above).
     await new Promise((r) => setTimeout(r, 3000))
@@ -238,7 +249,7 @@ if (args.load) {
     const loopP99 = loop.percentile(99) / 1e6
     const rows: [string, string][] = [
       ['machine', `${cpus().length} vCPU (${cpus()[0]?.model ?? '?'}), node ${process.version}, load average ${la.toFixed(1)} before the run`],
-      ['set-up', `${CUSTOMERS.toLocaleString('en-US')} customers x ${FEATURES} features through the API in ${setupSeconds} s; ${seq.toLocaleString('en-US')} seed events through the write stage in ${loadSeconds} s`],
+      ['set-up', `${CUSTOMERS.toLocaleString('en-US')} customers x ${FEATURES} features through the API in ${setupSeconds} s; ${seq.toLocaleString('en-US')} seed events through ingest in ${loadSeconds} s; aggregator on the ${config.aggregatorThread === 'worker' ? 'worker thread' : 'main thread'}`],
       [`events streamed (asked ${RATE.toLocaleString('en-US')}/s)`, `${Math.round(hot.accepted / hot.seconds).toLocaleString('en-US')}/s accepted, ${hot.refused} refused`],
       [`checks, ${CONNECTIONS} connections, ${SECONDS} s`, `${Math.round(hot.checks.length / hot.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(hot.checks, 50))} / ${ms(pct(hot.checks, 99))} / ${ms(Math.max(...hot.checks))} ms`],
       ['staleness (ack -> visible in the check), p50 / p99', `${ms(pct(hot.staleness, 50))} / ${ms(pct(hot.staleness, 99))} ms (${hot.staleness.length} probes)`],
