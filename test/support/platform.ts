@@ -39,7 +39,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     eventsPartitions: 4,
     // One consumer, so a test can watch `platform.aggregator`; tests of several writers start them.
     aggregatorConsumers: 1,
-    // In this thread, so a test can hook into its writes; test/e2e/aggregator-thread.test.ts runs the worker.
+    // In this thread (the default), so a test can hook into its writes; test/e2e/aggregator-thread.test.ts runs the worker.
     aggregatorThread: 'main',
     systemEventsTopic: `system-events-test-${id}`,
     aggregatorGroupId: `aggregator-test-${id}`,
