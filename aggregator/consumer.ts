@@ -103,6 +103,8 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     next: bigint | null
     /** commits of fetched pieces not yet done, oldest first (the look-ahead) */
     inflight: Promise<void>[]
+    /** a re-read from the last commit is under way */
+    rewinding?: boolean
   }
   const partitions = new Map<number, PartitionState>()
   let stopping = false
@@ -127,7 +129,18 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     if (!state) throw new Error(`partition ${partition} is no longer assigned to this consumer`)
     const result = await written
     await opts.hooks?.afterInsert?.({ partition, lastOffset: piece.last.toString(), events: result.events })
-    if (state.next !== null && piece.first > state.next) return // after a failure: wait for the replay
+    if (state.next !== null && piece.first > state.next) {
+      // A gap: the records before this piece were not written. A failure's replay is on its way,
+      // or a seek was lost (one after a broker restart, while the consumer was down): read the
+      // partition again from the last commit, once per gap, rather than wait for ever.
+      if (!state.rewinding) {
+        state.rewinding = true
+        void rewind(topic, partition, new Error(`offsets ${state.next}..${piece.first - 1n} were not written`)).finally(() => {
+          state.rewinding = false
+        })
+      }
+      return
+    }
     // Fetched from a broker that has restarted empty since: its offsets mean nothing now.
     if (generation.restarts !== restarts) return
     await commit(consumer, topic, partition, piece, generation.name)
