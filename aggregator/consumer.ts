@@ -2,7 +2,7 @@
 // pipeline.ts (decode -> write -> commit -> count) per batch, in order per partition, and
 // replays a partition from its last commit after a failure. Several consumers (processes) may
 // share the group: each writes the shards of its partitions, fenced (shard-fence.ts).
-import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs'
+import type { Admin, Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs'
 import type pg from 'pg'
 import type { ClickHouse } from '../clickhouse/client.js'
 import type { MeterSource } from '../schemas/meters.js'
@@ -119,6 +119,9 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     const mine = Array.from({ length: SHARDS }, (_, s) => s).filter((s) => owned.has(partitionOfShard(s, opts.partitions)))
     shards.assign(mine)
     for (const p of [...partitions.keys()]) if (!owned.has(p)) partitions.delete(p)
+    for (const p of assignment) {
+      if (!partitions.has(p)) void adoptStale(opts.topic, p).catch((err) => log(`reading the committed offset of ${opts.topic}[${p}] failed; its first batch checks again`, err))
+    }
     // Take the shards at once: a writer that holds all it was assigned never claims one later
     // from a stale assignment (a paused consumer that missed a rebalance is refused instead).
     void stage.tick().catch((err) => log('taking the assigned shards failed; the next write retries', err))
@@ -169,6 +172,43 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     }
   }
 
+  let admin: Admin | undefined
+  /**
+   * Whether the group's committed offset of a partition was made on another generation of the
+   * local broker (its metadata names the generation its piece was fetched in). A consumer that had
+   * not yet noticed an empty restart commits the old broker's offsets under the old name; a
+   * partition state made afresh at that position would then pass records nobody read. Returns a
+   * description of the stale commit, or undefined when the position can be trusted.
+   */
+  async function staleCommit(topic: string, partition: number): Promise<string | undefined> {
+    if (!broker.watch) return undefined
+    const known = broker.watch.current
+    const current = await broker.watch.read()
+    if (current === null) return undefined
+    if (current === undefined || current !== known) return 'the broker generation is unknown or just changed'
+    admin ??= opts.kafka.admin({ retry: { retries: 2 } })
+    await admin.connect()
+    const [offsets] = await admin.fetchOffsets({ groupId: opts.groupId, topics: [topic] })
+    const p = offsets?.partitions.find((x) => x.partition === partition)
+    if (!p || Number(p.offset) < 0) return undefined
+    return (p.metadata || null) === current ? undefined : `offset ${p.offset} named ${p.metadata || 'no generation'}`
+  }
+
+  /**
+   * A partition this consumer has no state for, whose committed offset is stale: its state
+   * starts at 0 and the consumer reads it again from there (the write stage makes that exact).
+   * Runs at assignment (a stale position may lie past the new broker's end, where no batch comes)
+   * and before the first batch.
+   */
+  async function adoptStale(topic: string, partition: number): Promise<boolean> {
+    const stale = await staleCommit(topic, partition)
+    if (!stale || partitions.has(partition) || !assignment.includes(partition)) return false
+    partitions.set(partition, { chain: Promise.resolve(), next: 0n, inflight: [] })
+    log(`the committed offset of ${topic}[${partition}] (${stale}) was not made on this broker generation; reading the partition again from 0`)
+    consumer.seek({ topic, partition, offset: '0' })
+    return true
+  }
+
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kafkajs hands these over as plain functions
   async function eachBatch({ batch, resolveOffset, heartbeat }: EachBatchPayload): Promise<void> {
     if (batch.messages.length === 0) return
@@ -176,7 +216,8 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     const { first, last } = piece
     let state = partitions.get(batch.partition)
     if (!state) {
-      state = { chain: Promise.resolve(), next: first, inflight: [] }
+      if (await adoptStale(batch.topic, batch.partition)) return
+      state = partitions.get(batch.partition) ?? { chain: Promise.resolve(), next: first, inflight: [] }
       partitions.set(batch.partition, state)
     }
     // Handed to the write stage at once, so pieces fetched while a write runs join the next one
@@ -291,6 +332,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
         await consumer.disconnect()
         await backfills.tick().catch(() => undefined)
         await producer?.disconnect().catch(() => undefined)
+        await admin?.disconnect().catch(() => undefined)
       })()
       return stopped
     },
