@@ -131,6 +131,9 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     const state = partitions.get(partition)
     if (!state) throw new Error(`partition ${partition} is no longer assigned to this consumer`)
     const result = await written
+    if (result.takenOver) {
+      throw new Error(`${result.takenOver} events of shards another writer took over; their offsets are its to commit`)
+    }
     await opts.hooks?.afterInsert?.({ partition, lastOffset: piece.last.toString(), events: result.events })
     if (state.next !== null && piece.first > state.next) {
       // A gap: the records before this piece were not written. A failure's replay is on its way,

@@ -56,6 +56,11 @@ export class ShardTable {
     }
   }
 
+  /** Assigned to this writer, but another writer fenced it out since (until the next assignment). */
+  wasTaken(shard: number): boolean {
+    return this.lost.has(shard)
+  }
+
   isAssigned(shard: number): boolean {
     return this.assigned.has(shard) && !this.lost.has(shard)
   }

@@ -128,6 +128,27 @@ test('two writers given the same shards: the later one fences the earlier out, a
   assert.equal(await usage(tenant, cnt), '30')
 })
 
+test('a writer fenced out leaves the events of the taken shards to their new owner: not counted, not sent on, its piece not to be committed', async () => {
+  const { tenant, cnt } = fixture()
+  const meters = source([cnt])
+  let reroutes = 0
+  const a = await writer(meters, ALL, { partitions: 4, reroute: async () => void reroutes++ })
+  await a.stage.tick()
+  const b = await writer(meters, ALL, { partitions: 4 }) // the group gave everything to B; A has not noticed
+  await b.stage.tick()
+  const evs = events('taken', 40)
+  await assert.rejects(a.stage.add(piece(tenant, 'z1', evs)), (err) => err instanceof FencedError)
+  // A's replay of the same partition: its events' shards are read by B from this partition.
+  const shard = eventShard(tenant, 'env', evs[0].event_id)
+  const fromPartition = { ...piece(tenant, 'z1', inShards(tenant, ALL.filter((s) => s % 4 === shard % 4), evs)), partition: shard % 4 }
+  const result = await a.stage.add(fromPartition)
+  assert.equal(result.takenOver, fromPartition.records[0].batch.events.length)
+  assert.equal(reroutes, 0, 'B reads them from the same partition: nothing is produced again')
+  assert.equal(await usage(tenant, cnt), '0')
+  await b.stage.add(fromPartition)
+  assert.equal(await usage(tenant, cnt), String(fromPartition.records[0].batch.events.length))
+})
+
 test('a zombie writer paused inside its write holds its shards until it ends; the next owner sees what it wrote', async () => {
   const { tenant, cnt } = fixture()
   const meters = source([cnt])

@@ -17,7 +17,7 @@ import { markerRow } from '../clickhouse/queries/write-markers.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 import type { CommittedBucket, CommittedWriteListener } from '../schemas/committed-write.js'
 import type { MeterDefinition } from '../schemas/meters.js'
-import { checkText, eventDigest, keyText, shardOf, type EventDigest } from '../schemas/shards.js'
+import { checkText, eventDigest, keyText, partitionOfShard, shardOf, type EventDigest } from '../schemas/shards.js'
 import { BucketFolder } from './fold.js'
 import type { MeterCache } from './meter-cache.js'
 import { bucketRow, indexMeters, meterEventRow, meterHits, monthOf, rawRow } from './meter-rows.js'
@@ -45,6 +45,12 @@ export interface PieceResult {
   skipped: Record<string, number>
   /** events counted per meter, keyed `tenant_id \0 meter_id` (metrics) */
   perMeter: Map<string, number>
+  /**
+   * Events of shards another writer took from this one, in the partition that writer reads:
+   * neither counted nor sent on here, so the piece's offsets must not be committed by this
+   * writer (a zombie's commit would pass records only the new owner may vouch for).
+   */
+  takenOver?: number
 }
 
 export interface WriteStats {
@@ -85,6 +91,8 @@ interface EventRef {
   d: EventDigest
   shard: number
   result: PieceResult
+  /** the partition the event was read from */
+  partition?: number
 }
 
 export class WriteStage {
@@ -107,6 +115,8 @@ export class WriteStage {
       maxDelayMs?: number
       hooks?: WriteStageHooks
       reroute?: Reroute
+      /** partitions of the events topic: shard s is read from partition s mod this */
+      partitions?: number
       onCommittedWrite?: CommittedWriteListener
       log?: (msg: string, err?: unknown) => void
     } = {},
@@ -250,15 +260,21 @@ export class WriteStage {
       for (const { batch } of p.records) {
         for (const e of batch.events) {
           const d = eventDigest(batch.tenant_id, batch.environment_id, e.event_id)
-          refs.push({ batch, e, d, shard: shardOf(d), result: results[pi] })
+          refs.push({ batch, e, d, shard: shardOf(d), result: results[pi], partition: p.partition })
           touched.add(shardOf(d))
         }
       }
     })
     await this.shards.ensure([...touched])
     const mine = refs.filter((r) => this.shards.owned.has(r.shard))
+    const partitions = this.opts.partitions
     for (const r of refs) {
       if (this.shards.owned.has(r.shard)) continue
+      if (this.shards.wasTaken(r.shard) && partitions && r.partition === partitionOfShard(r.shard, partitions)) {
+        // Its new owner reads this very partition: leave the event to it.
+        r.result.takenOver = (r.result.takenOver ?? 0) + 1
+        continue
+      }
       // Not ours: sent on to the partition of its shard (its owner counts it), not counted here.
       const key = `${r.batch.batch_id}\u0000${r.batch.tenant_id}\u0000${r.batch.environment_id}`
       const b = foreign.get(key) ?? { ...r.batch, events: [] }

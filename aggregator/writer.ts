@@ -24,6 +24,8 @@ export interface WriterOptions {
   meterRefreshMs?: number
   hooks?: WriteStageHooks & BackfillHooks
   reroute?: Reroute
+  /** partitions of the events topic (a consumer's writer); unset for a standalone writer */
+  partitions?: number
   onCommittedWrite?: CommittedWriteListener
   /** a name for this writer in logs and the fence (default: host, pid and a random suffix) */
   name?: string
@@ -54,7 +56,7 @@ export async function openWriter(opts: WriterOptions): Promise<Writer> {
   const shards = new ShardTable(opts.ch, fence, log, opts.dedupHorizonDays ?? 0)
   const cache = new MeterCache(opts.meters, opts.meterRefreshMs ?? 500)
   const stage = new WriteStage(opts.ch, shards, cache, {
-    hooks: opts.hooks, log, reroute: opts.reroute, onCommittedWrite: opts.onCommittedWrite, maxEvents: opts.maxEvents,
+    hooks: opts.hooks, log, reroute: opts.reroute, partitions: opts.partitions, onCommittedWrite: opts.onCommittedWrite, maxEvents: opts.maxEvents,
   })
   const backfills = new Backfills(opts.ch, opts.pg, store, name, cache, log, opts.hooks)
   return { name, store, meters: cache, stage, shards, backfills }
