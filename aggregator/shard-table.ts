@@ -94,9 +94,9 @@ export class ShardTable {
     const claims = await this.fence.claim(shards)
     const cuts = await this.fence.cuts(shards)
     const loads: ShardState[] = []
+    const taken: ShardState[] = []
     for (const c of claims) {
       const parked = this.parked.get(c.shard)
-      this.parked.delete(c.shard)
       const kept = parked && c.previousOwner === this.fence.owner && c.previousEpoch === parked.epoch && !parked.dirty
       const state: ShardState = {
         shard: c.shard, epoch: c.epoch, nextSeq: 1n, keys: kept ? parked.keys : new KeySet(1024, this.keepFrom), dirty: true, cuts: new Map(),
@@ -104,11 +104,18 @@ export class ShardTable {
       for (const cut of cuts) if (cut.shard === c.shard) state.cuts.set(cut.meterId, { epoch: cut.epoch, seq: cut.seq })
       await this.finishInDoubt(state, c.doneEpoch, c.doneSeq)
       if (!kept) loads.push(state)
-      this.owned.set(c.shard, state)
+      taken.push(state)
     }
     // Loaded after the in-doubt writes are finished, so their keys are in.
     for (let i = 0; i < loads.length; i += 4) {
       await Promise.all(loads.slice(i, i + 4).map((s) => forEachShardKey(this.ch, s.shard, this.keepFrom(), (a, b, c, d, day) => s.keys.add({ hi1: a, hi0: b, lo1: c, lo0: d }, day))))
+    }
+    // Owned only now, every key in: a claim that fails part-way (Postgres or ClickHouse gone)
+    // leaves no shard held with a partial memory, which would count its events again. The next
+    // write claims them afresh (the epoch moves once more).
+    for (const state of taken) {
+      this.parked.delete(state.shard)
+      this.owned.set(state.shard, state)
     }
   }
 

@@ -149,6 +149,28 @@ test('a writer fenced out leaves the events of the taken shards to their new own
   assert.equal(await usage(tenant, cnt), String(fromPartition.records[0].batch.events.length))
 })
 
+test('a takeover that fails part-way (Postgres gone between two shards) holds none of them: the retry loads every key and counts nothing twice', async () => {
+  const { tenant, cnt } = fixture()
+  const meters = source([cnt])
+  const a = await writer(meters, ALL)
+  const evs = events('partial-claim', 200)
+  await a.stage.add(piece(tenant, 'first', evs))
+  assert.equal(await usage(tenant, cnt), '200')
+  const b = await writer(meters, ALL) // the group moved every partition to B
+  const markDone = b.shards.fence.markDone.bind(b.shards.fence)
+  let calls = 0
+  b.shards.fence.markDone = async (sql, done) => {
+    // The third shard's takeover cannot finish: Postgres went away (the first two did).
+    if (++calls === 3) throw new Error('connect ECONNREFUSED (injected)')
+    return markDone(sql, done)
+  }
+  await assert.rejects(b.stage.add(piece(tenant, 'again', evs)), /ECONNREFUSED/)
+  assert.equal(b.shards.owned.size, 0, 'no shard is held after a failed takeover')
+  const result = await b.stage.add(piece(tenant, 'again', evs))
+  assert.equal(result.duplicates, 200)
+  assert.equal(await usage(tenant, cnt), '200')
+})
+
 test('a zombie writer paused inside its write holds its shards until it ends; the next owner sees what it wrote', async () => {
   const { tenant, cnt } = fixture()
   const meters = source([cnt])

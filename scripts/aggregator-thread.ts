@@ -9,7 +9,6 @@ import { serveTransport } from '../clickhouse/thread-transport.js'
 import type { Config } from '../platform/config.js'
 import type { CommittedWrite, CommittedWriteListener } from '../schemas/committed-write.js'
 
-export type ConsumerView = AggregatorView
 type Call = { op: 'views' } | { op: 'setConsumers'; n: number } | { op: 'metrics' } | { op: 'stop' }
 export type ToWorker = Call & { id: number }
 export type FromWorker =

@@ -5,18 +5,17 @@
 // (clickhouse/thread-transport.ts); committed writes, logs and metrics go back as messages
 // (scripts/aggregator-thread.ts is the other side).
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
-import { startAggregator, type Aggregator } from '../aggregator/consumer.js'
 import { ShardFence } from '../aggregator/shard-fence.js'
 import { openOrm } from '../billing-api/database.js'
 import { postgresMeterSource } from '../billing-api/meters/index.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { PortTransport } from '../clickhouse/thread-transport.js'
 import type { Config } from '../platform/config.js'
-import { createKafka } from '../platform/kafka.js'
 import { configureMetricLabels } from '../platform/metric-labels.js'
 import { registry } from '../platform/metrics.js'
 import { PostgresWatchdog } from '../platform/postgres-watchdog.js'
-import type { ToWorker, FromWorker, ConsumerView } from './aggregator-thread.js'
+import type { ToWorker, FromWorker } from './aggregator-thread.js'
+import { consumerSet } from './aggregator-consumers.js'
 
 const { config, chPort, gate } = workerData as { config: Config; chPort: MessagePort; gate: boolean }
 const port = parentPort!
@@ -32,30 +31,14 @@ const orm = await openOrm(config.databaseUrl, 2, config.postgres, watchdog)
 const pg = ShardFence.pool(config.databaseUrl, 8, config.postgres, watchdog)
 const meters = postgresMeterSource(orm)
 
-const startConsumer = (n: number) => startAggregator({
-  kafka: createKafka(config, n === 0 ? 'aggregator' : `aggregator-${n}`),
-  ch, meters, pg,
-  topic: config.eventsTopic,
-  partitions: config.eventsPartitions,
-  groupId: config.aggregatorGroupId,
-  watchBroker: config.spool.retainUntil === 'committed',
-  audit: n === 0 ? config.usageAudit : undefined,
-  dedupHorizonDays: config.retention.dedupHorizonDays,
+const consumers = consumerSet({
+  config, ch, meters, pg, log,
   onCommittedWrite: (w) => post({ type: 'write', w }),
   onCommitted: gate ? (c) => post({ type: 'committed', bytes: c.bytes }) : undefined,
-  log,
 })
 
-const consumers: Aggregator[] = []
-const views = (): ConsumerView[] => consumers.map((a) => ({ name: a.name, partitions: a.assignment, shards: a.stage.shards.owned.size, events: a.stats.events, writes: a.write.writes }))
-async function setConsumers(n: number): Promise<ConsumerView[]> {
-  while (consumers.length < n) consumers.push(await startConsumer(consumers.length))
-  while (consumers.length > Math.max(1, n)) await consumers.pop()!.stop()
-  return views()
-}
-
 async function stop(): Promise<void> {
-  for (const a of consumers.splice(0).reverse()) await a.stop().catch((err: unknown) => log('stopping an aggregator consumer failed', err))
+  await consumers.stop()
   await pg.end().catch(() => undefined)
   await orm.close().catch(() => undefined)
   watchdog?.stop()
@@ -70,8 +53,8 @@ port.on('message', (m: ToWorker) => {
     )
   }
   switch (m.op) {
-    case 'views': reply(views); break
-    case 'setConsumers': reply(() => setConsumers(m.n)); break
+    case 'views': reply(() => consumers.consumers()); break
+    case 'setConsumers': reply(() => consumers.setConsumers(m.n)); break
     // Only the aggregator's own series: the process-wide ones (CPU, memory) come from the main thread.
     case 'metrics': reply(async () => (await registry.getMetricsAsJSON()).filter((x) => x.name.startsWith('meterline_'))); break
     case 'stop': reply(stop); break
@@ -79,7 +62,7 @@ port.on('message', (m: ToWorker) => {
 })
 
 try {
-  await setConsumers(Math.min(8, Math.max(1, config.aggregatorConsumers)))
+  await consumers.setConsumers(config.aggregatorConsumers)
   post({ type: 'ready' })
 } catch (err) {
   log('the aggregator thread could not start', err)

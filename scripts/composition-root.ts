@@ -9,9 +9,8 @@ import type { FastifyInstance } from 'fastify'
 import type { Producer } from 'kafkajs'
 import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
-import { startAggregator, type Aggregator, type AggregatorHooks } from '../aggregator/consumer.js'
+import type { Aggregator, AggregatorHooks } from '../aggregator/consumer.js'
 import { ShardFence } from '../aggregator/shard-fence.js'
-import type { AggregatorView } from '../billing-api/admin/aggregators.js'
 import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import { registerBillingApi } from '../billing-api/app.js'
 import { registerConsole } from '../console/serve.js'
@@ -46,6 +45,7 @@ import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
 import { rotateSecrets } from './rotate-secrets.js'
 import { startAggregatorThread } from './aggregator-thread.js'
+import { consumerSet } from './aggregator-consumers.js'
 
 export type ServiceName = 'ingest' | 'aggregator' | 'billing-api' | 'scheduler'
 export const ALL_SERVICES: ServiceName[] = ['ingest', 'aggregator', 'billing-api', 'scheduler']
@@ -237,40 +237,16 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       } else {
         const aggregatorPg = ShardFence.pool(config.databaseUrl, 8, config.postgres, watchdog)
         closers.push(() => aggregatorPg.end())
-        const startConsumer = (n: number) => startAggregator({
-          kafka: createKafka(config, n === 0 ? 'aggregator' : `aggregator-${n}`),
-          ch,
-          meters: postgresMeterSource(orm),
-          pg: aggregatorPg,
-          topic: config.eventsTopic,
-          partitions: config.eventsPartitions,
-          groupId: config.aggregatorGroupId,
-          hooks: opts.aggregatorHooks,
-          watchBroker: config.spool.retainUntil === 'committed',
-          audit: n === 0 ? config.usageAudit : undefined,
-          dedupHorizonDays: config.retention.dedupHorizonDays,
-          onCommittedWrite,
-          onCommitted: onCommitted || undefined,
-          log,
-        })
-        aggregator = await startConsumer(0)
         // Operators may run more consumers of the group in this process (admin API): they share
         // the engine and split the partitions, each holding its shards' fence.
-        const extra: Aggregator[] = []
-        const all = () => [aggregator!, ...extra]
-        ctx.aggregatorControl = {
-          consumers: () => all().map(viewOf),
-          async setConsumers(n) {
-            while (extra.length < n - 1) extra.push(await startConsumer(extra.length + 1))
-            while (extra.length > n - 1) await extra.pop()!.stop()
-            return all().map(viewOf)
-          },
-        }
-        closers.push(async () => {
-          for (const a of extra.splice(0)) await a.stop()
-          await aggregator!.stop()
+        const consumers = consumerSet({
+          config, ch, meters: postgresMeterSource(orm), pg: aggregatorPg, hooks: opts.aggregatorHooks,
+          onCommittedWrite, onCommitted: onCommitted || undefined, log,
         })
-        await ctx.aggregatorControl.setConsumers(Math.min(8, Math.max(1, config.aggregatorConsumers)))
+        ctx.aggregatorControl = consumers
+        closers.push(() => consumers.stop())
+        await consumers.setConsumers(config.aggregatorConsumers)
+        aggregator = consumers.first
       }
     }
     // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
@@ -360,6 +336,3 @@ export async function runServices(services: ServiceName[], opts: PlatformOptions
   return platform
 }
 
-function viewOf(a: Aggregator): AggregatorView {
-  return { name: a.name, partitions: a.assignment, shards: a.stage.shards.owned.size, events: a.stats.events, writes: a.write.writes }
-}

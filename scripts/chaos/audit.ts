@@ -3,7 +3,7 @@
 // grouped by eid gives each event's count. An acknowledged event must count exactly once, an
 // unacknowledged one at most once; a lost event and a doubled one never cancel out.
 import type { ChaosEvent } from './client.js'
-import type { Api } from './http.js'
+import { failed, type Api, type ApiAnswer } from './http.js'
 
 export interface AuditMeter {
   id: string
@@ -38,8 +38,22 @@ export interface Window {
 }
 
 /** the meter's total over the window (one cheap read without group_by) */
+/**
+ * A usage read, retried while the platform answers 503 or not at all (after the stream a
+ * dependency may still be coming back, e.g. the Postgres a fault stopped last): the audit waits
+ * for an answer instead of ending the run without one.
+ */
+async function usageRead(api: Api, meterId: string, body: Record<string, unknown>): Promise<ApiAnswer> {
+  const until = Date.now() + 120_000
+  for (;;) {
+    const res = await api.post(`/v1/meters/${meterId}/usage`, body).catch(failed)
+    if ((res.status !== 503 && res.status !== 0) || Date.now() > until) return res
+    await new Promise((r) => setTimeout(r, 1000))
+  }
+}
+
 export async function meterTotal(api: Api, meter: AuditMeter, w: Window): Promise<number> {
-  const res = await api.post(`/v1/meters/${meter.id}/usage`, { start_time: w.start, end_time: w.end })
+  const res = await usageRead(api, meter.id, { start_time: w.start, end_time: w.end })
   if (res.status !== 200) throw new Error(`usage of ${meter.id}: ${res.status} ${JSON.stringify(res.body)}`)
   const usage = res.body as UsageAnswer
   return meter.aggregation === 'COUNT' ? Number(usage.event_count) : Number(usage.value)
@@ -49,7 +63,7 @@ export async function meterTotal(api: Api, meter: AuditMeter, w: Window): Promis
 export async function perEventCounts(api: Api, meter: AuditMeter, w: Window): Promise<Map<string, number>> {
   const counts = new Map<string, number>()
   for (let c = 0; c < w.customers; c++) {
-    const res = await api.post(`/v1/meters/${meter.id}/usage`, { external_customer_id: `cust-${c}`, start_time: w.start, end_time: w.end, group_by: ['eid'] })
+    const res = await usageRead(api, meter.id, { external_customer_id: `cust-${c}`, start_time: w.start, end_time: w.end, group_by: ['eid'] })
     if (res.status !== 200) throw new Error(`usage of ${meter.id} by eid for cust-${c}: ${res.status} ${JSON.stringify(res.body)}`)
     for (const item of (res.body as UsageAnswer).items) {
       const n = meter.aggregation === 'COUNT' ? Number(item.event_count) : Number(item.value)
