@@ -8,6 +8,7 @@
 // second while the aggregator is stuck, which is what the "lag growing" alert watches.
 import { aggregatorLagEvents, aggregatorLagSeconds, meterEventsCounted, usageFreshnessSeconds } from '../platform/business-metrics.js'
 import { metricLabels } from '../platform/metric-labels.js'
+import { aggregatorConsumerLag } from '../platform/metrics.js'
 import type { Piece, PieceResult } from './write-stage.js'
 
 interface PartitionLag {
@@ -50,6 +51,23 @@ export class CommitMetrics {
     for (const [key, n] of result.perMeter) {
       const [tenantId, meterId] = key.split('\0')
       meterEventsCounted.inc({ tenant: labels.tenant(tenantId), meter: labels.meter(tenantId, meterId) }, n)
+    }
+  }
+
+  /**
+   * Only these partitions are this consumer's now: the others' lag is another consumer's to
+   * report (or nobody's, after this one stopped), so their series go, rather than stay at the
+   * last value this consumer saw.
+   */
+  retain(topic: string, partitions: number[]): void {
+    const keep = new Set(partitions.map((p) => `${topic}/${p}`))
+    for (const [key, s] of this.lag) {
+      if (keep.has(key)) continue
+      this.lag.delete(key)
+      const labels = { topic: s.topic, partition: s.partition }
+      aggregatorLagEvents.remove(labels)
+      aggregatorLagSeconds.remove(labels)
+      aggregatorConsumerLag.remove(labels)
     }
   }
 

@@ -119,6 +119,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     const mine = Array.from({ length: SHARDS }, (_, s) => s).filter((s) => owned.has(partitionOfShard(s, opts.partitions)))
     shards.assign(mine)
     for (const p of [...partitions.keys()]) if (!owned.has(p)) partitions.delete(p)
+    commitMetrics.retain(opts.topic, assignment)
     for (const p of assignment) {
       if (!partitions.has(p)) void adoptStale(opts.topic, p).catch((err) => log(`reading the committed offset of ${opts.topic}[${p}] failed; its first batch checks again`, err))
     }
@@ -327,6 +328,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
         clearInterval(timer)
         clearInterval(auditTimer)
         removeLagCollector()
+        commitMetrics.retain(opts.topic, [])
         stopping = true
         await watch?.stop()
         await stage.stop()
