@@ -12,6 +12,9 @@ export class WritePathVersionError extends Error {}
 
 export async function checkWritePathVersion(pool: pg.Pool): Promise<void> {
   const { rows } = await pool.query<{ version: number }>('SELECT version FROM write_path_version WHERE id = 1').catch((err: unknown) => {
+    // Only a missing table says the migrations did not run; anything else (a connection timeout
+    // while Postgres restarts) is the caller's to retry.
+    if ((err as { code?: string }).code !== '42P01') throw err
     throw new WritePathVersionError(`the write path's Postgres tables are missing; run the migrations first (npm run up does): ${String(err)}`)
   })
   const version = rows[0]?.version ?? 0

@@ -14,7 +14,7 @@ import { importLegacyActivations } from './legacy-activations.js'
 import { MeterCache } from './meter-cache.js'
 import { ShardFence } from './shard-fence.js'
 import { ShardTable } from './shard-table.js'
-import { checkWritePathVersion } from './version-guard.js'
+import { checkWritePathVersion, WritePathVersionError } from './version-guard.js'
 import { WriteStage, type Reroute, type WriteStageHooks } from './write-stage.js'
 
 export interface WriterOptions {
@@ -48,10 +48,15 @@ export interface Writer {
 export async function openWriter(opts: WriterOptions): Promise<Writer> {
   const log = opts.log ?? ((msg: string, err?: unknown) => console.error(`[aggregator] ${msg}`, err ?? ''))
   const name = opts.name ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
-  await checkWritePathVersion(opts.pg)
-  const store = await storeId(opts.ch)
-  await ShardFence.register(opts.pg, store)
-  await importLegacyActivations(opts.ch, opts.pg, store, log)
+  // Postgres may be restarting or slow to answer while the process starts: wait for it (up to a
+  // few minutes) rather than exit; a version refusal is final.
+  const store = await untilAnswered(log, async () => {
+    await checkWritePathVersion(opts.pg)
+    const id = await storeId(opts.ch)
+    await ShardFence.register(opts.pg, id)
+    await importLegacyActivations(opts.ch, opts.pg, id, log)
+    return id
+  })
   const fence = new ShardFence(opts.pg, store, name)
   const shards = new ShardTable(opts.ch, fence, log, opts.dedupHorizonDays ?? 0)
   const cache = new MeterCache(opts.meters, opts.meterRefreshMs ?? 500)
@@ -60,6 +65,19 @@ export async function openWriter(opts: WriterOptions): Promise<Writer> {
   })
   const backfills = new Backfills(opts.ch, opts.pg, store, name, cache, log, opts.hooks)
   return { name, store, meters: cache, stage, shards, backfills }
+}
+
+async function untilAnswered<T>(log: (msg: string, err?: unknown) => void, work: () => Promise<T>, forMs = 180_000): Promise<T> {
+  const until = Date.now() + forMs
+  for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
+    try {
+      return await work()
+    } catch (err) {
+      if (err instanceof WritePathVersionError || Date.now() + wait > until) throw err
+      log(`the aggregator's start-up could not reach Postgres or ClickHouse; trying again in ${wait} ms`, err)
+      await new Promise((r) => setTimeout(r, wait))
+    }
+  }
 }
 
 /** A writer holding every shard, fed directly (tests, benchmarks, tools): no consumer group. */
