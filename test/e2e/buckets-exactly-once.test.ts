@@ -3,13 +3,11 @@
 // client that re-sends an event_id days later in another batch (also across a restart).
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { startAggregator } from '../../aggregator/consumer.js'
-import { testPool } from '../support/writer.js'
-import { postgresMeterSource } from '../../billing-api/meters/meter-definitions.js'
 import { auditMeters } from '../../aggregator/usage-audit.js'
-import { createKafka } from '../../platform/kafka.js'
+import { postgresMeterSource } from '../../billing-api/meters/meter-definitions.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
 import { created, ingestAll, usage } from '../support/fixtures.js'
+import { groupAggregator } from '../support/group-aggregator.js'
 
 let p: TestPlatform
 let failAfterBuckets = 0
@@ -123,10 +121,7 @@ test('an event_id re-sent days later, in another batch and after an aggregator r
 
   // The aggregator restarts: the dedup store lives in ClickHouse, not in the process.
   await p.aggregator!.stop()
-  const restarted = await startAggregator({
-    kafka: createKafka(p.config, 'aggregator-after-restart'), ch: p.ctx.ch, meters: postgresMeterSource(p.ctx.orm),
-    topic: p.config.eventsTopic, groupId: p.config.aggregatorGroupId, pg: testPool(), partitions: p.config.eventsPartitions,
-  })
+  const restarted = await groupAggregator(p, 'aggregator-after-restart')
   try {
     // 40 days later the client re-sends order-1 with another timestamp and value, next to a new event.
     await ingestAll(api, [ev('order-1', 999, '2026-11-10T09:00:00Z'), ev('order-3', 5, '2026-11-10T09:00:00Z')])

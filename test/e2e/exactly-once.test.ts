@@ -2,13 +2,11 @@
 // aggregator that dies between its ClickHouse insert and its offset commit.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { startAggregator } from '../../aggregator/consumer.js'
-import { testPool } from '../support/writer.js'
-import { postgresMeterSource } from '../../billing-api/meters/meter-definitions.js'
 import { createKafka, createProducer } from '../../platform/kafka.js'
 import { encodeBatch } from '../../schemas/events.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
 import { created, ingestAll, usage } from '../support/fixtures.js'
+import { groupAggregator } from '../support/group-aggregator.js'
 
 let p: TestPlatform
 let crash = false
@@ -95,15 +93,7 @@ test('an aggregator killed between insert and commit replays its batch without c
   crash = false
 
   // A new aggregator in the same consumer group re-reads everything after the last commit.
-  const restarted = await startAggregator({
-    kafka: createKafka(p.config, 'aggregator-restarted'),
-    ch: p.ctx.ch,
-    meters: postgresMeterSource(p.ctx.orm),
-    topic: p.config.eventsTopic,
-    groupId: p.config.aggregatorGroupId,
-    pg: testPool(),
-    partitions: p.config.eventsPartitions,
-  })
+  const restarted = await groupAggregator(p, 'aggregator-restarted')
   try {
     await eventually(async () => (restarted.stats.events >= 1000 ? true : undefined), 'the uncommitted batch to be replayed')
     assert.equal((await usage(api, sum.id, {})).value, '4000')
@@ -124,14 +114,7 @@ test('an aggregator whose insert fails once rewinds to its last commit by itself
   // (one consumer group writes one ClickHouse database: docs/architecture.md).
   await p.aggregator!.stop()
   let failures = 0
-  const flaky = await startAggregator({
-    kafka: createKafka(p.config, 'aggregator-flaky'),
-    ch: p.ctx.ch,
-    meters: postgresMeterSource(p.ctx.orm),
-    topic: p.config.eventsTopic,
-    groupId: p.config.aggregatorGroupId,
-    pg: testPool(),
-    partitions: p.config.eventsPartitions,
+  const flaky = await groupAggregator(p, 'aggregator-flaky', {
     hooks: {
       afterInsert: () => {
         if (failures === 0) {

@@ -5,13 +5,12 @@
 // spool, once a later commit under the new name passes them, releases them: lost).
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { startAggregator, ASSIGNER_NAME, type Aggregator } from '../../aggregator/consumer.js'
-import { testPool } from '../support/writer.js'
-import { postgresMeterSource } from '../../billing-api/meters/meter-definitions.js'
+import { ASSIGNER_NAME, type Aggregator } from '../../aggregator/consumer.js'
 import { createConsumer, createKafka } from '../../platform/kafka.js'
 import { GENERATION_TOPIC, watchBrokerGeneration } from '../../platform/broker-generation.js'
 import { eventually, startTestPlatform, testConfig, type TestPlatform } from '../support/platform.js'
 import { created, ingestAll, usage } from '../support/fixtures.js'
+import { groupAggregator } from '../support/group-aggregator.js'
 
 let p: TestPlatform
 before(async () => {
@@ -72,19 +71,7 @@ async function currentGeneration(): Promise<string> {
   }
 }
 
-function aggregator(name: string): Promise<Aggregator> {
-  return startAggregator({
-    kafka: createKafka(p.config, name),
-    ch: p.ctx.ch,
-    meters: postgresMeterSource(p.ctx.orm),
-    topic: p.config.eventsTopic,
-    groupId: p.config.aggregatorGroupId,
-    pg: testPool(),
-    partitions: p.config.eventsPartitions,
-    watchBroker: true,
-    name,
-  })
-}
+const aggregator = (name: string): Promise<Aggregator> => groupAggregator(p, name, { watchBroker: true, name })
 
 test('offsets committed under another broker generation are read again from 0; offsets of this one are trusted', async () => {
   const { api } = await p.newTenant()
