@@ -252,6 +252,9 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   const ready = stage.tick()
   await ready
   async function run(): Promise<void> {
+    // The broker's generation first: a consumer that reads before it knows one cannot tell an
+    // empty restart later (its first answer would be the new generation, seen as no change).
+    await broker.watch?.ready
     await checkTopicPartitions(opts.kafka, opts.topic, opts.partitions)
     await checkGroupProtocol(opts.kafka, opts.groupId, ASSIGNER_NAME)
     await consumer.connect()
@@ -276,22 +279,6 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     log('aggregator consumer crashed; restarting it', payload.error)
     setTimeout(() => void restart(), 1000)
   })
-  start()
-  const tick = () => {
-    void stage.tick().catch((err) => log('meter refresh failed', err))
-    void backfills.tick().catch((err) => log('backfill failed', err))
-  }
-  const timer = setInterval(tick, opts.meterRefreshMs ?? 500)
-  timer.unref()
-  const audit = new OnlineAudit(opts.ch, opts.pg, store, meters, log)
-  let auditing: Promise<unknown> | undefined
-  const auditTimer = opts.audit?.everyMs
-    ? setInterval(() => {
-        auditing ??= audit.run(opts.audit!.samples).catch((err) => log('usage audit failed', err)).finally(() => (auditing = undefined))
-      }, opts.audit.everyMs)
-    : undefined
-  auditTimer?.unref()
-
   const brokerRestarted = () => {
     restarts++
     for (const partition of assignment) {
@@ -310,6 +297,23 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
         brokerRestarted()
       })
     : undefined
+  start()
+  const tick = () => {
+    void stage.tick().catch((err) => log('meter refresh failed', err))
+    void backfills.tick().catch((err) => log('backfill failed', err))
+  }
+  const timer = setInterval(tick, opts.meterRefreshMs ?? 500)
+  timer.unref()
+  const audit = new OnlineAudit(opts.ch, opts.pg, store, meters, log)
+  let auditing: Promise<unknown> | undefined
+  const auditTimer = opts.audit?.everyMs
+    ? setInterval(() => {
+        auditing ??= audit.run(opts.audit!.samples).catch((err) => log('usage audit failed', err)).finally(() => (auditing = undefined))
+      }, opts.audit.everyMs)
+    : undefined
+  auditTimer?.unref()
+
+
 
   let stopped: Promise<void> | undefined
   return {

@@ -9,6 +9,11 @@ export const GENERATION_TOPIC = 'meterline.generation.'
 export interface GenerationWatch {
   /** the generation seen last (undefined until the broker answered once) */
   readonly current: string | undefined
+  /**
+   * Resolves once the broker answered (or the watch stopped). A restart is seen only as a change
+   * from a known generation: what reads or sends before this would belong to no generation.
+   */
+  readonly ready: Promise<void>
   /** reads the generation now: null for a broker without one (a durable Kafka), undefined when it does not answer */
   read(): Promise<string | null | undefined>
   stop(): Promise<void>
@@ -18,6 +23,8 @@ export function watchBrokerGeneration(kafka: Kafka, onRestart: (generation: stri
   let stopped = false
   let current: string | undefined
   let admin: Admin | undefined
+  let known!: () => void
+  const ready = new Promise<void>((resolve) => (known = resolve))
   const read = async (): Promise<string | null | undefined> => {
     try {
       admin ??= kafka.admin({ retry: { retries: 0 } })
@@ -31,14 +38,19 @@ export function watchBrokerGeneration(kafka: Kafka, onRestart: (generation: stri
     while (!stopped) {
       const generation = await read()
       if (generation && current && generation !== current && !stopped) onRestart(generation)
-      if (generation) current = generation
+      if (generation !== undefined) {
+        if (generation) current = generation
+        known()
+      }
       await new Promise((r) => setTimeout(r, everyMs))
     }
+    known()
   })()
   return {
     get current() {
       return current
     },
+    ready,
     read,
     async stop() {
       stopped = true

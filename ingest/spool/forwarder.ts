@@ -88,6 +88,8 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
     }
   }
 
+  const committed = opts.committed
+  let watch: GenerationWatch | undefined
   let staleCheckAt = Date.now()
   const loop = (async () => {
     while (!stopped) {
@@ -96,7 +98,9 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
         if (again) opts.log(`spool: ${again} records acknowledged by Kafka were not committed by the aggregator within ${spool.config.resendAfterMs} ms; sending them again`)
         staleCheckAt = Date.now() + 5000
       }
-      while (!stopped && inFlight < maxInFlight && Date.now() >= retryAt && spool.canSend()) {
+      // committed mode: nothing is sent before the broker's generation is known (a send to a
+      // broker whose generation this process never saw could not be told from a later one's).
+      while (!stopped && inFlight < maxInFlight && Date.now() >= retryAt && spool.canSend() && (!committed || watch?.current !== undefined)) {
         const entries = spool.take(SEND_BYTES, SEND_RECORDS)
         if (entries.length === 0) break
         inFlight++
@@ -112,10 +116,8 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
     }
   })()
 
-  let watch: GenerationWatch | undefined
   let admin: Admin | undefined
   let release: Promise<void> = Promise.resolve()
-  const committed = opts.committed
   if (committed) {
     watch = watchBrokerGeneration(committed.kafka, (generation) => {
       stats.brokerRestarts++
