@@ -92,6 +92,7 @@ if (args.load) {
     let seq = 0
     // Events: bulk requests of 500 every 500/rate seconds.
     const stream = (async () => {
+      if (load.rate <= 0) return // --rate 0: checks alone
       const every = (500 / load.rate) * 1000
       let due = performance.now()
       const inFlight = new Set<Promise<void>>()
@@ -295,7 +296,8 @@ if (args.load) {
     console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)
     for (const [k, v] of rows) console.log(`| ${k.padEnd(w)} | ${v} |`)
   } finally {
-    await platform.stop()
+    // A stop that hangs (seen after the run) must not keep the figures and the profile back.
+    await Promise.race([platform.stop(), new Promise((r) => setTimeout(r, 20_000).unref())])
     rmSync(spoolDir, { recursive: true, force: true })
   }
   // Something the platform leaves behind keeps the loop alive; exiting also writes --cpu-prof.

@@ -84,12 +84,17 @@ interface Entry {
   next?: Entry
 }
 
-/** usage of one customer in a scope; customers without usage have none */
+/**
+ * Usage of one customer in a scope; customers without usage have none. `v` is the sum (SUM,
+ * AVG) or the maximum (MAX; unused for COUNT), a JS number while it is a safe integer (about a
+ * third of the memory of a Decimal: 100,000 customers x 20 meters are 2,000,000 of these), else a
+ * Decimal: exact either way.
+ */
 interface Usage {
-  sum: Decimal
+  v: Quantity
   count: number
-  max: Decimal | null
 }
+type Quantity = number | Decimal
 
 /** The counters of every customer of one (meter, reset period, aggregation), from one read. */
 interface Scope {
@@ -117,7 +122,19 @@ interface Scope {
   rereading: Set<string> | 'all' | null
 }
 
-const ZERO = new Decimal(0)
+const MAX_SAFE = new Decimal(Number.MAX_SAFE_INTEGER)
+const quantity = (d: Decimal): Quantity => (d.isInteger() && d.abs().lte(MAX_SAFE) ? d.toNumber() : d)
+const parseQuantity = (text: string): Quantity => {
+  const n = Number(text)
+  return Number.isSafeInteger(n) && String(n) === text ? n : quantity(new Decimal(text))
+}
+const quantityText = (q: Quantity): string => (typeof q === 'number' ? String(q) : q.toFixed())
+const plus = (a: Quantity, text: string): Quantity => {
+  const n = Number(text)
+  if (typeof a === 'number' && Number.isSafeInteger(n) && String(n) === text && Number.isSafeInteger(a + n)) return a + n
+  return quantity(new Decimal(a).plus(text))
+}
+const larger = (a: Quantity, text: string): Quantity => (new Decimal(a).lt(text) ? parseQuantity(text) : a)
 /** doubtful customers of one scope read again in one statement */
 const REREAD_MAX = 10_000
 /** scopes with one miss remembered (the second miss loads the scope) */
@@ -131,7 +148,7 @@ const OPEN_END = new Date('2100-01-01T00:00:00Z')
 const meterKeyOf = (q: Pick<CounterQuery, 'tenantId' | 'environmentId' | 'meterId'>) => `${q.tenantId}\0${q.environmentId}\0${q.meterId}`
 const scopeKeyOf = (q: CounterQuery) => `${meterKeyOf(q)}\0${q.start.getTime()}\0${q.end?.getTime() ?? ''}\0${q.aggregation}`
 const sameUsage = (a: Usage | undefined, b: Usage | undefined) =>
-  a === b || (a !== undefined && b !== undefined && a.count === b.count && a.sum.eq(b.sum) && (a.max === b.max || (a.max !== null && b.max !== null && a.max.eq(b.max))))
+  a === b || (a !== undefined && b !== undefined && a.count === b.count && quantityText(a.v) === quantityText(b.v))
 
 export class LiveCounters {
   private readonly entries = new Map<string, Entry>()
@@ -207,11 +224,15 @@ export class LiveCounters {
             continue
           }
           if (ids.every((x) => x.seq <= (s.fence.get(x.k) ?? -1n))) continue // in the base
-          let u = s.usage.get(c)
-          if (!u) s.usage.set(c, (u = { sum: ZERO, count: 0, max: null }))
-          if (s.q.aggregation === 'SUM' || s.q.aggregation === 'AVG') u.sum = u.sum.plus(b.value_sum)
+          const agg = s.q.aggregation
+          const u = s.usage.get(c)
+          if (!u) {
+            s.usage.set(c, { v: agg === 'MAX' ? parseQuantity(b.value_max) : agg === 'COUNT' ? 0 : parseQuantity(b.value_sum), count: b.event_count })
+            continue
+          }
+          if (agg === 'SUM' || agg === 'AVG') u.v = plus(u.v, b.value_sum)
+          else if (agg === 'MAX') u.v = larger(u.v, b.value_max)
           u.count += b.event_count
-          if (s.q.aggregation === 'MAX' && (u.max === null || u.max.lt(b.value_max))) u.max = new Decimal(b.value_max)
         }
       }
       const set = this.bySeries.get(series)
@@ -336,8 +357,7 @@ export class LiveCounters {
     const out = new Map<string, Usage>()
     for (const r of rows) {
       if (r.customer === undefined || r.event_count === '0') continue
-      const memory = q.aggregation === 'SUM' || q.aggregation === 'AVG'
-      out.set(r.customer, { sum: memory ? new Decimal(r.value) : ZERO, count: Number(r.event_count), max: q.aggregation === 'MAX' ? new Decimal(r.value) : null })
+      out.set(r.customer, { v: q.aggregation === 'COUNT' ? 0 : parseQuantity(r.value), count: Number(r.event_count) })
     }
     return out
   }
@@ -349,7 +369,7 @@ export class LiveCounters {
     const asOf = s.inactive ? s.asOf : s.dirty.has(customer) ? (s.dirty.get(customer) ?? null) : this.asOf
     const agg = s.q.aggregation
     if (!u) return { value: '0', event_count: '0', asOf }
-    const value = agg === 'COUNT' ? String(u.count) : agg === 'MAX' ? (u.max ?? ZERO).toFixed() : u.sum.toFixed()
+    const value = agg === 'COUNT' ? String(u.count) : quantityText(u.v)
     return { value, event_count: String(u.count), asOf }
   }
 
