@@ -55,6 +55,8 @@ interface LoadResult {
   accepted: number
   refused: number
   seconds: number
+  /** checks answered with an error status or not at all */
+  failed: number
   errors: string[]
 }
 
@@ -69,9 +71,13 @@ if (args.load) {
     const json = (await res.json()) as Record<string, unknown>
     return { status: res.status, json }
   }
-  const result: LoadResult = { checks: [], staleness: [], accepted: 0, refused: 0, seconds: 0, errors: [] }
+  const result: LoadResult = { checks: [], staleness: [], accepted: 0, refused: 0, seconds: 0, failed: 0, errors: [] }
   const error = (e: unknown) => {
     if (result.errors.length < 5) result.errors.push(String(e))
+  }
+  const failed = (e: unknown) => {
+    result.failed++
+    error(e)
   }
   let rnd = 12345
   const next = () => ((rnd = (rnd * 1103515245 + 12345) % 2147483648), rnd)
@@ -82,9 +88,9 @@ if (args.load) {
       while (i < load.cold!.count) {
         const n = i++
         const t = performance.now()
-        const r = await post('/v1/entitlements/check', { external_customer_id: `${load.cold!.prefix}${n}`, feature_lookup_key: `f${n % load.features}` }).catch((e) => (error(e), null))
+        const r = await post('/v1/entitlements/check', { external_customer_id: `${load.cold!.prefix}${n}`, feature_lookup_key: `f${n % load.features}` }).catch((e) => (failed(e), null))
         if (r?.status === 200) result.checks.push(performance.now() - t)
-        else if (r) error(JSON.stringify(r.json))
+        else if (r) failed(JSON.stringify(r.json))
       }
     }))
   } else {
@@ -117,9 +123,9 @@ if (args.load) {
     const checks = Promise.all(Array.from({ length: load.connections }, async () => {
       while (performance.now() < end) {
         const t = performance.now()
-        const r = await post('/v1/entitlements/check', { external_customer_id: `cust-${next() % load.customers}`, feature_lookup_key: `f${next() % load.features}` }).catch((e) => (error(e), null))
+        const r = await post('/v1/entitlements/check', { external_customer_id: `cust-${next() % load.customers}`, feature_lookup_key: `f${next() % load.features}` }).catch((e) => (failed(e), null))
         if (r?.status === 200) result.checks.push(performance.now() - t)
-        else if (r) error(JSON.stringify(r.json))
+        else if (r) failed(JSON.stringify(r.json))
       }
     }))
     const probe = (async () => {
@@ -278,7 +284,7 @@ if (args.load) {
       ['counter scope loads (LIVE_COUNTER_SCOPE_LOAD)', String(config.live.scopeLoad)],
       ['set-up', `${CUSTOMERS.toLocaleString('en-US')} customers x ${FEATURES} features through the API in ${setupSeconds} s; ${seq.toLocaleString('en-US')} seed events through ingest in ${loadSeconds} s; aggregator on the ${config.aggregatorThread === 'worker' ? 'worker thread' : 'main thread'}`],
       [`events streamed (asked ${RATE.toLocaleString('en-US')}/s)`, `${Math.round(hot.accepted / hot.seconds).toLocaleString('en-US')}/s accepted, ${hot.refused} refused`],
-      [`checks, ${CONNECTIONS} connections, ${SECONDS} s`, `${Math.round(hot.checks.length / hot.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(hot.checks, 50))} / ${ms(pct(hot.checks, 99))} / ${ms(Math.max(...hot.checks))} ms`],
+      [`checks, ${CONNECTIONS} connections, ${SECONDS} s`, `${Math.round(hot.checks.length / hot.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(hot.checks, 50))} / ${ms(pct(hot.checks, 99))} / ${ms(Math.max(...hot.checks))} ms; ${hot.failed} failed`],
       ['staleness (ack -> visible in the check), p50 / p99', `${ms(pct(hot.staleness, 50))} / ${ms(pct(hot.staleness, 99))} ms (${hot.staleness.length} probes)`],
       ["event-loop delay p99 (the platform's process)", `${ms(loopP99)} ms`],
       ['RSS after the run', `${Math.round(rssHot / 1048576)} MiB`],
@@ -286,7 +292,7 @@ if (args.load) {
     ]
     if (cold) {
       rows.push([`cold: ${COLD.toLocaleString('en-US')} new customers, one check each, ${CONNECTIONS} in flight`,
-        `${Math.round(cold.checks.length / cold.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(cold.checks, 50))} / ${ms(pct(cold.checks, 99))} / ${ms(Math.max(...cold.checks))} ms (rows copied in ${coldSetup} s)`])
+        `${Math.round(cold.checks.length / cold.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(cold.checks, 50))} / ${ms(pct(cold.checks, 99))} / ${ms(Math.max(...cold.checks))} ms; ${cold.failed} failed (rows copied in ${coldSetup} s)`])
       rows.push(['RSS after the cold run', `${Math.round(process.memoryUsage().rss / 1048576)} MiB`])
       rows.push(['counter bucket reads during the cold run', readsText(readsHot, await reads())])
     }
