@@ -86,9 +86,9 @@ interface Entry {
 
 /**
  * Usage of one customer in a scope; customers without usage have none. `v` is the sum (SUM,
- * AVG) or the maximum (MAX; unused for COUNT), a JS number while it is a safe integer (about a
- * third of the memory of a Decimal: 100,000 customers x 20 meters are 2,000,000 of these), else a
- * Decimal: exact either way.
+ * AVG) or the maximum (MAX; unused for COUNT), a JS number while it is a safe integer (about 60
+ * bytes a counter against 310 with a Decimal, measured on the heap: 100,000 customers x 20 meters
+ * are 2,000,000 of these), else a Decimal: exact either way.
  */
 interface Usage {
   v: Quantity
