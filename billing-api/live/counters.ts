@@ -19,6 +19,10 @@
 //   gets its events through the backfill, not through writes: its counters are read again
 //   until the meter is active;
 // - billing never reads counters.
+// - a write received after a read ended may still be in it: the write is published only after
+//   its dedup keys and Postgres record follow its bucket insert. A write whose insert began
+//   (visible_from) before the read ended, plus a clock margin, is not added: the counter is read
+//   again (behind, never ahead). Without visible_from (older publishers) it is added, as before.
 // Scope loads (LIVE_COUNTER_SCOPE_LOAD): the counters of SUM, COUNT, MAX and AVG meters are held
 // per scope, one (meter, reset period): once a second customer misses a counter of the same
 // scope, one statement reads every customer of it (GROUP BY customer over the buckets) and
@@ -80,6 +84,8 @@ interface Entry {
   inactive: boolean
   asOf: number | null
   generation: number
+  /** wall-clock ms when its read returned */
+  readEnd: number
   /** the entry that replaces this one once its read finished */
   next?: Entry
 }
@@ -112,6 +118,8 @@ interface Scope {
   /** usage_as_of when the last whole read started (an inactive meter's counters report it) */
   asOf: number | null
   inactive: boolean
+  /** wall-clock ms when its latest read (whole or re-read) returned */
+  readEnd: number
   /** customers with usage in the period; absent: zero */
   usage: Map<string, Usage>
   /** customers whose value may miss a write, with the usage_as_of their value is complete to */
@@ -173,6 +181,8 @@ export class LiveCounters {
     private readonly isActive: (meterId: string) => Promise<boolean> = async () => true,
     /** read a scope's counters in one statement (LIVE_COUNTER_SCOPE_LOAD) */
     private readonly scopeLoad = true,
+    /** clock difference allowed between the aggregator's process and this one (visible_from) */
+    private readonly clockMarginMs = 50,
   ) {}
 
   /** High-water marks recorded by the publisher before this process listened (writes at or below are replays). */
@@ -204,6 +214,8 @@ export class LiveCounters {
     }
     for (const x of ids) if (x.seq > (this.hwm.get(x.k) ?? -1n)) this.hwm.set(x.k, x.seq)
     const touched = new Set<string>()
+    // Its insert began before a read ended (plus the margin): that read may hold it.
+    const maybeIn = (readEnd: number) => w.visible_from !== undefined && w.visible_from <= readEnd + this.clockMarginMs
     for (const b of w.buckets) {
       const series = seriesKey(b.tenant_id, b.environment_id, b.meter_id, b.external_customer_id)
       touched.add(series)
@@ -224,6 +236,10 @@ export class LiveCounters {
             continue
           }
           if (ids.every((x) => x.seq <= (s.fence.get(x.k) ?? -1n))) continue // in the base
+          if (maybeIn(s.readEnd)) {
+            if (!s.dirty.has(c)) s.dirty.set(c, this.asOf)
+            continue
+          }
           const agg = s.q.aggregation
           const u = s.usage.get(c)
           if (!u) {
@@ -247,6 +263,10 @@ export class LiveCounters {
         if (ids.every((x) => x.seq <= (e.fence.get(x.k) ?? -1n))) continue // in the base
         if (!e.memory) {
           e.stale = true
+          continue
+        }
+        if (maybeIn(e.readEnd)) {
+          e.dirty = true
           continue
         }
         if (t < e.start || t + MINUTE > e.end) {
@@ -323,7 +343,7 @@ export class LiveCounters {
     liveCounterEvents.inc({ event: 'scope_load' })
     const s: Scope = {
       key, meterKey: meterKeyOf(q), q, start: q.start.getTime(), end: (q.end ?? OPEN_END).getTime(), generation: this.generation,
-      loading: true, ready: Promise.resolve(), fence: new Map(this.hwm), asOf: this.asOf, inactive: false,
+      loading: true, ready: Promise.resolve(), fence: new Map(this.hwm), asOf: this.asOf, inactive: false, readEnd: Infinity,
       usage: new Map(), dirty: new Map(), doubt: new Set(), rereading: null,
     }
     this.scopes.set(key, s)
@@ -354,6 +374,7 @@ export class LiveCounters {
       start: q.start, end: q.end ?? OPEN_END, byCustomer: true, ...(customers ? { externalCustomerIds: customers } : {}),
     })
     timer()
+    s.readEnd = s.readEnd === Infinity ? Date.now() : Math.max(s.readEnd, Date.now())
     const out = new Map<string, Usage>()
     for (const r of rows) {
       if (r.customer === undefined || r.event_count === '0') continue
@@ -452,7 +473,7 @@ export class LiveCounters {
     const e: Entry = {
       q, key, start: q.start.getTime(), end: (q.end ?? OPEN_END).getTime(), memory: FROM_MEMORY.has(q.aggregation),
       loading: true, ready: Promise.resolve(), sum: new Decimal(0), count: 0, max: null, read: { value: '0', event_count: '0' },
-      fence: new Map(this.hwm), dirty: false, stale: false, inactive: false, asOf: this.asOf, generation: this.generation,
+      fence: new Map(this.hwm), dirty: false, stale: false, inactive: false, asOf: this.asOf, generation: this.generation, readEnd: Infinity,
     }
     const series = key.split('\0').slice(0, 4).join('\0')
     if (!this.bySeries.has(series)) this.bySeries.set(series, new Set())
@@ -505,6 +526,7 @@ export class LiveCounters {
       externalCustomerId: q.externalCustomerId, start: q.start, end: q.end ?? OPEN_END,
     })
     timer()
+    e.readEnd = Date.now()
     const value = row?.value ?? '0'
     const count = row?.event_count ?? '0'
     e.read = { value, event_count: count }
