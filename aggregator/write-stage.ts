@@ -362,6 +362,7 @@ export class WriteStage {
       for (const { state, d, day } of newKeys) state.keys.add(d, day)
     }
     let t2 = t1, t3 = t1, t4 = t1
+    let visibleFrom = 0
     try {
       await this.shards.fence.hold(epochs, async (sql) => {
         t2 = performance.now()
@@ -374,6 +375,7 @@ export class WriteStage {
           this.ch.insertCompact('meter_events', meterEvents),
           Promise.resolve().then(() => this.opts.hooks?.besideInserts?.()),
         ])
+        visibleFrom = Date.now()
         bucketBlock = this.ch.insertOneBlock('meter_buckets', buckets).then(counted)
         await bucketBlock
         t3 = performance.now()
@@ -409,6 +411,7 @@ export class WriteStage {
       this.opts.onCommittedWrite({
         writes: [...writeIds.values()].map((w) => ({ shard: w.shard, epoch: w.epoch.toString(), seq: w.seq.toString() })),
         buckets: committedBuckets,
+        visible_from: visibleFrom,
       })
     }
     return results

@@ -55,6 +55,8 @@ interface LoadResult {
   accepted: number
   refused: number
   seconds: number
+  /** checks answered with an error status or not at all */
+  failed: number
   errors: string[]
 }
 
@@ -69,9 +71,13 @@ if (args.load) {
     const json = (await res.json()) as Record<string, unknown>
     return { status: res.status, json }
   }
-  const result: LoadResult = { checks: [], staleness: [], accepted: 0, refused: 0, seconds: 0, errors: [] }
+  const result: LoadResult = { checks: [], staleness: [], accepted: 0, refused: 0, seconds: 0, failed: 0, errors: [] }
   const error = (e: unknown) => {
     if (result.errors.length < 5) result.errors.push(String(e))
+  }
+  const failed = (e: unknown) => {
+    result.failed++
+    error(e)
   }
   let rnd = 12345
   const next = () => ((rnd = (rnd * 1103515245 + 12345) % 2147483648), rnd)
@@ -82,9 +88,9 @@ if (args.load) {
       while (i < load.cold!.count) {
         const n = i++
         const t = performance.now()
-        const r = await post('/v1/entitlements/check', { external_customer_id: `${load.cold!.prefix}${n}`, feature_lookup_key: `f${n % load.features}` }).catch((e) => (error(e), null))
+        const r = await post('/v1/entitlements/check', { external_customer_id: `${load.cold!.prefix}${n}`, feature_lookup_key: `f${n % load.features}` }).catch((e) => (failed(e), null))
         if (r?.status === 200) result.checks.push(performance.now() - t)
-        else if (r) error(JSON.stringify(r.json))
+        else if (r) failed(JSON.stringify(r.json))
       }
     }))
   } else {
@@ -92,6 +98,7 @@ if (args.load) {
     let seq = 0
     // Events: bulk requests of 500 every 500/rate seconds.
     const stream = (async () => {
+      if (load.rate <= 0) return // --rate 0: checks alone
       const every = (500 / load.rate) * 1000
       let due = performance.now()
       const inFlight = new Set<Promise<void>>()
@@ -116,9 +123,9 @@ if (args.load) {
     const checks = Promise.all(Array.from({ length: load.connections }, async () => {
       while (performance.now() < end) {
         const t = performance.now()
-        const r = await post('/v1/entitlements/check', { external_customer_id: `cust-${next() % load.customers}`, feature_lookup_key: `f${next() % load.features}` }).catch((e) => (error(e), null))
+        const r = await post('/v1/entitlements/check', { external_customer_id: `cust-${next() % load.customers}`, feature_lookup_key: `f${next() % load.features}` }).catch((e) => (failed(e), null))
         if (r?.status === 200) result.checks.push(performance.now() - t)
-        else if (r) error(JSON.stringify(r.json))
+        else if (r) failed(JSON.stringify(r.json))
       }
     }))
     const probe = (async () => {
@@ -145,6 +152,29 @@ if (args.load) {
   const { loadConfigOrExit } = await import('../platform/config.js')
   const { startPlatform } = await import('../scripts/composition-root.js')
   const { createTenant } = await import('../billing-api/tenants/index.js')
+  const { registry } = await import('../platform/metrics.js')
+  // The live counters' bucket reads (meterline_live_counter_read_seconds) by kind: count, mean, ~p99.
+  type Reads = Map<string, { count: number; sum: number; buckets: [number, number][] }>
+  const reads = async (): Promise<Reads> => {
+    const out: Reads = new Map()
+    const m = registry.getSingleMetric('meterline_live_counter_read_seconds')
+    for (const v of (m ? (await m.get()).values : []) as { value: number; labels: Record<string, string | number>; metricName?: string }[]) {
+      const kind = String(v.labels.kind)
+      if (!out.has(kind)) out.set(kind, { count: 0, sum: 0, buckets: [] })
+      const r = out.get(kind)!
+      if (v.metricName?.endsWith('_count')) r.count = v.value
+      else if (v.metricName?.endsWith('_sum')) r.sum = v.value
+      else if (v.metricName?.endsWith('_bucket') && v.labels.le !== '+Inf') r.buckets.push([Number(v.labels.le), v.value])
+    }
+    return out
+  }
+  const readsText = (a: Reads, b: Reads) => [...b].map(([kind, r]) => {
+    const o = a.get(kind) ?? { count: 0, sum: 0, buckets: [] }
+    const n = r.count - o.count
+    if (n <= 0) return ''
+    const le99 = r.buckets.find(([le, c]) => c - (o.buckets.find((x) => x[0] === le)?.[1] ?? 0) >= 0.99 * n)?.[0]
+    return `${kind}: ${n.toLocaleString('en-US')} reads, mean ${ms(((r.sum - o.sum) / n) * 1000)} ms, p99 <= ${le99 !== undefined ? `${le99 * 1000} ms` : '> 10 s'}`
+  }).filter(Boolean).join('; ') || 'none'
 
   const base = loadConfigOrExit()
   const chdbPath = join(base.dataDir, 'bench-entitlement-chdb')
@@ -226,9 +256,11 @@ if (args.load) {
     const la = loadavg()[0]
     await run({ key, customers: CUSTOMERS, features: FEATURES, rate: Math.min(RATE, 2000), seconds: 5, connections: CONNECTIONS }) // warm-up
     loop.enable()
+    const readsBefore = await reads()
     const hot = await run({ key, customers: CUSTOMERS, features: FEATURES, rate: RATE, seconds: SECONDS, connections: CONNECTIONS })
     loop.disable()
     const rssHot = process.memoryUsage().rss
+    const readsHot = await reads()
 
     // Cold: K customers copied from the probe's rows, never checked before.
     let cold: LoadResult | undefined
@@ -249,17 +281,20 @@ if (args.load) {
     const loopP99 = loop.percentile(99) / 1e6
     const rows: [string, string][] = [
       ['machine', `${cpus().length} vCPU (${cpus()[0]?.model ?? '?'}), node ${process.version}, load average ${la.toFixed(1)} before the run`],
+      ['counter scope loads (LIVE_COUNTER_SCOPE_LOAD)', String(config.live.scopeLoad)],
       ['set-up', `${CUSTOMERS.toLocaleString('en-US')} customers x ${FEATURES} features through the API in ${setupSeconds} s; ${seq.toLocaleString('en-US')} seed events through ingest in ${loadSeconds} s; aggregator on the ${config.aggregatorThread === 'worker' ? 'worker thread' : 'main thread'}`],
       [`events streamed (asked ${RATE.toLocaleString('en-US')}/s)`, `${Math.round(hot.accepted / hot.seconds).toLocaleString('en-US')}/s accepted, ${hot.refused} refused`],
-      [`checks, ${CONNECTIONS} connections, ${SECONDS} s`, `${Math.round(hot.checks.length / hot.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(hot.checks, 50))} / ${ms(pct(hot.checks, 99))} / ${ms(Math.max(...hot.checks))} ms`],
+      [`checks, ${CONNECTIONS} connections, ${SECONDS} s`, `${Math.round(hot.checks.length / hot.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(hot.checks, 50))} / ${ms(pct(hot.checks, 99))} / ${ms(Math.max(...hot.checks))} ms; ${hot.failed} failed`],
       ['staleness (ack -> visible in the check), p50 / p99', `${ms(pct(hot.staleness, 50))} / ${ms(pct(hot.staleness, 99))} ms (${hot.staleness.length} probes)`],
       ["event-loop delay p99 (the platform's process)", `${ms(loopP99)} ms`],
       ['RSS after the run', `${Math.round(rssHot / 1048576)} MiB`],
+      ['counter bucket reads during the run', readsText(readsBefore, readsHot)],
     ]
     if (cold) {
       rows.push([`cold: ${COLD.toLocaleString('en-US')} new customers, one check each, ${CONNECTIONS} in flight`,
-        `${Math.round(cold.checks.length / cold.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(cold.checks, 50))} / ${ms(pct(cold.checks, 99))} / ${ms(Math.max(...cold.checks))} ms (rows copied in ${coldSetup} s)`])
+        `${Math.round(cold.checks.length / cold.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(cold.checks, 50))} / ${ms(pct(cold.checks, 99))} / ${ms(Math.max(...cold.checks))} ms; ${cold.failed} failed (rows copied in ${coldSetup} s)`])
       rows.push(['RSS after the cold run', `${Math.round(process.memoryUsage().rss / 1048576)} MiB`])
+      rows.push(['counter bucket reads during the cold run', readsText(readsHot, await reads())])
     }
     const errors = [...hot.errors, ...(cold?.errors ?? [])]
     if (errors.length) rows.push(['errors (first)', errors.join(' | ').slice(0, 300)])
@@ -267,7 +302,10 @@ if (args.load) {
     console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)
     for (const [k, v] of rows) console.log(`| ${k.padEnd(w)} | ${v} |`)
   } finally {
-    await platform.stop()
+    // A stop that hangs (seen after the run) must not keep the figures and the profile back.
+    await Promise.race([platform.stop(), new Promise((r) => setTimeout(r, 20_000).unref())])
     rmSync(spoolDir, { recursive: true, force: true })
   }
+  // Something the platform leaves behind keeps the loop alive; exiting also writes --cpu-prof.
+  process.exit(0)
 }

@@ -68,7 +68,7 @@ export interface Config {
   }
   /** billing-api/usage-alerts: how often feature usage is compared with the alert thresholds */
   usageAlertsEveryMs: number
-  live: { maxCustomers: number; maxCounters: number; heartbeatMs: number; spendCapConcurrency: number }
+  live: { maxCustomers: number; maxCounters: number; scopeLoad: boolean; heartbeatMs: number; spendCapConcurrency: number }
   /** billing-api/analytics: customers per page of the streamed usage export */
   usageExportPageSize: number
   webhooks: WebhookConfig
@@ -395,6 +395,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     live: {
       maxCustomers: int(env, 'LIVE_CACHE_MAX_CUSTOMERS', 1),
       maxCounters: int(env, 'LIVE_COUNTERS_MAX', 1),
+      scopeLoad: bool(env, 'LIVE_COUNTER_SCOPE_LOAD'),
       heartbeatMs: int(env, 'LIVE_HEARTBEAT_MS', 10),
       spendCapConcurrency: int(env, 'LIVE_SPEND_CAP_CONCURRENCY', 1),
     },

@@ -140,6 +140,7 @@ export const SETTINGS = {
   USAGE_ALERTS_EVERY_MS: { default: '60000', readBy: 'services', meaning: "how often the `usage-alerts` job compares feature usage with the features' alert thresholds" },
   LIVE_CACHE_MAX_CUSTOMERS: { default: '200000', readBy: 'services', meaning: 'customers (record, subscriptions, add-ons, wallets) one API process keeps for the live check; least recently used go first' },
   LIVE_COUNTERS_MAX: { default: '1000000', readBy: 'services', meaning: 'live usage counters (meter x customer x reset period) one API process keeps; least recently used go first and are read again from the buckets' },
+  LIVE_COUNTER_SCOPE_LOAD: { default: 'true', readBy: 'services', meaning: "`true`: once a second customer misses a counter of the same (meter, reset period), the counters of every customer of that meter and period are read in one ClickHouse statement and held (customers without usage as zero); `false`: each counter is read alone" },
   LIVE_HEARTBEAT_MS: { default: '100', readBy: 'services', meaning: "how often the aggregator's process publishes usage_as_of when it writes nothing (bounds the staleness it reports)" },
   LIVE_SPEND_CAP_CONCURRENCY: { default: '4', readBy: 'services', meaning: 'customers whose spend caps one API process evaluates at a time after committed writes' },
   USAGE_EXPORT_PAGE_SIZE: { default: '1000', readBy: 'services', meaning: 'customers read per page by the streamed usage analytics export (memory holds one page)' },

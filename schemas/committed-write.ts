@@ -4,6 +4,13 @@ export interface CommittedWrite {
   writes: { shard: number; epoch: string; seq: string }[]
   /** the write's folded minute buckets (only newly counted events; duplicates excluded) */
   buckets: CommittedBucket[]
+  /**
+   * Wall-clock ms at which the insert of these buckets began. The write is published only after
+   * its dedup keys and Postgres record follow the insert, so a bucket read may hold it and end
+   * before its message arrives; a read that ended before this instant does not hold it.
+   * Absent: unknown (a counter then takes a write received after its read as not in it).
+   */
+  visible_from?: number
 }
 export interface CommittedBucket {
   tenant_id: string

@@ -4,7 +4,7 @@
 import { ValidationError, NotFoundError } from '../../platform/errors.js'
 import type { BillingContext } from '../context.js'
 import type { Scope } from '../db/scope.js'
-import { currentUsagePeriod, grantsOf } from '../entitlements/index.js'
+import { grantsOf } from '../entitlements/index.js'
 import type { UsageResetPeriod } from '../entitlements/entitlement.entity.js'
 import type { Feature } from '../features/feature.entity.js'
 import { toReportingUnit, type ReportedUsage } from '../features/index.js'
@@ -13,6 +13,7 @@ import { allowance, combineGrants } from '../entitlements/index.js'
 import type { CustomerHoldings, ScopeCatalog } from './catalog.js'
 import type { LiveAggregation } from './counters.js'
 import type { LiveAccess } from './live-access.js'
+import { liveUsagePeriod } from './usage-periods.js'
 
 export interface CustomerRef {
   external_customer_id?: string
@@ -68,7 +69,7 @@ export async function checkFeature(live: LiveAccess, scope: Scope, h: CustomerHo
   const grants = grantsOf(h.subscriptions, h.addons, cat.entitlementsByFeature.get(feature.id) ?? [], at)
   const combined = combineGrants(grants.map((g) => g.entitlement))
   const meter = feature.meter_id ? cat.meters.get(feature.meter_id) : undefined
-  const period = combined.is_enabled && meter ? currentUsagePeriod(grants, at) : null
+  const period = combined.is_enabled && meter ? liveUsagePeriod(grants, at) : null
   let measured: { usage: string; asOf: number | null } | null = null
   if (period && meter) {
     const v = await live.counters.get({

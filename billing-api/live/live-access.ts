@@ -34,7 +34,7 @@ export function startLiveAccess(ctx: BillingContext, redis: { subscriber: Redis;
   const { config } = ctx
   const catalog = new LiveCatalog(() => ctx.orm.em.fork(), config.live.maxCustomers)
   const activations = new MeterActivations(ctx.ch, ctx.orm)
-  const counters = new LiveCounters(clickhouseUsage(ctx.ch), config.live.maxCounters, (meterId) => activations.isActive(meterId))
+  const counters = new LiveCounters(clickhouseUsage(ctx.ch), config.live.maxCounters, (meterId) => activations.isActive(meterId), config.live.scopeLoad)
   const invalidation: Invalidation = startInvalidation(ctx.orm, catalog, () => undefined, log)
   const subscriber: WriteSubscriber = startWriteSubscriber(redis.subscriber, redis.reader, config.redisPrefix, counters, log)
   const caps = new SpendCaps(ctx, catalog, counters, config.live.spendCapConcurrency, log)

@@ -28,3 +28,11 @@ export const spendCapsFired = new client.Counter({
   labelNames: ['kind'],
   registers: [registry],
 })
+
+export const liveCounterReadSeconds = new client.Histogram({
+  name: 'meterline_live_counter_read_seconds',
+  help: 'Bucket reads of the live counters: one counter, a whole scope (meter x reset period), or the doubtful customers of a scope read again',
+  labelNames: ['kind'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+})

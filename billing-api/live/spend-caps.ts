@@ -12,7 +12,7 @@
 import { newId } from '../../platform/ids.js'
 import type { BillingContext } from '../context.js'
 import type { Scope } from '../db/scope.js'
-import { allowance, combineGrants, currentUsagePeriod, grantsOf } from '../entitlements/index.js'
+import { allowance, combineGrants, grantsOf } from '../entitlements/index.js'
 import { publishSystemEvent } from '../events/index.js'
 import type { Feature } from '../features/feature.entity.js'
 import { meterValue } from '../meters/index.js'
@@ -21,6 +21,7 @@ import type { CustomerHoldings, LiveCatalog } from './catalog.js'
 import type { LiveAggregation, LiveCounters } from './counters.js'
 import { liveBalances } from './balance.js'
 import { spendCapsFired } from './metrics.js'
+import { liveUsagePeriod } from './usage-periods.js'
 
 export const USAGE_LIMIT_REACHED = 'feature.usage_limit_reached'
 export const BALANCE_DEPLETED = 'wallet.balance_depleted'
@@ -120,7 +121,7 @@ export class SpendCaps {
     const combined = combineGrants(grants.map((g) => g.entitlement))
     const meter = f.meter_id ? cat.meters.get(f.meter_id) : undefined
     if (!meter || !combined.is_enabled || combined.usage_limit === null || combined.is_soft_limit) return
-    const period = currentUsagePeriod(grants, at)
+    const period = liveUsagePeriod(grants, at)
     if (!period) return
     const key = this.key(scope, 'feature_usage', f.id, h.customer.id, period.start, 'hard_limit')
     if (this.fired.has(key)) return

@@ -15,7 +15,7 @@ import type { LiveCounters } from './counters.js'
 type Row = [string, number, string, number, string]
 interface Message {
   as_of: number | null
-  w?: { writes: CommittedWrite['writes']; g: [string, string, string, Row[]][] }
+  w?: { writes: CommittedWrite['writes']; g: [string, string, string, Row[]][]; v?: number }
   /** a publisher (re)started: writes committed before its start may never have been published */
   hello?: true
 }
@@ -36,7 +36,7 @@ function encode(w: CommittedWrite): Message['w'] {
     if (!g) groups.set(k, (g = [b.tenant_id, b.environment_id, b.meter_id, []]))
     g[3].push([b.external_customer_id, b.bucket_start, b.value_sum, b.event_count, b.value_max])
   }
-  return { writes: w.writes, g: [...groups.values()] }
+  return { writes: w.writes, g: [...groups.values()], v: w.visible_from }
 }
 
 function decode(m: NonNullable<Message['w']>): CommittedWrite {
@@ -46,7 +46,7 @@ function decode(m: NonNullable<Message['w']>): CommittedWrite {
       buckets.push({ tenant_id, environment_id, meter_id, external_customer_id, bucket_start, value_sum, event_count, value_max })
     }
   }
-  return { writes: m.writes, buckets }
+  return { writes: m.writes, buckets, visible_from: m.v }
 }
 
 export interface WritePublisher {
