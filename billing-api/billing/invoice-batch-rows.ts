@@ -90,8 +90,9 @@ function arrayElement(v: unknown, json: boolean): string {
   if (json) text = JSON.stringify(v)
   else if (typeof v === 'string') text = v
   else if (v instanceof Date) text = v.toISOString()
-  else if (typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') text = String((v as { toJSON(): unknown }).toJSON()) // a Decimal
-  else text = String(v)
+  else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') text = String(v)
+  // anything else (a Decimal) as its JSON text, which json_populate_recordset read before
+  else text = String(JSON.parse(JSON.stringify(v)) as string | number)
   return `"${text.replace(/["\\]/g, '\\$&')}"`
 }
 
