@@ -1,6 +1,6 @@
 // A billing batch's drafts written with a handful of statements instead of an ORM unit of work
-// per invoice: every table gets one INSERT of all its rows (unnest over one array parameter per
-// column). The invoices go first, ON CONFLICT DO NOTHING RETURNING id: the partial
+// per invoice: every table gets one INSERT of all its rows (json_populate_recordset over one
+// JSON parameter). The invoices go first, ON CONFLICT DO NOTHING RETURNING id: the partial
 // unique index on the idempotency key decides per invoice, and only the invoices inserted get
 // their lines, coupon applications and `invoice.drafted` outbox rows. Everything is in the
 // caller's transaction, with the subscriptions' period advance, so a batch commits or not at all.
@@ -67,57 +67,20 @@ function invoiceRow(c: ComputedInvoice, now: Date, at: Date, checkedFrom?: Date)
   } as Invoice
 }
 
-/** A table's columns in order with their types, read once per table and process (the tables written here). */
-const tableColumns = new Map<string, Promise<{ name: string; type: string }[]>>()
-
-function columnsOf(trx: Knex.Transaction, table: string): Promise<{ name: string; type: string }[]> {
-  let columns = tableColumns.get(table)
-  if (!columns) {
-    columns = trx.raw<{ rows: { name: string; type: string }[] }>(
-      `SELECT attname AS name, format_type(atttypid, NULL) AS type FROM pg_attribute WHERE attrelid = ?::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
-      [table],
-    ).then((r) => r.rows)
-    columns.catch(() => tableColumns.delete(table))
-    tableColumns.set(table, columns)
-  }
-  return columns
-}
-
-/** One element of a Postgres array literal: NULL, or the value's text form (its JSON for a json column) double-quoted. */
-function arrayElement(v: unknown, json: boolean): string {
-  if (v === null || v === undefined) return 'NULL'
-  let text: string
-  if (json) text = JSON.stringify(v)
-  else if (typeof v === 'string') text = v
-  else if (v instanceof Date) text = v.toISOString()
-  else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') text = String(v)
-  // anything else (a Decimal) as its JSON text, which json_populate_recordset read before
-  else text = String(JSON.parse(JSON.stringify(v)) as string | number)
-  return `"${text.replace(/["\\]/g, '\\$&')}"`
-}
-
 /**
- * One INSERT of `rows` into `table` (columns by name; absent keys are NULL, as json_populate_recordset
- * had them), returning `returning`. The rows go column by column: one array literal per column,
- * bound as a parameter of the extended protocol and cast to the column's type, and `unnest` turns
- * them back into rows. Against one JSON document of the rows, the column names are not repeated
- * per row and Postgres parses arrays of scalars instead of JSON objects.
+ * One INSERT of `rows` into `table` (columns by name; absent keys are NULL), returning `returning`.
+ * The JSON goes as a bound parameter of the extended protocol (knex raw), not quoted into the text.
+ * (Tried on 2026-11-26: one array literal per column through `unnest`, which repeats no column
+ * name per row; it cost more JavaScript than the JSON (escaping the jsonb columns' text) and
+ * gained nothing measurable, docs/benchmarks.md "Billing day, third session".)
  */
 async function insertRows<T>(tx: EntityManager, table: string, rows: Row[], tail = '', returning = ''): Promise<T[]> {
   if (rows.length === 0) return []
   const trx = tx.getTransactionContext<Knex.Transaction>()
   if (!trx) throw new Error('writeDraftBatch runs inside a transaction')
-  const columns = await columnsOf(trx, table)
-  const arrays = columns.map((c) => {
-    const json = c.type === 'jsonb' || c.type === 'json'
-    let literal = '{'
-    for (let i = 0; i < rows.length; i++) literal += (i ? ',' : '') + arrayElement(rows[i][c.name], json)
-    return `${literal}}`
-  })
-  const names = columns.map((c) => `"${c.name}"`).join(', ')
   const res = await trx.raw<{ rows: T[] }>(
-    `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${columns.map((c) => `?::${c.type}[]`).join(', ')}) ${tail} ${returning ? `RETURNING ${returning}` : ''}`,
-    arrays,
+    `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, ?::json) ${tail} ${returning ? `RETURNING ${returning}` : ''}`,
+    [JSON.stringify(rows)],
   )
   return res.rows
 }
