@@ -62,12 +62,19 @@ const conn = platform.ctx.orm.em.getConnection()
 const ch = platform.ctx.ch
 
 async function call(apiKey: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(platform.url + path, {
-    method, headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
-  })
-  const json = await res.json()
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-  return json
+  // set-up only: a 503 of an overloaded machine (a connect or pool deadline) is retried
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(platform.url + path, {
+      method, headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+    })
+    const json = await res.json()
+    if (res.status === 503 && attempt < 5) {
+      await new Promise((r) => setTimeout(r, 500 * attempt))
+      continue
+    }
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+    return json
+  }
 }
 const seconds = (t: number) => (performance.now() - t) / 1000
 const n = (x: number) => Math.round(x).toLocaleString('en-US')
@@ -170,9 +177,11 @@ try {
   statements = 0
   const rss0 = process.resourceUsage().maxRSS
   const t2 = performance.now()
+  const cpuDraft0 = process.cpuUsage()
   const stopProfile = await profileTo(args.profile)
   const invoices = await platform.scheduler!.trigger('subscription-billing', { tenant_id: tenant.tenantId }, 60 * 60_000)
   const draftSeconds = seconds(t2)
+  const cpuDraft = process.cpuUsage(cpuDraft0)
   await stopProfile()
   const draftStatements = statements
   const rssDraft = process.resourceUsage().maxRSS
@@ -213,10 +222,11 @@ try {
   const auditSeconds = seconds(t3)
 
   // Variants of the drafting run on the same data, rounds interleaved (the machine is noisy).
-  const variantRows: [string, number[]][] = []
+  // per variant: invoices/s and this process's CPU ms per invoice (less sensitive to the other processes' load)
+  const variantRows: [string, number[], number[]][] = []
   if (args.variants) {
     const variants = args.variants.split(',').map((v) => v.split('x').map(Number) as [number, number])
-    for (const v of variants) variantRows.push([`${v[0]} x ${v[1]}`, []])
+    for (const v of variants) variantRows.push([`${v[0]} x ${v[1]}`, [], []])
     for (let r = 0; r < Number(args.rounds ?? 1); r++) {
       for (const [k, [batchSize, concurrency]] of variants.entries()) {
         const cycleIds = `SELECT id FROM invoices WHERE tenant_id = ? AND billing_reason = 'SUBSCRIPTION_CYCLE'`
@@ -226,11 +236,15 @@ try {
         await conn.execute(`UPDATE subscriptions SET current_period_start = ?, current_period_end = ? WHERE tenant_id = ?`, [new Date(PERIOD_START), new Date(PERIOD_END), tenant.tenantId])
         await conn.execute(`VACUUM ANALYZE invoices`).catch(() => undefined)
         const tv = performance.now()
+        const cpu0 = process.cpuUsage()
         const run = await runBilling(platform.ctx, { tenantId: tenant.tenantId, batchSize, concurrency })
         const sec = seconds(tv)
+        const cpu = process.cpuUsage(cpu0)
         if (run.invoices !== own) throw new Error(`variant ${batchSize}x${concurrency}: ${run.invoices} invoices, expected ${own}`)
         variantRows[k][1].push(run.invoices / sec)
-        console.log(`variant ${batchSize} x ${concurrency}, round ${r + 1}: ${n(run.invoices)} invoices in ${sec.toFixed(1)} s, ${n(run.invoices / sec)}/s`)
+        variantRows[k][2].push((cpu.user + cpu.system) / 1000 / run.invoices)
+        console.log(`variant ${batchSize} x ${concurrency}, round ${r + 1}: ${n(run.invoices)} invoices in ${sec.toFixed(1)} s, `
+          + `${((cpu.user + cpu.system) / 1000 / run.invoices).toFixed(2)} CPU ms per invoice, ${n(run.invoices / sec)}/s`)
       }
     }
   }
@@ -239,11 +253,15 @@ try {
   let finalized = 0
   let finalizeSeconds = NaN
   let finalizeStatements = 0
+  let finalizeCpuMs = NaN
   if (!args['skip-finalize']) {
     statements = 0
     const t4 = performance.now()
+    const cpu0 = process.cpuUsage()
     finalized = await platform.scheduler!.trigger('invoice-finalization', { tenant_id: tenant.tenantId }, 60 * 60_000)
     finalizeSeconds = seconds(t4)
+    const cpu = process.cpuUsage(cpu0)
+    finalizeCpuMs = (cpu.user + cpu.system) / 1000
     finalizeStatements = statements
   }
   // The next month: its usage in time, and usage of the finalized month acknowledged a day before
@@ -284,9 +302,10 @@ try {
     ['usage generated in ClickHouse', `${n(events)} events in ${usageSeconds.toFixed(1)} s`],
     ['drafting (subscription-billing job)', `${n(invoices)} invoices in ${draftSeconds.toFixed(1)} s`],
     ['invoices/s (drafting)', `${n(invoices / draftSeconds)}`],
+    ['CPU of this process per invoice (drafting)', `${((cpuDraft.user + cpuDraft.system) / 1000 / invoices).toFixed(2)} ms`],
     ['per batch p50 / p99', `${q(0.5).toFixed(0)} / ${q(0.99).toFixed(0)} ms (${n(batchCount)} batches)`],
     ['Postgres statements per invoice (drafting)', `${(draftStatements / invoices).toFixed(2)} (${n(draftStatements)} in all)`],
-    ['finalization (invoice-finalization job)', Number.isNaN(finalizeSeconds) ? 'skipped' : `${n(finalized)} invoices in ${finalizeSeconds.toFixed(1)} s, ${n(finalized / finalizeSeconds)}/s, ${(finalizeStatements / Math.max(1, finalized)).toFixed(1)} statements per invoice`],
+    ['finalization (invoice-finalization job)', Number.isNaN(finalizeSeconds) ? 'skipped' : `${n(finalized)} invoices in ${finalizeSeconds.toFixed(1)} s, ${n(finalized / finalizeSeconds)}/s, ${(finalizeStatements / Math.max(1, finalized)).toFixed(1)} statements and ${(finalizeCpuMs / Math.max(1, finalized)).toFixed(2)} CPU ms (this process) per invoice`],
     ['invoice numbers', gaps === 0 ? 'gapless' : `${gaps} gaps`],
     ['next month (drafting; late usage for 1 % of the customers)', nextRow],
     ['peak RSS (this process: API, scheduler, chDB)', `${n(rssDraft / 1024)} MiB after drafting (${n(rss0 / 1024)} MiB before), ${n(process.resourceUsage().maxRSS / 1024)} MiB at the end`],
@@ -301,8 +320,8 @@ try {
       return (s[Math.floor((s.length - 1) / 2)] + s[Math.ceil((s.length - 1) / 2)]) / 2
     }
     const first = median(variantRows[0][1])
-    console.log(`\n| variant (batch x concurrency) | invoices/s per round | median | vs ${variantRows[0][0]} |\n|---|---|---|---|`)
-    for (const [name, rates] of variantRows) console.log(`| ${name} | ${rates.map(n).join(', ')} | ${n(median(rates))} | ${(median(rates) / first).toFixed(2)} |`)
+    console.log(`\n| variant (batch x concurrency) | invoices/s per round | median | vs ${variantRows[0][0]} | CPU ms per invoice, median |\n|---|---|---|---|---|`)
+    for (const [name, rates, cpu] of variantRows) console.log(`| ${name} | ${rates.map(n).join(', ')} | ${n(median(rates))} | ${(median(rates) / first).toFixed(2)} | ${median(cpu).toFixed(2)} |`)
   }
   if (mismatches.length) {
     console.error(mismatches.slice(0, 10).join('\n'))

@@ -15,6 +15,7 @@ import { usageCapsOf } from './entitlement-limits.js'
 import { attachedCouponsOf } from './invoice-coupons.js'
 import type { AttachedCoupon } from './apply-coupons.js'
 import { directReads, type InvoiceReads } from './invoice-reads.js'
+import { plainFind } from '../db/plain-rows.js'
 
 const scopeKey = (s: Scope) => `${s.tenant_id}\u0000${s.environment_id}`
 
@@ -135,31 +136,31 @@ async function loadScope(em: EntityManager, subs: Subscription[]): Promise<Scope
   const scope: Scope = { tenant_id: subs[0].tenant_id, environment_id: subs[0].environment_id }
   const ids = subs.map((s) => s.id)
   const archivedAfter = Math.min(...subs.map((s) => s.current_period_start.getTime()))
-  const all = await em.find(
-    SubscriptionLineItemSchema,
+  const all = await plainFind(
+    em, SubscriptionLineItemSchema,
     { subscription_id: { $in: ids }, ...scope, $or: [{ status: 'published' }, { status: 'archived', end_date: { $gt: new Date(archivedAfter) } }] },
     { orderBy: { created_at: 'asc', id: 'asc' } },
   )
   const lineItems = new Map<string, SubscriptionLineItem[]>(ids.map((id) => [id, []]))
   for (const l of all) lineItems.get(l.subscription_id)!.push(l)
   const priceIds = [...new Set(all.map((l) => l.price_id))]
-  const prices = new Map((priceIds.length ? await em.find(PriceSchema, { id: { $in: priceIds }, ...scope }) : []).map((p) => [p.id, p]))
+  const prices = new Map((priceIds.length ? await plainFind(em, PriceSchema, { id: { $in: priceIds }, ...scope }) : []).map((p) => [p.id, p]))
   const meterIds = [...new Set([...prices.values()].flatMap((p) => (p.meter_id ? [p.meter_id] : [])))]
-  const meters = new Map((meterIds.length ? await em.find(MeterSchema, { id: { $in: meterIds }, ...scope }) : []).map((m) => [m.id, m]))
-  const threshold = await em.find(
-    InvoiceSchema,
+  const meters = new Map((meterIds.length ? await plainFind(em, MeterSchema, { id: { $in: meterIds }, ...scope }) : []).map((m) => [m.id, m]))
+  const threshold = await plainFind(
+    em, InvoiceSchema,
     { ...scope, subscription_id: { $in: ids }, billing_reason: 'AUTO_INVOICE_THRESHOLD', invoice_status: { $ne: 'VOIDED' }, status: { $ne: 'deleted' } },
     { fields: ['subscription_id'] },
   )
   const parents = subs.filter((s) => s.subscription_type === 'PARENT').map((s) => s.id)
   const children = new Map<string, Subscription[]>()
   if (parents.length) {
-    for (const c of await em.find(SubscriptionSchema, { ...scope, parent_subscription_id: { $in: parents }, subscription_type: 'INHERITED', status: 'published' })) {
+    for (const c of await plainFind(em, SubscriptionSchema, { ...scope, parent_subscription_id: { $in: parents }, subscription_type: 'INHERITED', status: 'published' })) {
       children.set(c.parent_subscription_id!, [...(children.get(c.parent_subscription_id!) ?? []), c])
     }
   }
   const customerIds = [...new Set([...subs.map((s) => s.customer_id), ...[...children.values()].flat().map((c) => c.customer_id)])]
-  const externalIds = new Map((await em.find(CustomerSchema, { id: { $in: customerIds }, ...scope })).map((c) => [c.id, c.external_id]))
+  const externalIds = new Map((await plainFind(em, CustomerSchema, { id: { $in: customerIds }, ...scope })).map((c) => [c.id, c.external_id]))
   // Caps are read at the period start, the instant every cycle invoice of one period asks for.
   const capsAt = subs[0].current_period_start.getTime()
   const sameStart = subs.filter((s) => s.current_period_start.getTime() === capsAt)

@@ -18,7 +18,7 @@
 // invoice idempotency key makes a repeat harmless, and the period advance commits with the
 // invoice, so a crash anywhere leaves each subscription billed exactly once or not yet.
 // A period is billed only when the ingestion watermark has passed its end (ingest-watermark.ts).
-import { LockMode } from '@mikro-orm/core'
+import { LockMode, type FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import { newId } from '../../platform/ids.js'
@@ -31,10 +31,14 @@ import { executeDueCancellation, isCancellationDue } from './cancel-due.js'
 import { advancePeriod, billsOwnInvoices } from '../subscriptions/index.js'
 import { executeTrialEnd } from './trial-end-due.js'
 import { BatchReads } from './batch-reads.js'
+import { plainFind } from '../db/plain-rows.js'
 import { lineUsageAnalytics } from './usage-analytics.js'
 import { advancePeriods, writeDraftBatch, type BatchDraft } from './invoice-batch-rows.js'
 import { lateAdjustments, withAdjustments } from './late-adjustments.js'
 import { closeBillingRun, countBatch, openBillingRun, recordFailures, type BillingRun } from './billing-runs.js'
+
+/** Invoices priced between two turns of the event loop. */
+const YIELD_EVERY = 20
 
 /** Subscriptions claimed per transaction by default (BILLING_BATCH_SIZE overrides it). */
 export const BILL_DUE_BATCH_SIZE = 200
@@ -147,14 +151,13 @@ async function billBatch(
 ): Promise<number> {
   return ctx.orm.em.fork().transactional(async (tx) => {
     const skip = await failedIds(tx, runId)
-    const claimed = await tx.find(
-      SubscriptionSchema,
-      { ...dueAt(now), ...(skip.length ? { id: { $nin: skip } } : {}) },
+    // Plain rows (plain-rows.ts): the cycles are written with SQL, not through the unit of work.
+    const claimed = await plainFind(
+      tx, SubscriptionSchema,
+      { ...dueAt(now), ...(skip.length ? { id: { $nin: skip } } : {}) } as FilterQuery<Subscription>,
       { limit: batchSize, orderBy: { current_period_end: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
     )
     if (claimed.length === 0) return 0
-    // The cycles are written with SQL, not through the unit of work: no entity of theirs stays managed.
-    tx.clear()
     const special = claimed.filter((s) => isCancellationDue(s, now) || s.subscription_status === 'TRIALING')
     const cycles = claimed.filter((s) => !special.includes(s))
     const { drafts, failures, advanced } = await priceCycles(ctx, tx, cycles)
@@ -198,7 +201,11 @@ async function priceCycles(ctx: BillingContext, tx: EntityManager, cycles: Subsc
   const failures: { subscription_id: string; error: string }[] = []
   // hierarchy: an INHERITED subscription is billed on its parent's invoice; it only moves on
   const advanced: Subscription[] = cycles.filter((s) => !billsOwnInvoices(s))
-  for (const sub of own) {
+  for (const [k, sub] of own.entries()) {
+    // The reads are answered from memory, so without this the whole batch would be priced in one
+    // turn of the event loop: let timers and sockets (the API in this process, the other batch's
+    // answers, the Postgres watchdog's probe) run between slices of the batch.
+    if (k > 0 && k % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve))
     try {
       const computed = await computeSubscriptionInvoice(cycleCtx, tx, sub, sub.current_period_start, sub.current_period_end, 'SUBSCRIPTION_CYCLE', undefined, reads)
       // usage_analytics / usage_breakdown of the usage lines, from the same batch read (usage-analytics.ts)

@@ -12,6 +12,7 @@ import { EntitlementSchema } from '../entitlements/entitlement.entity.js'
 import { FeatureSchema } from '../features/feature.entity.js'
 import { D } from '../pricing/index.js'
 import { AddonAssociationSchema } from '../subscriptions/addon-association.entity.js'
+import { plainFind } from '../db/plain-rows.js'
 import type { Subscription } from '../subscriptions/subscription.entity.js'
 
 export interface Grant {
@@ -45,15 +46,15 @@ export async function usageCapsByMeter(em: EntityManager, sub: Subscription, met
 export async function usageCapsOf(
   em: EntityManager, scope: Scope, subs: Subscription[], meterIds: string[], at: Date,
 ): Promise<(sub: Subscription, meterIds: string[]) => Map<string, string | null>> {
-  const features = meterIds.length ? await em.find(FeatureSchema, { ...scope, meter_id: { $in: meterIds }, status: 'published' }) : []
+  const features = meterIds.length ? await plainFind(em, FeatureSchema, { ...scope, meter_id: { $in: meterIds }, status: 'published' }) : []
   if (features.length === 0) return () => new Map()
-  const addons = (await em.find(AddonAssociationSchema, { ...scope, subscription_id: { $in: subs.map((s) => s.id) }, addon_status: 'active', start_date: { $lte: at } }))
+  const addons = (await plainFind(em, AddonAssociationSchema, { ...scope, subscription_id: { $in: subs.map((s) => s.id) }, addon_status: 'active', start_date: { $lte: at } }))
     .filter((a) => !a.end_date || a.end_date > at)
   const grantors = [
     ...[...new Set(subs.map((s) => s.plan_id))].map((id) => ({ entity_type: 'PLAN' as const, entity_id: id })),
     ...[...new Set(addons.map((a) => a.addon_id))].map((id) => ({ entity_type: 'ADDON' as const, entity_id: id })),
   ]
-  const grants = await em.find(EntitlementSchema, {
+  const grants = await plainFind(em, EntitlementSchema, {
     ...scope, status: 'published', is_enabled: true, feature_id: { $in: features.map((f) => f.id) }, $or: grantors,
     $and: [{ $or: [{ start_date: null }, { start_date: { $lte: at } }] }, { $or: [{ end_date: null }, { end_date: { $gt: at } }] }],
   })

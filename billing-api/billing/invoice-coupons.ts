@@ -5,6 +5,7 @@ import type { Scope } from '../db/scope.js'
 import { CouponSchema } from '../coupons/coupon.entity.js'
 import { CouponAssociationSchema } from '../coupons/coupon-association.entity.js'
 import type { AttachedCoupon } from './apply-coupons.js'
+import { plainFind } from '../db/plain-rows.js'
 
 const TIMES_APPLIED_SQL = `
   SELECT ca.coupon_association_id AS id, count(DISTINCT ca.invoice_id) AS n
@@ -22,14 +23,14 @@ export async function attachedCoupons(em: EntityManager, scope: Scope, subscript
 export async function attachedCouponsOf(em: EntityManager, scope: Scope, subscriptionIds: string[], exceptInvoiceId = ''): Promise<Map<string, AttachedCoupon[]>> {
   const bySubscription = new Map<string, AttachedCoupon[]>()
   if (subscriptionIds.length === 0) return bySubscription
-  const associations = await em.find(
-    CouponAssociationSchema,
+  const associations = await plainFind(
+    em, CouponAssociationSchema,
     { ...scope, subscription_id: { $in: subscriptionIds }, status: 'published' },
     { orderBy: { created_at: 'asc', id: 'asc' } },
   )
   if (associations.length === 0) return bySubscription
   // Archived coupons still discount the subscriptions that redeemed them.
-  const coupons = new Map((await em.find(CouponSchema, { ...scope, id: { $in: [...new Set(associations.map((a) => a.coupon_id))] } })).map((c) => [c.id, c]))
+  const coupons = new Map((await plainFind(em, CouponSchema, { ...scope, id: { $in: [...new Set(associations.map((a) => a.coupon_id))] } })).map((c) => [c.id, c]))
   const rows = await em.getConnection().execute<{ id: string; n: string }[]>(
     TIMES_APPLIED_SQL, [scope.tenant_id, scope.environment_id, associations.map((a) => a.id), exceptInvoiceId], 'all', em.getTransactionContext(),
   )

@@ -10,11 +10,14 @@ import { currencyPrecision, D, toMoneyString } from '../pricing/index.js'
 import { creditsToCurrency, balancesOf, debitWallet, lockWallet } from '../wallets/index.js'
 import { WalletSchema, WalletTransactionSchema } from '../wallets/wallet.entity.js'
 import type { Invoice } from './invoice.entity.js'
+import type { FinalizeReads } from './finalize-reads.js'
 
 export const creditsDebitKey = (invoiceId: string): string => `invoice:${invoiceId}:prepaid_credits`
 
 /** Debits up to `payable` from the wallet; returns the amount applied (in the invoice currency). */
-export async function applyPrepaidCredits(ctx: BillingContext, tx: EntityManager, invoice: Invoice, payable: Decimal): Promise<Decimal> {
+export async function applyPrepaidCredits(ctx: BillingContext, tx: EntityManager, invoice: Invoice, payable: Decimal, reads?: FinalizeReads): Promise<Decimal> {
+  // the finalization batch read the customers' wallets (finalize-reads.ts): none here
+  if (reads?.mayHaveWallet(invoice) === false) return new D(0)
   const scope = { tenant_id: invoice.tenant_id, environment_id: invoice.environment_id }
   const found = await tx.findOne(WalletSchema, {
     ...scope, customer_id: invoice.customer_id, currency: invoice.currency, wallet_type: 'PREPAID', status: 'published',

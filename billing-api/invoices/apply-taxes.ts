@@ -4,14 +4,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Decimal } from 'decimal.js'
 import { newId } from '../../platform/ids.js'
-import { TaxAssociationSchema, type TaxEntityType } from '../taxes/tax-association.entity.js'
-import { TaxRateSchema } from '../taxes/tax-rate.entity.js'
+import { TaxAssociationSchema, type TaxAssociation, type TaxEntityType } from '../taxes/tax-association.entity.js'
+import { TaxRateSchema, type TaxRate } from '../taxes/tax-rate.entity.js'
 import { AppliedTaxSchema, type AppliedTax } from './amounts.entity.js'
 import type { Invoice } from './invoice.entity.js'
 import { planTaxes } from './tax-plan.js'
+import type { FinalizeReads } from './finalize-reads.js'
 
-export async function applyTaxes(tx: EntityManager, invoice: Invoice, taxable: Decimal, now: Date): Promise<AppliedTax[]> {
+/** `reads`: a finalization batch's reads (finalize-reads.ts), when they answer for this invoice. */
+export async function applyTaxes(tx: EntityManager, invoice: Invoice, taxable: Decimal, now: Date, reads?: FinalizeReads): Promise<AppliedTax[]> {
   const scope = { tenant_id: invoice.tenant_id, environment_id: invoice.environment_id }
+  const batch = reads?.taxes(invoice)
+  if (batch) return createTaxes(tx, invoice, taxable, now, batch.associations, batch.rates)
   const already = await tx.find(AppliedTaxSchema, { ...scope, entity_id: invoice.id })
   if (already.length > 0) return already
   const entities: { entity_type: TaxEntityType; entity_id: string }[] = [
@@ -27,6 +31,12 @@ export async function applyTaxes(tx: EntityManager, invoice: Invoice, taxable: D
   if (associations.length === 0) return []
   // Archived rates keep charging the associations made while they were published.
   const rates = new Map((await tx.find(TaxRateSchema, { ...scope, id: { $in: associations.map((a) => a.tax_rate_id) }, status: { $ne: 'deleted' } })).map((r) => [r.id, r]))
+  return createTaxes(tx, invoice, taxable, now, associations, rates)
+}
+
+function createTaxes(tx: EntityManager, invoice: Invoice, taxable: Decimal, now: Date, associations: TaxAssociation[], rates: Map<string, TaxRate>): AppliedTax[] {
+  if (associations.length === 0) return []
+  const scope = { tenant_id: invoice.tenant_id, environment_id: invoice.environment_id }
   const planned = planTaxes(
     associations.filter((a) => rates.has(a.tax_rate_id)).map((association) => ({ association, rate: rates.get(association.tax_rate_id)! })),
     taxable, invoice.currency,

@@ -10,18 +10,20 @@ import { applyPrepaidCredits } from './apply-credits.js'
 import { applyTaxes } from './apply-taxes.js'
 import { InvoiceLineItemSchema, type Invoice } from './invoice.entity.js'
 import { spreadOverLines } from './spread.js'
+import type { FinalizeReads } from './finalize-reads.js'
 import { sumTaxes } from './tax-plan.js'
 
-export async function applyFinalAmounts(ctx: BillingContext, tx: EntityManager, invoice: Invoice): Promise<void> {
+/** `reads`: the finalization batch's reads (finalize-reads.ts). */
+export async function applyFinalAmounts(ctx: BillingContext, tx: EntityManager, invoice: Invoice, reads?: FinalizeReads): Promise<void> {
   const money = (x: Parameters<typeof toMoneyString>[0]) => toMoneyString(x, invoice.currency)
   const now = ctx.clock.now()
   const taxable = D(invoice.subtotal).minus(invoice.total_discount)
   // A refund's credit note (payments/refunds.ts) credits an amount that already includes the refunded invoice's taxes.
-  const taxes = invoice.invoice_type === 'CREDIT' && invoice.metadata?.refund_id ? [] : await applyTaxes(tx, invoice, taxable, now)
+  const taxes = invoice.invoice_type === 'CREDIT' && invoice.metadata?.refund_id ? [] : await applyTaxes(tx, invoice, taxable, now, reads)
   const total = taxable.plus(sumTaxes(taxes))
   // A wallet top-up invoice buys credits, and a credit invoice owes nothing: neither is paid from the wallet.
   const payable = invoice.billing_reason === 'WALLET_AUTO_TOPUP' || invoice.invoice_type === 'CREDIT' ? D(0) : D.max(total.minus(invoice.amount_paid), 0)
-  const credits = await applyPrepaidCredits(ctx, tx, invoice, payable)
+  const credits = await applyPrepaidCredits(ctx, tx, invoice, payable, reads)
   const due = D.max(total.minus(credits), 0)
   invoice.total_tax = money(sumTaxes(taxes))
   invoice.total = money(total)

@@ -11,6 +11,7 @@ import { publishSystemEvent } from '../events/index.js'
 import { InvoiceSchema, type Invoice } from './invoice.entity.js'
 import { invoiceEventPayload } from './serialize.js'
 import { applyFinalAmounts } from './finalize-amounts.js'
+import { loadFinalizeReads } from './finalize-reads.js'
 
 export interface ChangeOptions {
   /** the version the caller last read; a different current version is a version_conflict */
@@ -99,10 +100,12 @@ export async function finalizeLockedInvoice(ctx: BillingContext, tx: EntityManag
  * subscriptions' billing sequences in one statement, numbered in the order given.
  */
 export async function finalizeLockedInvoices(ctx: BillingContext, tx: EntityManager, invoices: Invoice[]): Promise<void> {
+  for (const invoice of invoices) checkFinalizable(invoice)
+  // the batch's tax and wallet reads, once for all its invoices (finalize-reads.ts)
+  const reads = invoices.length > 0 ? await loadFinalizeReads(tx, invoices) : undefined
   for (const invoice of invoices) {
-    checkFinalizable(invoice)
     // Spec: "credits and taxes applied now" (finalize-amounts.ts), before the number is taken.
-    await applyFinalAmounts(ctx, tx, invoice)
+    await applyFinalAmounts(ctx, tx, invoice, reads)
   }
   const now = ctx.clock.now()
   const byScope = new Map<string, Invoice[]>()
