@@ -255,6 +255,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     // The broker's generation first: a consumer that reads before it knows one cannot tell an
     // empty restart later (its first answer would be the new generation, seen as no change).
     await broker.watch?.ready
+    if (stopping) return
     await checkTopicPartitions(opts.kafka, opts.topic, opts.partitions)
     await checkGroupProtocol(opts.kafka, opts.groupId, ASSIGNER_NAME)
     await consumer.connect()

@@ -42,9 +42,6 @@ export function sessionDeadlines(d: PostgresDeadlines) {
   }
 }
 
-/** a timer this late fired after the event loop was blocked (not a sign of a silent Postgres) */
-const LATE_TIMER_MS = 100
-
 type Query = (...args: unknown[]) => unknown
 interface Watched {
   /** start times of the queries sent or queued, oldest first (a connection answers in order) */
@@ -148,27 +145,11 @@ export class PostgresWatchdog {
 
   /** true when Postgres answered in time, also with an error (it is alive); false on a timeout. */
   private async probe(): Promise<boolean> {
-    // The client's own connect deadline is longer: the decision is the timer's below.
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: this.d.probeTimeoutMs * 4 })
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: this.d.probeTimeoutMs })
     client.on('error', () => undefined)
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<'timeout'>((resolve) => {
-      // A timer that fires late means this process's event loop was busy (a long synchronous
-      // stretch), not that Postgres was silent: the answer may be read already and waiting for
-      // its turn. Then the probe gets a short grace, a few times, before it counts as unanswered.
-      let graces = 5
-      let due = Date.now() + this.d.probeTimeoutMs
-      const arm = (ms: number) => {
-        timer = setTimeout(() => {
-          if (Date.now() - due > LATE_TIMER_MS && graces-- > 0) {
-            due = Date.now() + LATE_TIMER_MS
-            arm(LATE_TIMER_MS)
-            return
-          }
-          resolve('timeout')
-        }, ms)
-      }
-      arm(this.d.probeTimeoutMs)
+      timer = setTimeout(() => resolve('timeout'), this.d.probeTimeoutMs)
     })
     const work = client.connect().then(() => client.query('SELECT 1')).then(
       () => 'answered' as const,
