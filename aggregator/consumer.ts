@@ -185,13 +185,18 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
    * description of the stale commit, or undefined when the position can be trusted.
    */
   async function staleCommit(topic: string, partition: number): Promise<string | undefined> {
-    if (!broker.watch) return undefined
+    if (!broker.watch || stopping) return undefined
     const known = broker.watch.current
     const current = await broker.watch.read()
     if (current === null) return undefined
     if (current === undefined || current !== known) return 'the broker generation is unknown or just changed'
+    if (stopping) return undefined
     admin ??= opts.kafka.admin({ retry: { retries: 2 } })
     await admin.connect()
+    if (stopping) {
+      await admin.disconnect().catch(() => undefined)
+      return undefined
+    }
     const [offsets] = await admin.fetchOffsets({ groupId: opts.groupId, topics: [topic] })
     const p = offsets?.partitions.find((x) => x.partition === partition)
     if (!p || Number(p.offset) < 0) return undefined

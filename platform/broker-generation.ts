@@ -26,9 +26,15 @@ export function watchBrokerGeneration(kafka: Kafka, onRestart: (generation: stri
   let known!: () => void
   const ready = new Promise<void>((resolve) => (known = resolve))
   const read = async (): Promise<string | null | undefined> => {
+    // Stopped: no new connection (one opened after stop would keep the process alive).
+    if (stopped) return undefined
     try {
       admin ??= kafka.admin({ retry: { retries: 0 } })
       await admin.connect()
+      if (stopped) {
+        await admin.disconnect().catch(() => undefined)
+        return undefined
+      }
       return (await admin.listTopics()).find((t) => t.startsWith(GENERATION_TOPIC)) ?? null
     } catch {
       return undefined
