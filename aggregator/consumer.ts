@@ -40,6 +40,8 @@ export interface AggregatorOptions {
   hooks?: AggregatorHooks
   /** the in-memory local broker: watch its generation and read again from 0 after it restarted empty */
   watchBroker?: boolean
+  /** the client the generation watch asks (default: `kafka`) */
+  generationKafka?: Kafka
   /** told the record bytes each commit covers (all-in-one without the spool: the lag gate) */
   onCommitted?: (committed: { bytes: number }) => void
   onCommittedWrite?: CommittedWriteListener
@@ -298,7 +300,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     }
   }
   const watch = broker.watch = opts.watchBroker
-    ? watchBrokerGeneration(opts.kafka, (generation) => {
+    ? watchBrokerGeneration(opts.generationKafka ?? opts.kafka, (generation) => {
         log(`the broker restarted empty (${generation}); reading every assigned partition again from 0`)
         brokerRestarted()
       })

@@ -79,6 +79,22 @@ const totalOf = async (meterId: string, customer?: string) => {
   return { ms, value: Number(res.body.value ?? 0), status: res.status }
 }
 
+// Warm-up: one event through to a usage read before anything is measured (the aggregator's
+// consumers join their group and load their shards first; that start is not the steady state).
+const warmStart = Date.now()
+let warmedUp = false
+while (!warmedUp && Date.now() - warmStart < 120_000) {
+  const res = await post('/v1/events', { event_id: `warmup-${id}`, event_name: 'llm', external_customer_id: 'warmup', timestamp: new Date(warmStart - 5000).toISOString(), properties: { tokens: 1 } })
+  if (res.status === 202) {
+    for (let i = 0; i < 600 && !warmedUp; i++) {
+      warmedUp = (await totalOf(count.id, 'warmup')).value >= 1
+      if (!warmedUp) await new Promise((r) => setTimeout(r, 100))
+    }
+  } else await new Promise((r) => setTimeout(r, 500))
+}
+const warmUpMs = Date.now() - warmStart
+const WARMUP_EVENTS = warmedUp ? 1 : 0
+
 const rssOf = () => {
   try {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
@@ -144,9 +160,18 @@ const tokensOf = (from: number, n: number) => {
   return t
 }
 
+// The backlog: events stored before the measured load (reads at size), sent as fast as ingest
+// accepts them; meanwhile one reader reads usage every 200 ms (reads beside a draining backlog).
+const backlog = { accepted: 0, acceptSeconds: 0, drainSeconds: 0, reads: [] as number[] }
 if (PRELOAD > 0) {
-  // Stored events before the measured load (reads at size): sent as fast as accepted.
   const t0 = performance.now()
+  let reading = true
+  const reader = (async () => {
+    while (reading) {
+      backlog.reads.push((await totalOf(count.id, 'c1')).ms)
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  })()
   while (seq < PRELOAD) {
     const sends: Promise<boolean>[] = []
     for (let i = 0; i < 16 && seq < PRELOAD; i++) {
@@ -156,7 +181,12 @@ if (PRELOAD > 0) {
     }
     await Promise.all(sends)
   }
+  backlog.accepted = acknowledged
+  backlog.acceptSeconds = (performance.now() - t0) / 1000
   while ((await totalOf(count.id)).value < acknowledged) await new Promise((r) => setTimeout(r, 1000))
+  backlog.drainSeconds = (performance.now() - t0) / 1000 - backlog.acceptSeconds
+  reading = false
+  await reader
   console.log(`preloaded ${acknowledged} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
 }
 const preloaded = acknowledged
@@ -228,7 +258,7 @@ let drained = 0
 const probeEvents = () => probesAcknowledged
 for (;;) {
   const [c, s] = await Promise.all([totalOf(count.id), totalOf(sum.id)])
-  if (c.value >= acknowledged + probeEvents() && s.value >= tokensAcknowledged + probeEvents()) {
+  if (c.value >= acknowledged + probeEvents() + WARMUP_EVENTS && s.value >= tokensAcknowledged + probeEvents() + WARMUP_EVENTS) {
     drained = Date.now() - loadEnd
     break
   }
@@ -248,10 +278,17 @@ const q = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]
 }
-const expectCount = acknowledged + probesAcknowledged
-const expectSum = tokensAcknowledged + probesAcknowledged
+const expectCount = acknowledged + probesAcknowledged + WARMUP_EVENTS
+const expectSum = tokensAcknowledged + probesAcknowledged + WARMUP_EVENTS
 const rows: [string, string][] = [
   ['machine', `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`],
+  ['warm-up', warmedUp ? `first event counted ${warmUpMs} ms after start (not measured below)` : `no event counted in ${warmUpMs} ms`],
+  ...(PRELOAD > 0
+    ? [
+        ['backlog', `${backlog.accepted} events accepted in ${backlog.acceptSeconds.toFixed(1)} s (${Math.round(backlog.accepted / backlog.acceptSeconds)}/s), all counted ${backlog.drainSeconds.toFixed(1)} s later (${Math.round(backlog.accepted / (backlog.acceptSeconds + backlog.drainSeconds))} events/s through)`],
+        ['usage read p50 / p99 during backlog', `${q(backlog.reads, 50).toFixed(1)} / ${q(backlog.reads, 99).toFixed(1)} ms (${backlog.reads.length} reads)`],
+      ] as [string, string][]
+    : []),
   ['offered', `${RATE} events/s for ${SECONDS} s (${offered} events, batches of ${BATCH}), ${preloaded} stored before`],
   ['accepted', `${Math.round(measured / loadSeconds)} events/s (${measured} acknowledged)`],
   ['refused / failed', `${refused + failed - preRefused} events`],

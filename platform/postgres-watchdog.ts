@@ -42,6 +42,30 @@ export function sessionDeadlines(d: PostgresDeadlines) {
   }
 }
 
+/**
+ * Resolves after `ms` of time in which this event loop ran. A loop blocked by this process's own
+ * work (a billing batch's pricing, a burst of ingest) cannot read an answer that has arrived, so
+ * a wall-clock deadline would declare a live Postgres hung and close its connections under load.
+ * Time is counted in steps of STEP_MS; a step that fires late counts as at most two.
+ */
+const STEP_MS = 25
+export function loopTime(ms: number): { elapsed: Promise<'timeout'>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined
+  let left = ms
+  let last = Date.now()
+  const elapsed = new Promise<'timeout'>((resolve) => {
+    const step = () => {
+      const now = Date.now()
+      left -= Math.min(now - last, 2 * STEP_MS)
+      last = now
+      if (left <= 0) resolve('timeout')
+      else timer = setTimeout(step, STEP_MS)
+    }
+    timer = setTimeout(step, STEP_MS)
+  })
+  return { elapsed, cancel: () => clearTimeout(timer) }
+}
+
 type Query = (...args: unknown[]) => unknown
 interface Watched {
   /** start times of the queries sent or queued, oldest first (a connection answers in order) */
@@ -57,6 +81,9 @@ export class PostgresWatchdog {
   private probing = false
   private lastAnswerAt = 0
   private state: PostgresHealth = 'answering'
+  private stopped = false
+  /** the probe's own connection while one runs (closed by stop) */
+  private probeClient: pg.Client | undefined
 
   constructor(
     private readonly databaseUrl: string,
@@ -115,7 +142,9 @@ export class PostgresWatchdog {
   }
 
   stop(): void {
+    this.stopped = true
     clearInterval(this.timer)
+    if (this.probeClient) this.close(this.probeClient)
   }
 
   private tick(): void {
@@ -145,19 +174,19 @@ export class PostgresWatchdog {
 
   /** true when Postgres answered in time, also with an error (it is alive); false on a timeout. */
   private async probe(): Promise<boolean> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: this.d.probeTimeoutMs })
+    // The client's own connect deadline is wall time, far longer: the decision is loopTime's below.
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: this.d.probeTimeoutMs * 20 })
     client.on('error', () => undefined)
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.d.probeTimeoutMs)
-    })
+    this.probeClient = client
+    const deadline = loopTime(this.d.probeTimeoutMs)
     const work = client.connect().then(() => client.query('SELECT 1')).then(
       () => 'answered' as const,
       (err: Error) => (/timeout/i.test(err.message) ? 'timeout' as const : 'answered' as const),
     )
-    const outcome = await Promise.race([work, timeout])
-    clearTimeout(timer)
-    if (outcome === 'answered') await client.end().catch(() => undefined)
+    const outcome = await Promise.race([work, deadline.elapsed])
+    deadline.cancel()
+    this.probeClient = undefined
+    if (outcome === 'answered' && !this.stopped) await client.end().catch(() => undefined)
     else this.close(client)
     return outcome === 'answered'
   }

@@ -2,7 +2,7 @@
 // writes). Every event has one owning shard for life: the low bits of its dedup key,
 // md5(tenant \0 environment \0 event_id). A shard's events always travel in the same Kafka
 // partition (shard mod partitions), and one writer at a time holds a shard (aggregator/shard-fence.ts).
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
 /** Logical shards: fixed for the life of a database (the dedup store and the fence are keyed by it). */
 export const SHARDS = 64
@@ -17,7 +17,7 @@ export interface EventDigest {
 }
 
 export function eventDigest(tenantId: string, environmentId: string, eventId: string): EventDigest {
-  const d = createHash('md5').update(`${tenantId}\u0000${environmentId}\u0000${eventId}`).digest()
+  const d = hash('md5', `${tenantId}\u0000${environmentId}\u0000${eventId}`, 'buffer')
   return { hi1: d.readUInt32BE(0), hi0: d.readUInt32BE(4), lo1: d.readUInt32BE(8), lo0: d.readUInt32BE(12) }
 }
 

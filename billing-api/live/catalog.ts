@@ -50,6 +50,8 @@ export class LiveCatalog {
    * change in the scope forgets the scope's entries (a new record may carry one of these ids).
    */
   private readonly missingExternal = new Map<string, Set<string>>()
+  /** external lookups in flight: scope \0 external id \0 generations -> the query */
+  private readonly lookingUp = new Map<string, Promise<Customer | null>>()
   private missingCount = 0
   /** bumped by every customer change of the scope (a lookup it overtook is not kept as missing) */
   private readonly scopeCustomerGen = new Map<string, number>()
@@ -156,7 +158,7 @@ export class LiveCatalog {
           return null
         }
         const gen = [this.globalGen, this.scopeCustomerGen.get(sk) ?? 0]
-        const c = await this.em().findOne(CustomerSchema, { ...scope, external_id: ext, status: { $ne: 'deleted' } })
+        const c = await this.lookUpExternal(scope, `${sk}\0${ext}\0${gen.join('.')}`, ext)
         if (!c) {
           if (this.caching && gen[0] === this.globalGen && gen[1] === (this.scopeCustomerGen.get(sk) ?? 0)) this.rememberMissing(sk, ext)
           return null
@@ -169,6 +171,24 @@ export class LiveCatalog {
       }
     }
     return this.customerHoldings(scope, id, found)
+  }
+
+  /**
+   * One query per external id at a time: the writes that touch a new customer's series (one
+   * per meter) ask together, and with thousands of customers that doubled a cold start's queries.
+   * The key carries the cache generations, so a lookup begun before a customer change is not shared
+   * with a caller that began after it.
+   */
+  private lookUpExternal(scope: Scope, key: string, ext: string): Promise<Customer | null> {
+    const pending = this.lookingUp.get(key)
+    if (pending) return pending
+    const lookup = this.em().findOne(CustomerSchema, { ...scope, external_id: ext, status: { $ne: 'deleted' } })
+    this.lookingUp.set(key, lookup)
+    const done = () => {
+      if (this.lookingUp.get(key) === lookup) this.lookingUp.delete(key)
+    }
+    lookup.then(done, done)
+    return lookup
   }
 
   private rememberMissing(scope: string, ext: string): void {

@@ -11,6 +11,7 @@ import { created, ingestAll, usage } from '../../test/support/fixtures.js'
 import { assertError } from '../../test/support/assertions.js'
 import { eventually, sqlOn, startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
 import { billDueSubscriptions } from '../billing/index.js'
+import { LiveCatalog } from './catalog.js'
 import { liveAccess } from './live-access.js'
 import { startWritePublisher } from './write-bus.js'
 
@@ -98,6 +99,33 @@ test('a customer created after its external id was looked up is found at once by
   await created(w.api.post('/v1/customers', { external_id: late }))
   assert.equal((await ask(w.api)).status, 200) // the writing process: at once
   await eventually(async () => ((await ask(w.api2)).status === 200 ? true : undefined), 'the new customer in the other process', 1000)
+})
+
+test('concurrent lookups of one external id make one query; a missing one is then remembered', async () => {
+  const w = await world(1000)
+  // Lookups by external id: counted per entity manager the catalog asked (one per query it sends).
+  const askers = new Set<object>()
+  const catalog = new LiveCatalog(() => {
+    const em = p1.ctx.orm.em.fork()
+    const findOne = em.findOne.bind(em) as (...args: unknown[]) => unknown
+    ;(em as unknown as { findOne: (...args: unknown[]) => unknown }).findOne = (...args: unknown[]) => {
+      if ((args[1] as { external_id?: string }).external_id !== undefined) askers.add(em)
+      return findOne(...args)
+    }
+    return em
+  }, 100)
+  catalog.caching = true // as once its invalidation (LISTEN) is up; none is needed here: nothing changes
+  const lookups = () => askers.size
+  const scope = { tenant_id: w.tenantId, environment_id: w.customer.environment_id }
+  // One series per meter of a new customer: the writes ask together.
+  const missing = await Promise.all(Array.from({ length: 5 }, () => catalog.findHoldings(scope, { external_customer_id: 'nobody' })))
+  assert.deepEqual(missing, [null, null, null, null, null])
+  assert.equal(lookups(), 1)
+  assert.equal(await catalog.findHoldings(scope, { external_customer_id: 'nobody' }), null)
+  assert.equal(lookups(), 1, 'a known-missing external id costs no query')
+  const found = await Promise.all(Array.from({ length: 3 }, () => catalog.findHoldings(scope, { external_customer_id: w.ext })))
+  assert.deepEqual(found.map((h) => h?.customer.id), [w.customer.id, w.customer.id, w.customer.id])
+  assert.equal(lookups(), 2)
 })
 
 test('usage moves forward in both processes; a write replayed after an aggregator crash is not applied twice', async () => {

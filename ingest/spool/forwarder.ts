@@ -118,6 +118,7 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
 
   let admin: Admin | undefined
   let release: Promise<void> = Promise.resolve()
+  let logReadAt = 0
   if (committed) {
     watch = watchBrokerGeneration(committed.kafka, (generation) => {
       stats.brokerRestarts++
@@ -145,6 +146,14 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
             .filter((p) => Number(p.offset) >= 0 && (p.metadata || null) === before)
             .map((p) => [p.partition, BigInt(p.offset)]))
           stats.released += spool.committedOffsets(offsets, generation)
+          if (Date.now() >= logReadAt) {
+            // What the broker still holds: resendStale leaves those records where they are.
+            logReadAt = Date.now() + 5000
+            const log = await admin.fetchTopicOffsets(opts.topic)
+            if ((await watch!.read()) === before && generation === spool.generation) {
+              spool.brokerHolds(new Map(log.map((p) => [p.partition, { low: BigInt(p.low), high: BigInt(p.high) }])), generation)
+            }
+          }
         } catch {
           // broker down: the next round asks again
         }

@@ -113,3 +113,21 @@ test('pacing holds per partition: a full partition waits while the others are se
   await spool.close()
   rmSync(c.dir, { recursive: true })
 })
+
+test('a stuck partition is sent again, but not the records the broker still holds', async () => {
+  const c = config()
+  const spool = await Spool.open(c)
+  await spool.append(Array.from({ length: 10 }, (_, i) => rec(`s${i}`, 100, i < 5 ? 0 : 1)))
+  const sent = spool.take(1 << 20, 1000)
+  const t0 = Date.now()
+  // Partition 0 at offsets 0..4, partition 1 at offsets 0..4; the group commits nothing for 61 s.
+  spool.forwarded(sent, spool.generation, sent.map((e, i) => [{ partition: e.partition!, offset: BigInt(i % 5) }]))
+  // The broker still holds all of partition 0, and only offsets 3.. of partition 1.
+  spool.brokerHolds(new Map([[0, { low: 0n, high: 5n }], [1, { low: 3n, high: 5n }]]), spool.generation, t0 + 50_000)
+  assert.equal(spool.resendStale(60_000, t0 + 61_000), 3, 'only the three records the broker no longer holds')
+  assert.deepEqual(spool.take(1 << 20, 1000).map((e) => e.key), ['s5@1', 's6@1', 's7@1'])
+  // What the broker held is stale after the period (or read under another generation): all of it again.
+  assert.equal(spool.resendStale(60_000, t0 + 200_000), 7)
+  await spool.close()
+  rmSync(c.dir, { recursive: true })
+})

@@ -91,6 +91,8 @@ export class Spool {
   /** the group's committed offset per partition, and when it last moved (resendStale) */
   private readonly committedAt = new Map<number, bigint>()
   private readonly advancedAt = new Map<number, number>()
+  /** what the broker held per partition (log start and end offsets) when last read (resendStale) */
+  private brokerLog: { generation: number; at: number; partitions: Map<number, { low: bigint; high: bigint }> } | undefined
   /** bytes sent and not yet committed by the aggregator group, per partition (pacing) */
   private readonly awaiting = new Map<number, number>()
   awaitingBytes = 0
@@ -419,19 +421,33 @@ export class Spool {
     return again.length
   }
 
+  /** The broker's log start and end offset per partition, read now under `generation`. */
+  brokerHolds(partitions: Map<number, { low: bigint; high: bigint }>, generation: number, now = Date.now()): void {
+    if (generation === this.generation) this.brokerLog = { generation, at: now, partitions }
+  }
+
   /**
    * committed mode: records Kafka acknowledged long ago and the group never committed were lost
    * somewhere (e.g. skipped after a broker restart the watch missed); send them again. A
    * partition whose commits still advance is only behind, not stuck: its records wait (a resend
-   * there would add load exactly when the aggregator is slowest).
+   * there would add load exactly when the aggregator is slowest). A record the broker still
+   * holds (brokerHolds, read within the period) is not sent again either: the aggregator reads it
+   * when it gets there, and a second copy would only push the first out of the local broker's
+   * 5 MB per partition, below the group's position (a 5M-event backlog stalled on that loop).
    */
   resendStale(olderThanMs: number, now = Date.now()): number {
     if (this.config.retainUntil !== 'committed') return 0
     const again: SpoolEntry[] = []
     const stuck = (p: number) => now - (this.advancedAt.get(p) ?? 0) > olderThanMs
+    const log = this.brokerLog?.generation === this.generation && now - this.brokerLog.at <= olderThanMs ? this.brokerLog.partitions : undefined
+    const held = (p: Placed) => {
+      const w = log?.get(p.partition)
+      return w !== undefined && p.offset >= w.low && p.offset < w.high
+    }
     for (const e of this.live.values()) {
       if (e.state !== 'forwarded' || e.forwardedAt! >= now - olderThanMs) continue
       if (e.placed?.length && !e.placed.some((p) => stuck(p.partition))) continue
+      if (e.placed?.length && e.placed.every(held)) continue
       this.await(e, -1)
       e.state = 'queued'
       e.placed = undefined
