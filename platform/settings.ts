@@ -94,7 +94,7 @@ export const SETTINGS = {
   },
   PG_PROBE_TIMEOUT_MS: {
     default: '500', readBy: 'services',
-    meaning: 'the watchdog\'s probe (connect + `SELECT 1`) deadline: without an answer, Postgres counts as hung, connections with queries in flight are closed and queries fail at once (503) until a probe answers',
+    meaning: 'the watchdog\'s probe (connect + `SELECT 1`) deadline, counted in time this process\'s event loop ran (a loop busy with our own work cannot read an answer): without an answer, Postgres counts as hung, connections with queries in flight are closed and queries fail at once (503) until a probe answers',
   },
   REDIS_COMMAND_TIMEOUT_MS: { default: '1500', readBy: 'services', meaning: 'how long a request waits on Redis (job queues) before it answers 503' },
   INGEST_MAX_PENDING_BYTES: {
@@ -122,7 +122,7 @@ export const SETTINGS = {
   },
   SPOOL_RESEND_AFTER_MS: {
     default: '60000', readBy: 'services',
-    meaning: '`committed`: a batch Kafka acknowledged and the aggregator did not commit within this time is sent again',
+    meaning: '`committed`: a batch Kafka acknowledged and the aggregator did not commit within this time, in a partition whose commits stopped as long, is sent again unless the broker still holds it',
   },
   SHUTDOWN_DRAIN_MS: {
     default: '7000', readBy: 'services',
