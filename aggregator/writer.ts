@@ -6,6 +6,7 @@ import { hostname } from 'node:os'
 import type pg from 'pg'
 import type { ClickHouse } from '../clickhouse/client.js'
 import { storeId } from '../clickhouse/queries/write-store.js'
+import { retryingFor } from '../platform/retry.js'
 import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import type { MeterSource } from '../schemas/meters.js'
 import { SHARDS } from '../schemas/shards.js'
@@ -50,12 +51,16 @@ export async function openWriter(opts: WriterOptions): Promise<Writer> {
   const name = opts.name ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
   // Postgres may be restarting or slow to answer while the process starts: wait for it (up to a
   // few minutes) rather than exit; a version refusal is final.
-  const store = await untilAnswered(log, async () => {
+  const store = await retryingFor(async () => {
     await checkWritePathVersion(opts.pg)
     const id = await storeId(opts.ch)
     await ShardFence.register(opts.pg, id)
     await importLegacyActivations(opts.ch, opts.pg, id, log)
     return id
+  }, {
+    forMs: 180_000,
+    final: (err) => err instanceof WritePathVersionError,
+    onRetry: (err, wait) => log(`the aggregator's start-up could not reach Postgres or ClickHouse; trying again in ${wait} ms`, err),
   })
   const fence = new ShardFence(opts.pg, store, name)
   const shards = new ShardTable(opts.ch, fence, log, opts.dedupHorizonDays ?? 0)
@@ -65,19 +70,6 @@ export async function openWriter(opts: WriterOptions): Promise<Writer> {
   })
   const backfills = new Backfills(opts.ch, opts.pg, store, name, cache, log, opts.hooks)
   return { name, store, meters: cache, stage, shards, backfills }
-}
-
-async function untilAnswered<T>(log: (msg: string, err?: unknown) => void, work: () => Promise<T>, forMs = 180_000): Promise<T> {
-  const until = Date.now() + forMs
-  for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
-    try {
-      return await work()
-    } catch (err) {
-      if (err instanceof WritePathVersionError || Date.now() + wait > until) throw err
-      log(`the aggregator's start-up could not reach Postgres or ClickHouse; trying again in ${wait} ms`, err)
-      await new Promise((r) => setTimeout(r, wait))
-    }
-  }
 }
 
 /** A writer holding every shard, fed directly (tests, benchmarks, tools): no consumer group. */
