@@ -131,3 +131,20 @@ test('a stuck partition is sent again, but not the records the broker still hold
   await spool.close()
   rmSync(c.dir, { recursive: true })
 })
+
+test('a broker log whose end moved back (a restart nobody noticed) vouches for nothing sent before', async () => {
+  const c = config()
+  const spool = await Spool.open(c)
+  await spool.append(Array.from({ length: 4 }, (_, i) => rec(`r${i}`)))
+  const sent = spool.take(1 << 20, 1000)
+  const t0 = Date.now()
+  spool.forwarded(sent, spool.generation, sent.map((_, i) => [{ partition: 0, offset: BigInt(10 + i) }]))
+  spool.brokerHolds(new Map([[0, { low: 0n, high: 14n }]]), spool.generation, t0 + 10_000)
+  assert.equal(spool.resendStale(60_000, t0 + 61_000), 0, 'all four still held')
+  // The end fell to 3 and grew past the old offsets again: other records stand there now.
+  spool.brokerHolds(new Map([[0, { low: 0n, high: 3n }]]), spool.generation, t0 + 62_000)
+  spool.brokerHolds(new Map([[0, { low: 0n, high: 20n }]]), spool.generation, t0 + 63_000)
+  assert.equal(spool.resendStale(60_000, t0 + 64_000), 4)
+  await spool.close()
+  rmSync(c.dir, { recursive: true })
+})

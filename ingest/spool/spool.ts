@@ -93,6 +93,8 @@ export class Spool {
   private readonly advancedAt = new Map<number, number>()
   /** what the broker held per partition (log start and end offsets) when last read (resendStale) */
   private brokerLog: { generation: number; at: number; partitions: Map<number, { low: bigint; high: bigint }> } | undefined
+  /** when a partition's log end was last seen to move back (brokerHolds) */
+  private logResetAt = 0
   /** bytes sent and not yet committed by the aggregator group, per partition (pacing) */
   private readonly awaiting = new Map<number, number>()
   awaitingBytes = 0
@@ -423,7 +425,12 @@ export class Spool {
 
   /** The broker's log start and end offset per partition, read now under `generation`. */
   brokerHolds(partitions: Map<number, { low: bigint; high: bigint }>, generation: number, now = Date.now()): void {
-    if (generation === this.generation) this.brokerLog = { generation, at: now, partitions }
+    if (generation !== this.generation) return
+    // A log end that moved back is a broker that restarted without the watch noticing: what it
+    // holds says nothing of records sent before (their offsets may be another record's now).
+    const previous = this.brokerLog?.generation === generation ? this.brokerLog.partitions : undefined
+    for (const [p, w] of partitions) if (previous?.has(p) && w.high < previous.get(p)!.high) this.logResetAt = now
+    this.brokerLog = { generation, at: now, partitions }
   }
 
   /**
@@ -447,7 +454,7 @@ export class Spool {
     for (const e of this.live.values()) {
       if (e.state !== 'forwarded' || e.forwardedAt! >= now - olderThanMs) continue
       if (e.placed?.length && !e.placed.some((p) => stuck(p.partition))) continue
-      if (e.placed?.length && e.placed.every(held)) continue
+      if (e.placed?.length && e.forwardedAt! > this.logResetAt && e.placed.every(held)) continue
       this.await(e, -1)
       e.state = 'queued'
       e.placed = undefined
