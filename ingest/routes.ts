@@ -30,6 +30,10 @@ export interface IngestDeps {
   checkLayout?: () => Promise<void>
 }
 
+/** The two ingest routes (under /v1); the ingest thread's forwarding routes document the same schemas. */
+export const singleEventRoute = { url: '/events', schema: { tags: ['events'], body: eventSchema, response: { 202: eventAcceptedSchema } } } as const
+export const bulkEventsRoute = { url: '/events/raw/bulk', schema: { tags: ['events'], body: bulkSchema, response: { 202: bulkAcceptedSchema } } } as const
+
 /** Events in a request body that failed validation: the array's length, else one. */
 function eventCount(body: unknown): number {
   const events = typeof body === 'object' && body !== null && 'events' in body ? body.events : undefined
@@ -98,12 +102,12 @@ export async function ingestRoutes(instance: FastifyInstance, deps: IngestDeps):
     }
   })
 
-  app.post('/events', { schema: { tags: ['events'], body: eventSchema, response: { 202: eventAcceptedSchema } } }, async (request, reply) => {
+  app.post(singleEventRoute.url, { schema: singleEventRoute.schema }, async (request, reply) => {
     const batch = await accept([request.body], request.auth.tenantId, request.auth.environmentId, () => '')
     return reply.code(202).send({ message: 'event accepted for processing', event_id: batch.events[0].event_id })
   })
 
-  app.post('/events/raw/bulk', { schema: { tags: ['events'], body: bulkSchema, response: { 202: bulkAcceptedSchema } } }, async (request, reply) => {
+  app.post(bulkEventsRoute.url, { schema: bulkEventsRoute.schema }, async (request, reply) => {
     const { events } = request.body
     const batch = await accept(events, request.auth.tenantId, request.auth.environmentId, (i) => `events[${i}].`)
     return reply.code(202).send({ message: 'events accepted for processing', count: events.length, batch_id: batch.batch_id })

@@ -7,6 +7,7 @@
 import type { Redis } from 'ioredis'
 import { TooManyRequestsError } from './errors.js'
 import { abuseLimited, rateLimitUnchecked } from './metrics.js'
+import { redisScript } from './redis-script.js'
 
 export interface AbuseRule {
   /** events per window; 0 = no limit */
@@ -19,7 +20,7 @@ export type AbuseRules = Record<AbuseRuleName, AbuseRule>
 
 // KEYS: counter. ARGV: window ms, limit, count (1) or only look (0).
 // Returns the ms left in a full window (>= 1), else 0.
-const HIT = `
+const HIT = redisScript(`
 local n
 if ARGV[3] == '1' then
   n = redis.call('INCR', KEYS[1])
@@ -30,7 +31,7 @@ end
 if n < tonumber(ARGV[2]) + tonumber(ARGV[3]) then return 0 end
 local left = redis.call('PTTL', KEYS[1])
 if left < 1 then return tonumber(ARGV[1]) end
-return left`
+return left`)
 
 const MESSAGES: Record<AbuseRuleName, string> = {
   auth_failures: 'too many failed authentications from this address',
@@ -76,9 +77,7 @@ export class AbuseLimiter {
     const { limit, windowSeconds } = this.rules[rule]
     if (limit <= 0) return 0
     try {
-      const msLeft = (await this.redis.eval(
-        HIT, 1, `${this.prefix}:abuse:${rule}:${subject}`, String(windowSeconds * 1000), String(limit), count ? '1' : '0',
-      )) as number
+      const msLeft = (await HIT.run(this.redis, [`${this.prefix}:abuse:${rule}:${subject}`], [String(windowSeconds * 1000), String(limit), count ? '1' : '0'])) as number
       return msLeft > 0 ? Math.max(1, Math.ceil(msLeft / 1000)) : 0
     } catch {
       rateLimitUnchecked.inc()

@@ -32,6 +32,7 @@ export interface Config {
   aggregatorConsumers: number
   /** worker: the aggregator's consumers run in a worker thread of the process */
   aggregatorThread: 'worker' | 'main'
+  ingestThread: 'worker' | 'main'
   systemEventsTopic: string
   aggregatorGroupId: string
   clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
@@ -137,6 +138,8 @@ export interface SpoolConfig {
   memoryBytes: number
   /** committed: a record Kafka acknowledged but the aggregator did not commit within this time is sent again */
   resendAfterMs: number
+  /** committed: a partition with records not yet committed holds new ones back this long, so they travel together */
+  lingerMs: number
 }
 
 export class ConfigError extends Error {}
@@ -325,6 +328,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     usageAudit: { everyMs: int(env, 'USAGE_AUDIT_EVERY_MS'), samples: int(env, 'USAGE_AUDIT_SAMPLES', 1) },
     aggregatorConsumers: int(env, 'AGGREGATOR_CONSUMERS', 1),
     aggregatorThread: oneOf(env, 'AGGREGATOR_THREAD', ['worker', 'main'] as const),
+    ingestThread: oneOf(env, 'INGEST_THREAD', ['worker', 'main'] as const),
     systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC'),
     aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP'),
     clickhouse: {
@@ -378,6 +382,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       segmentBytes: int(env, 'SPOOL_SEGMENT_BYTES', 64 * 1024),
       memoryBytes: int(env, 'SPOOL_MEMORY_BYTES'),
       resendAfterMs: int(env, 'SPOOL_RESEND_AFTER_MS', 1000),
+      lingerMs: int(env, 'SPOOL_LINGER_MS', 0),
     },
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS'),
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS'),

@@ -55,6 +55,10 @@ export const SETTINGS = {
     default: 'main', readBy: 'services',
     meaning: "`main`: a process's aggregator consumers run on its main thread; `worker`: in a worker thread (their JavaScript off the API's event loop; ClickHouse statements through the main thread's engine). `main` stays the default until a 30-minute chaos run with `worker` is exact: earlier runs with it lost events (causes found and fixed, docs/benchmarks.md); after the fixes a 600 s run with it was exact",
   },
+  INGEST_THREAD: {
+    default: 'worker', readBy: 'services',
+    meaning: "`worker`: ingest's routes, spool and Kafka producer run on their own thread (the main thread authenticates and hands the raw body over; parsing, validation, encoding, the spool and the producer run off the API's event loop); `main`: on the process's main thread. `worker` needs the spool (`SPOOL_ENABLED=true`); without it, and in tests that move the clock, ingest runs on the main thread",
+  },
   USAGE_AUDIT_EVERY_MS: {
     default: '60000', readBy: 'services',
     meaning: 'online exactness audit: how often each aggregator recounts sampled closed minutes from the raw events (`meterline_usage_audit_samples_total`); 0 disables',
@@ -123,6 +127,10 @@ export const SETTINGS = {
   SPOOL_RESEND_AFTER_MS: {
     default: '60000', readBy: 'services',
     meaning: '`committed`: a batch Kafka acknowledged and the aggregator did not commit within this time, in a partition whose commits stopped as long, is sent again unless the broker still holds it',
+  },
+  SPOOL_LINGER_MS: {
+    default: '250', readBy: 'services',
+    meaning: "`committed`: while a partition has records the aggregator has not committed, newly spooled ones for it wait up to this long and then go to Kafka together, in one batch. The local broker hands a consumer one batch per partition per fetch, so many small batches cap what the aggregator reads (docs/benchmarks.md); a partition with nothing outstanding sends at once. 0: no waiting",
   },
   SHUTDOWN_DRAIN_MS: {
     default: '7000', readBy: 'services',

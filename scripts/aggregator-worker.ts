@@ -14,13 +14,14 @@ import type { Config } from '../platform/config.js'
 import { configureMetricLabels } from '../platform/metric-labels.js'
 import { registry } from '../platform/metrics.js'
 import { PostgresWatchdog } from '../platform/postgres-watchdog.js'
+import { errorText, replyTo } from '../platform/worker-thread.js'
 import type { ToWorker, FromWorker } from './aggregator-thread.js'
 import { consumerSet } from './aggregator-consumers.js'
 
 const { config, chPort, gate } = workerData as { config: Config; chPort: MessagePort; gate: boolean }
 const port = parentPort!
-const post = (m: FromWorker) => port.postMessage(m)
-const log = (msg: string, err?: unknown) => post({ type: 'log', msg, err: err === undefined ? undefined : err instanceof Error ? (err.stack ?? err.message) : JSON.stringify(err) })
+const post = (m: FromWorker | { type: 'ready' } | { type: 'failed'; error: string }) => port.postMessage(m)
+const log = (msg: string, err?: unknown) => post({ type: 'log', msg, err: errorText(err) })
 
 configureMetricLabels(config.metricLabels)
 const ch = ClickHouse.over(new PortTransport(chPort), config.clickhouse)
@@ -46,12 +47,7 @@ async function stop(): Promise<void> {
 }
 
 port.on('message', (m: ToWorker) => {
-  const reply = (run: () => unknown) => {
-    Promise.resolve().then(run).then(
-      (value) => post({ type: 'reply', id: m.id, ok: true, value }),
-      (err: unknown) => post({ type: 'reply', id: m.id, ok: false, error: err instanceof Error ? err.message : String(err) }),
-    )
-  }
+  const reply = (run: () => unknown) => replyTo((r) => port.postMessage(r), m.id, run)
   switch (m.op) {
     case 'views': reply(() => consumers.consumers()); break
     case 'setConsumers': reply(() => consumers.setConsumers(m.n)); break

@@ -6,7 +6,6 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import type { Producer } from 'kafkajs'
 import type { Redis } from 'ioredis'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Aggregator, AggregatorHooks } from '../aggregator/consumer.js'
@@ -33,14 +32,16 @@ import { applyRetention } from '../clickhouse/retention.js'
 import { registerIngest } from '../ingest/app.js'
 import { systemClock, type Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
-import { startIngestSpool, type IngestSpool } from '../ingest/spool/ingest-spool.js'
+import type { IngestSpool } from '../ingest/spool/ingest-spool.js'
+import { openIngest } from '../ingest/start.js'
+import { registerIngestForwarding, startIngestThread, type IngestThread } from '../ingest/thread/index.js'
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
 import { AbuseLimiter } from '../platform/abuse-limit.js'
 import { PostgresWatchdog } from '../platform/postgres-watchdog.js'
 import { configureMetricLabels } from '../platform/metric-labels.js'
 import { addThreadMetrics } from '../platform/metrics.js'
-import { checkTopicPartitions, createKafka, createProducer } from '../platform/kafka.js'
+import { createKafka, createProducer } from '../platform/kafka.js'
 import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
 import { rotateSecrets } from './rotate-secrets.js'
@@ -74,6 +75,8 @@ export interface Platform {
   aggregator?: Aggregator
   scheduler?: Scheduler
   spool?: IngestSpool
+  /** INGEST_THREAD=worker: ingest and its spool on their own thread */
+  ingestThread?: IngestThread
   stop(): Promise<void>
 }
 
@@ -159,35 +162,30 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     const inProcess = services.has('ingest') && services.has('aggregator') && config.ingestMaxPendingBytes > 0
     const gate = inProcess && !config.spool.enabled ? new LagGate(config.ingestMaxPendingBytes) : undefined
 
-    let producer: Producer | undefined
     let spool: IngestSpool | undefined
+    let ingestThread: IngestThread | undefined
     if (services.has('ingest')) {
-      const kafka = createKafka(config, 'ingest')
-      producer = await createProducer(kafka)
-      closers.push(() => producer!.disconnect())
-      if (config.spool.enabled) {
-        const committed = config.spool.retainUntil === 'committed'
-        spool = await startIngestSpool({
-          config: config.spool,
-          producer,
-          topic: config.eventsTopic,
-          partitions: config.eventsPartitions,
-          committed: committed ? { kafka, groupId: config.aggregatorGroupId } : undefined,
-          kafka,
-          paceBytes: committed ? config.ingestMaxPendingBytes : 0,
-          pacePartitionBytes: committed ? config.ingestMaxPendingPartitionBytes : 0,
-          log: (msg, err) => (err ? app.log.error({ err }, msg) : app.log.warn(msg)),
+      const log = (msg: string, err?: unknown) => (err ? app.log.error({ err }, msg) : app.log.warn(msg))
+      // The ingest thread keeps its own clock (the system's): a test that moves the clock ingests here.
+      if (config.ingestThread === 'worker' && config.spool.enabled && !opts.clock) {
+        ingestThread = await startIngestThread({
+          config, log,
+          onExit: (code) => {
+            app.log.fatal(`the ingest thread exited (${code}); stopping the process`)
+            process.exit(1)
+          },
         })
-        closers.push(() => spool!.close())
+        const removeMetrics = addThreadMetrics(() => ingestThread!.metrics() as never)
+        closers.push(async () => {
+          removeMetrics()
+          await ingestThread!.stop()
+        })
+        await registerIngestForwarding(app, ingestThread, auth, config.ingestBodyLimitBytes)
+      } else {
+        const ingest = await openIngest(config, { clock, gate, log }, closers)
+        spool = ingest.spool
+        await registerIngest(app, ingest.deps, auth, config.ingestBodyLimitBytes)
       }
-      let layout: Promise<void> | undefined
-      const checkLayout = () => (layout ??= checkTopicPartitions(kafka, config.eventsTopic, config.eventsPartitions).catch((err: unknown) => {
-        layout = undefined
-        throw err
-      }))
-      await registerIngest(app, {
-        producer, topic: config.eventsTopic, clock, gate, spool: spool?.spool, timeWindow: config.ingestTimeWindow, partitions: config.eventsPartitions, checkLayout,
-      }, auth, config.ingestBodyLimitBytes)
     }
 
     // Every route is registered: serve now, while the background parts below start (a restart
@@ -204,7 +202,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const publishRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
       closers.push(() => publishRedis.quit().catch(() => publishRedis.disconnect()))
       // usage_as_of: only the spool of this process knows when acknowledged events are counted.
-      const committedSpool = spool && config.spool.retainUntil === 'committed' ? spool.spool : undefined
+      const committedSpool = config.spool.retainUntil === 'committed' ? (spool?.spool ?? ingestThread) : undefined
       const publisher = startWritePublisher(publishRedis, config.redisPrefix, {
         asOf: committedSpool ? () => committedSpool.safeBefore() : () => null,
         heartbeatMs: config.live.heartbeatMs,
@@ -252,12 +250,13 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
     // one process, through the aggregator) before the consumer and the producer stop.
     if (spool) closers.push(() => spool!.drain(config.shutdownDrainMs))
+    if (ingestThread) closers.push(() => ingestThread!.drain(config.shutdownDrainMs))
 
     // Billing waits for the ingestion watermark to pass a period's end (README, "Billing day").
     if (config.billing.waitForIngestion && (services.has('scheduler') || services.has('billing-api'))) {
       const watermark = kafkaIngestWatermark({
         admin: createKafka(config, 'billing-watermark').admin(), topic: config.eventsTopic, groupId: config.aggregatorGroupId, clock,
-        unforwardedAgeMs: spool ? () => spool!.spool.oldestUnforwardedMs() : undefined, graceMs: config.billing.watermarkGraceMs,
+        unforwardedAgeMs: spool ? () => spool!.spool.oldestUnforwardedMs() : ingestThread ? () => ingestThread!.oldestUnforwardedMs() : undefined, graceMs: config.billing.watermarkGraceMs,
       })
       closers.push(() => watermark.close())
       ctx.ingestWatermark = watermark
@@ -289,7 +288,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => relay.stop())
     }
 
-    return { app, url, ctx, aggregator, scheduler, spool, stop: stopAll }
+    return { app, url, ctx, aggregator, scheduler, spool, ingestThread, stop: stopAll }
   } catch (err) {
     await stopAll()
     throw err
@@ -308,11 +307,12 @@ export async function runServices(services: ServiceName[], opts: PlatformOptions
       console.log(`${signal}: stopping ${services.join(', ')}...`)
       const t0 = Date.now()
       const report = (how: string) => {
-        const left = platform.spool?.spool.left()
+        const left = platform.spool?.spool.left() ?? platform.ingestThread?.left()
+        const lastDrain = platform.spool?.lastDrain ?? platform.ingestThread?.lastDrain
         const summary = `${how} in ${Date.now() - t0} ms` + (left
           ? left.batches
             ? `; the spool keeps ${left.batches} batches (${left.events} events, ${left.bytes} bytes) not yet in ClickHouse, sent again at the next start`
-            : `; the spool was drained${platform.spool?.lastDrain ? ` (${platform.spool.lastDrain.ms} ms)` : ''}`
+            : `; the spool was drained${lastDrain ? ` (${lastDrain.ms} ms)` : ''}`
           : '')
         console.log(summary)
         try {

@@ -8,6 +8,7 @@
 import type { Redis } from 'ioredis'
 import { TooManyRequestsError } from '../../platform/errors.js'
 import { rateLimitUnchecked, requestsRateLimited } from '../../platform/metrics.js'
+import { redisScript } from '../../platform/redis-script.js'
 
 export interface RequestRateLimitSettings {
   windowSeconds: number
@@ -35,7 +36,7 @@ export function effectiveLimits(defaults: RequestRateLimitSettings, own: TenantR
 // KEYS: key counter, tenant counter. ARGV: window ms, key limit, tenant limit (0 = none).
 // Returns {0, 0} when admitted, else {1 (key) or 2 (tenant), ms left in that window}. A
 // request refused on its key is not counted against the tenant.
-const HIT = `
+const HIT = redisScript(`
 local window = tonumber(ARGV[1])
 local function over(key, limit)
   if limit <= 0 then return false end
@@ -45,7 +46,7 @@ local function over(key, limit)
 end
 if over(KEYS[1], tonumber(ARGV[2])) then return {1, redis.call('PTTL', KEYS[1])} end
 if over(KEYS[2], tonumber(ARGV[3])) then return {2, redis.call('PTTL', KEYS[2])} end
-return {0, 0}`
+return {0, 0}`)
 
 export class RequestRateLimiter {
   constructor(
@@ -61,9 +62,9 @@ export class RequestRateLimiter {
     const windowMs = this.defaults.windowSeconds * 1000
     let result: [number, number]
     try {
-      result = (await this.redis.eval(
-        HIT, 2, `${this.prefix}:ratelimit:key:${auth.apiKeyId}`, `${this.prefix}:ratelimit:tenant:${auth.tenantId}`,
-        String(windowMs), String(perKey), String(perTenant),
+      result = (await HIT.run(
+        this.redis, [`${this.prefix}:ratelimit:key:${auth.apiKeyId}`, `${this.prefix}:ratelimit:tenant:${auth.tenantId}`],
+        [String(windowMs), String(perKey), String(perTenant)],
       )) as [number, number]
     } catch {
       rateLimitUnchecked.inc()

@@ -10,7 +10,7 @@
 //   it had at t. Samples are kept (a few minutes' worth) and W is the latest sample passed,
 //   which works under steady load, where the lag is never zero;
 // - an event is acknowledged by the ingest spool before Kafka has it: with the spool in the same
-//   process, W is also kept before the oldest spooled record Kafka has not acknowledged
+//   process (or its ingest thread), W is also kept before the oldest spooled record Kafka has not acknowledged
 //   (`unforwardedSinceMs`). Split services (ingest elsewhere, SPOOL_RETAIN_UNTIL=acked) see only
 //   Kafka; the spool forwards within milliseconds unless Kafka is down, when W stops anyway
 //   only if nothing reaches Kafka. BILLING_WATERMARK_GRACE_MS covers that gap when needed.
@@ -36,7 +36,7 @@ export interface KafkaWatermarkOptions {
   groupId: string
   clock: Clock
   /** wall-clock age of the oldest record the in-process spool has not handed to Kafka (0: none) */
-  unforwardedAgeMs?: () => number
+  unforwardedAgeMs?: () => number | Promise<number>
   /** subtracted from W: covers acknowledgements this process cannot see */
   graceMs?: number
   /** how long samples are kept */
@@ -61,7 +61,7 @@ export function kafkaIngestWatermark(opts: KafkaWatermarkOptions): KafkaWatermar
       })
       await connected
       const at = opts.clock.now().getTime()
-      const age = opts.unforwardedAgeMs?.() ?? 0
+      const age = (await opts.unforwardedAgeMs?.()) ?? 0
       const progress = await readConsumerProgress(opts.admin, opts.topic, opts.groupId)
       samples.push({ at, highs: new Map(progress.map((p) => [p.partition, p.high])) })
       while (samples.length > 1 && samples[0].at < at - keepMs) samples.shift()

@@ -16,7 +16,7 @@ const config = loadConfig(process.env)
 
 test('a forwarder whose broker generation is not known yet sends nothing; once it is known, everything goes', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'spool-gen-'))
-  const spool = await Spool.open({ enabled: true, dir, retainUntil: 'committed', maxBytes: 1 << 30, segmentBytes: 64 * 1024, memoryBytes: 1 << 20, resendAfterMs: 60_000 })
+  const spool = await Spool.open({ enabled: true, dir, retainUntil: 'committed', maxBytes: 1 << 30, segmentBytes: 64 * 1024, memoryBytes: 1 << 20, resendAfterMs: 60_000, lingerMs: 0 })
   await spool.append(Array.from({ length: 5 }, (_, i) => ({ key: `g${i}@0`, tenantId: 't1', environmentId: 'e1', events: 1, value: Buffer.from(`v${i}`), partition: 0 })))
   const producer = await createProducer(createKafka(config, 'forwarder-gen'))
   const topic = `forwarder-gen-${process.pid}`

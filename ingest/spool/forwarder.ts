@@ -112,7 +112,8 @@ export function startForwarder(opts: ForwarderOptions): Forwarder {
       }
       // Woken by any change (append, send result, release); the timeout ends a retry backoff.
       const backoff = retryAt - Date.now()
-      await spool.changed(backoff > 0 ? backoff : 1000)
+      const linger = spool.lingerEndsAt - Date.now()
+      await spool.changed(Math.max(1, Math.min(backoff > 0 ? backoff : 1000, linger)))
     }
   })()
 

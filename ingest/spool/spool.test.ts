@@ -11,7 +11,7 @@ import { scanFrames } from './frame.js'
 import { Spool } from './spool.js'
 
 function config(over: Partial<SpoolConfig> = {}): SpoolConfig {
-  return { enabled: true, dir: mkdtempSync(join(tmpdir(), 'spool-')), retainUntil: 'committed', maxBytes: 1 << 30, segmentBytes: 64 * 1024, memoryBytes: 1 << 20, resendAfterMs: 60_000, ...over }
+  return { enabled: true, dir: mkdtempSync(join(tmpdir(), 'spool-')), retainUntil: 'committed', maxBytes: 1 << 30, segmentBytes: 64 * 1024, memoryBytes: 1 << 20, resendAfterMs: 60_000, lingerMs: 0, ...over }
 }
 const rec = (key: string, size = 100, partition = 0) => ({ key: `${key}@${partition}`, tenantId: 't1', environmentId: 'e1', events: 3, value: Buffer.alloc(size, key) })
 const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.seg'))
@@ -111,6 +111,35 @@ test('pacing holds per partition: a full partition waits while the others are se
   spool.committedOffsets(new Map([[1, 3n]]), spool.generation)
   assert.deepEqual(spool.take(1 << 20, 100).map((e) => e.key), ['a3@1', 'a4@1', 'a5@1'])
   await spool.close()
+  rmSync(c.dir, { recursive: true })
+})
+
+test('linger: a partition with records outstanding holds new ones until its oldest is SPOOL_LINGER_MS old, then sends them together', async () => {
+  const c = config({ lingerMs: 50 })
+  const spool = await Spool.open(c)
+  await spool.append([rec('a0', 100, 1)])
+  const t0 = Date.now()
+  const first = spool.take(1 << 20, 100, t0)
+  assert.deepEqual(first.map((e) => e.key), ['a0@1'], 'nothing outstanding: sent at once')
+  spool.forwarded(first, spool.generation, [[{ partition: 1, offset: 0n }]])
+  await spool.append([rec('a1', 100, 1), rec('b0', 100, 2)])
+  await spool.append([rec('a2', 100, 1)])
+  const now = Date.now()
+  assert.deepEqual(spool.take(1 << 20, 100, now).map((e) => e.key), ['b0@2'], 'partition 2 has nothing outstanding; partition 1 waits')
+  assert.ok(spool.lingerEndsAt > now && spool.lingerEndsAt <= now + 50, `the forwarder is told when: ${spool.lingerEndsAt - now} ms`)
+  const second = spool.take(1 << 20, 100, now + 60)
+  assert.deepEqual(second.map((e) => e.key), ['a1@1', 'a2@1'], 'then all of partition 1 at once')
+  spool.forwarded(second, spool.generation, [[{ partition: 1, offset: 1n }], [{ partition: 1, offset: 2n }]])
+  await spool.append([rec('a3', 100, 1)])
+  spool.committedOffsets(new Map([[1, 1n]]), spool.generation)
+  assert.deepEqual(spool.take(1 << 20, 100).map((e) => e.key), [], 'a1 and a2 are still outstanding')
+  spool.committedOffsets(new Map([[1, 3n]]), spool.generation)
+  assert.deepEqual(spool.take(1 << 20, 100).map((e) => e.key), ['a3@1'], 'all committed: sent at once')
+  await spool.close()
+  const acked = await Spool.open(config({ lingerMs: 50, retainUntil: 'acked' }))
+  await acked.append([rec('x0', 100, 1), rec('x1', 100, 1)])
+  assert.equal(acked.take(1 << 20, 100).length, 2, 'acked mode never lingers')
+  await acked.close()
   rmSync(c.dir, { recursive: true })
 })
 

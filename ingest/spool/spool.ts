@@ -98,6 +98,8 @@ export class Spool {
   /** bytes sent and not yet committed by the aggregator group, per partition (pacing) */
   private readonly awaiting = new Map<number, number>()
   awaitingBytes = 0
+  /** when the earliest entry the last take() held back (SPOOL_LINGER_MS) may go; Infinity: none held */
+  lingerEndsAt = Infinity
   /** entries found not yet safe when the spool was opened */
   replayedAtOpen = 0
 
@@ -296,17 +298,35 @@ export class Spool {
   /**
    * Up to `maxBytes` of queued entries, now marked as being sent. Entries of a partition that
    * has `maxAwaitingPerPartition` bytes sent and not yet committed wait (the local broker drops
-   * data beyond 5 MB per partition, consumed or not), and the others go ahead of them.
+   * data beyond 5 MB per partition, consumed or not), and the others go ahead of them. With
+   * SPOOL_LINGER_MS, a partition with records sent and not yet committed keeps its new entries
+   * until its oldest is that old, so they reach the broker as one batch.
    */
-  take(maxBytes: number, maxCount: number): SpoolEntry[] {
+  take(maxBytes: number, maxCount: number, now = Date.now()): SpoolEntry[] {
     const out: SpoolEntry[] = []
     const waiting: SpoolEntry[] = []
     const taking = new Map<number, number>()
     let bytes = 0
     let scanned = 0
+    const lingerMs = this.config.retainUntil === 'committed' ? this.config.lingerMs : 0
+    const holding = new Map<number, boolean>()
+    this.lingerEndsAt = Infinity
     while (this.queueHead < this.queue.length && out.length < maxCount && bytes < maxBytes && scanned++ < 4096) {
       const e = this.queue[this.queueHead++]
       if (e.state !== 'queued') continue
+      if (lingerMs > 0 && e.partition !== undefined) {
+        // decided by the partition's oldest queued entry: all of them go together, or all wait
+        let hold = holding.get(e.partition)
+        if (hold === undefined) {
+          hold = e.appendedAt + lingerMs > now && (this.awaiting.get(e.partition) ?? 0) > 0
+          holding.set(e.partition, hold)
+          if (hold) this.lingerEndsAt = Math.min(this.lingerEndsAt, e.appendedAt + lingerMs)
+        }
+        if (hold) {
+          waiting.push(e)
+          continue
+        }
+      }
       if (e.partition !== undefined && this.maxAwaitingPerPartition > 0
         && (this.awaiting.get(e.partition) ?? 0) + (taking.get(e.partition) ?? 0) >= this.maxAwaitingPerPartition) {
         waiting.push(e)

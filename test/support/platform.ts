@@ -41,6 +41,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     aggregatorConsumers: 1,
     // In this thread (the default), so a test can hook into its writes; test/e2e/aggregator-thread.test.ts runs the worker.
     aggregatorThread: 'main',
+    // Ingest on the main thread too, so a test reads `platform.spool`; test/e2e/ingest-thread.test.ts runs the worker.
+    ingestThread: 'main',
     systemEventsTopic: `system-events-test-${id}`,
     aggregatorGroupId: `aggregator-test-${id}`,
     redisPrefix: `mltest-${id}`,

@@ -1,0 +1,66 @@
+// The main thread's handle on the ingest worker (worker.ts): forwards authenticated requests,
+// reads the spool's safe instant from shared memory (the live check's usage_as_of) and asks
+// the worker for what the billing watermark, /metrics and shutdown need.
+import type { Config } from '../../platform/config.js'
+import { startWorkerThread } from '../../platform/worker-thread.js'
+import type { SpoolLeft } from '../spool/spool.js'
+import { SAFE_BEFORE, SHARED_SLOTS, type Drained, type ForwardedReply, type ForwardedRequest, type FromWorker, type ToWorker } from './protocol.js'
+
+type Call = ToWorker extends infer T ? (T extends { id: number } ? Omit<T, 'id'> : never) : never
+
+export interface IngestThread {
+  forward(req: ForwardedRequest): Promise<ForwardedReply>
+  /** every record acknowledged before this instant is counted (null: not known yet); read without waiting for the worker */
+  safeBefore(): number | null
+  /** age of the oldest record the spool has not handed to Kafka (0: none), as the worker sees it now */
+  oldestUnforwardedMs(): Promise<number>
+  /** stops accepting, then waits until everything is safe or `ms` passed */
+  drain(ms: number): Promise<Drained>
+  /** the result of the last drain */
+  lastDrain?: Drained
+  /** what the spool held when last asked (a drain or the stop) */
+  left(): SpoolLeft | undefined
+  metrics(): Promise<unknown[]>
+  stop(): Promise<void>
+}
+
+export async function startIngestThread(opts: {
+  config: Config
+  log: (msg: string, err?: unknown) => void
+  /** the worker died on its own: the process cannot accept events any more */
+  onExit: (code: number) => void
+}): Promise<IngestThread> {
+  const shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS))
+  let left: SpoolLeft | undefined
+  const thread = await startWorkerThread<Call, FromWorker>({
+    name: 'ingest',
+    entry: new URL('./worker.ts', import.meta.url),
+    workerData: { config: opts.config, shared },
+    onMessage: (m) => {
+      if (m.type === 'log') opts.log(m.msg, m.err)
+    },
+    stopCall: { op: 'stop' },
+    log: opts.log,
+    onExit: opts.onExit,
+  })
+  const self: IngestThread = {
+    forward: (req) => thread.call<ForwardedReply>({ op: 'request', req }),
+    safeBefore() {
+      const ms = Number(Atomics.load(shared, SAFE_BEFORE))
+      return ms > 0 ? ms : null
+    },
+    oldestUnforwardedMs: () => thread.call<number>({ op: 'unforwarded' }),
+    async drain(ms) {
+      const drained = await thread.call<Drained>({ op: 'drain', ms })
+      left = drained
+      self.lastDrain = drained
+      return drained
+    },
+    left: () => left,
+    metrics: () => thread.call<unknown[]>({ op: 'metrics' }),
+    async stop() {
+      await thread.stop()
+    },
+  }
+  return self
+}
