@@ -17,7 +17,8 @@ import { publishSystemEvent } from '../events/index.js'
 import type { Feature } from '../features/feature.entity.js'
 import { meterValue } from '../meters/index.js'
 import { D } from '../pricing/index.js'
-import type { CustomerHoldings, LiveCatalog } from './catalog.js'
+import type { CustomerHoldings, LiveCatalog, ScopeCatalog } from './catalog.js'
+import { undatedWindow } from './cap-terms.js'
 import type { LiveAggregation, LiveCounters } from './counters.js'
 import { liveBalances } from './balance.js'
 import { spendCapsFired } from './metrics.js'
@@ -41,6 +42,22 @@ interface Cap {
   payload: Record<string, unknown>
 }
 
+interface CapTerms {
+  combined: ReturnType<typeof combineGrants>
+  limit: string
+  meter: NonNullable<ReturnType<ScopeCatalog['meters']['get']>>
+  period: NonNullable<ReturnType<typeof liveUsagePeriod>>
+  key: string
+}
+
+/** cap terms computed under `cat`, valid at instants in [from, until) */
+interface KnownTerms {
+  cat: ScopeCatalog
+  from: number
+  until: number
+  cap: CapTerms | null
+}
+
 export class SpendCaps {
   private readonly queue = new Map<string, { scope: Scope; meterId: string; externalId: string }>()
   private running = 0
@@ -51,6 +68,8 @@ export class SpendCaps {
   private readonly depleted = new Set<string>()
   private readonly walletEvaluated = new Map<string, number>()
   private readonly walletLater = new Map<string, NodeJS.Timeout>()
+  /** per holdings object (replaced when the customer changes): feature id -> its cap terms while valid */
+  private readonly terms = new WeakMap<CustomerHoldings, Map<string, KnownTerms>>()
 
   constructor(
     private readonly ctx: BillingContext,
@@ -97,7 +116,9 @@ export class SpendCaps {
         .catch((err) => this.log('spend caps: evaluation failed', err))
         .finally(() => {
           this.running--
-          this.pump()
+          // The next one after pending I/O: with everything cached an evaluation never waits, and
+          // a write that touched thousands of series would otherwise hold the loop (and the checks) until all were done.
+          setImmediate(() => this.pump())
         })
     }
   }
@@ -115,15 +136,34 @@ export class SpendCaps {
     if (h.wallets.some((w) => w.wallet_type === 'PREPAID')) this.scheduleWallets(scope, h.customer.id, externalId)
   }
 
-  private async evaluateFeature(scope: Scope, h: CustomerHoldings, f: Feature, at: Date): Promise<void> {
+  /** A feature's hard-cap terms for one customer at `at` (cap-terms.ts); null: no hard cap. */
+  private async capTerms(scope: Scope, h: CustomerHoldings, f: Feature, at: Date): Promise<CapTerms | null> {
     const cat = await this.catalog.scope(scope)
-    const grants = grantsOf(h.subscriptions, h.addons, cat.entitlementsByFeature.get(f.id) ?? [], at)
+    const t = at.getTime()
+    let byFeature = this.terms.get(h)
+    const known = byFeature?.get(f.id)
+    if (known && known.cat === cat && known.from <= t && t < known.until) return known.cap
+    const entitlements = cat.entitlementsByFeature.get(f.id) ?? []
+    const grants = grantsOf(h.subscriptions, h.addons, entitlements, at)
     const combined = combineGrants(grants.map((g) => g.entitlement))
     const meter = f.meter_id ? cat.meters.get(f.meter_id) : undefined
-    if (!meter || !combined.is_enabled || combined.usage_limit === null || combined.is_soft_limit) return
-    const period = liveUsagePeriod(grants, at)
-    if (!period) return
-    const key = this.key(scope, 'feature_usage', f.id, h.customer.id, period.start, 'hard_limit')
+    let cap: CapTerms | null = null
+    if (meter && combined.is_enabled && combined.usage_limit !== null && !combined.is_soft_limit) {
+      const period = liveUsagePeriod(grants, at)
+      if (period) cap = { combined, limit: combined.usage_limit, meter, period, key: this.key(scope, 'feature_usage', f.id, h.customer.id, period.start, 'hard_limit') }
+    }
+    const window = undatedWindow([...h.subscriptions, ...h.addons, ...entitlements], t)
+    const from = Math.max(window.from, cap ? cap.period.start.getTime() : -Infinity)
+    const until = Math.min(window.until, cap?.period.end ? cap.period.end.getTime() : Infinity)
+    if (!byFeature) this.terms.set(h, (byFeature = new Map<string, KnownTerms>()))
+    byFeature.set(f.id, { cat, from, until, cap })
+    return cap
+  }
+
+  private async evaluateFeature(scope: Scope, h: CustomerHoldings, f: Feature, at: Date): Promise<void> {
+    const terms = await this.capTerms(scope, h, f, at)
+    if (!terms) return
+    const { combined, limit, meter, period, key } = terms
     if (this.fired.has(key)) return
     const v = await this.counters.get({
       tenantId: scope.tenant_id, environmentId: scope.environment_id, meterId: meter.id, aggregation: meter.aggregation.type as LiveAggregation,
@@ -133,10 +173,10 @@ export class SpendCaps {
     if (allowance(combined, usage).has_access) return
     await this.fire(scope, key, {
       kind: 'feature_usage', subjectId: f.id, customerId: h.customer.id, periodStart: period.start, periodEnd: period.end,
-      level: 'hard_limit', threshold: combined.usage_limit, observed: usage, eventName: USAGE_LIMIT_REACHED,
+      level: 'hard_limit', threshold: limit, observed: usage, eventName: USAGE_LIMIT_REACHED,
       payload: {
         feature_id: f.id, feature_lookup_key: f.lookup_key, customer_id: h.customer.id, external_customer_id: h.customer.external_id,
-        level: 'hard_limit', usage_limit: combined.usage_limit, usage, period_start: period.start.toISOString(),
+        level: 'hard_limit', usage_limit: limit, usage, period_start: period.start.toISOString(),
         period_end: period.end?.toISOString() ?? null, usage_as_of: v.asOf !== null ? new Date(v.asOf).toISOString() : null,
       },
     })
