@@ -50,6 +50,9 @@ interface CapTerms {
   key: string
 }
 
+/** how long evaluations run back to back before pending I/O goes first */
+const SLICE_MS = 5
+
 /** cap terms computed under `cat`, valid at instants in [from, until) */
 interface KnownTerms {
   cat: ScopeCatalog
@@ -61,6 +64,8 @@ interface KnownTerms {
 export class SpendCaps {
   private readonly queue = new Map<string, { scope: Scope; meterId: string; externalId: string }>()
   private running = 0
+  /** when the evaluations running back to back began (see pump) */
+  private sliceStart = 0
   private stopped = false
   /** caps this process fired or saw fired (key of the unique row) */
   private readonly fired = new Set<string>()
@@ -116,9 +121,14 @@ export class SpendCaps {
         .catch((err) => this.log('spend caps: evaluation failed', err))
         .finally(() => {
           this.running--
-          // The next one after pending I/O: with everything cached an evaluation never waits, and
-          // a write that touched thousands of series would otherwise hold the loop (and the checks) until all were done.
-          setImmediate(() => this.pump())
+          // With everything cached an evaluation never waits, and a write that touched thousands
+          // of series would hold the loop (and the checks) until all were done: after a slice of
+          // SLICE_MS the next ones start after pending I/O.
+          if (performance.now() - this.sliceStart < SLICE_MS) return this.pump()
+          setImmediate(() => {
+            this.sliceStart = performance.now()
+            this.pump()
+          })
         })
     }
   }
