@@ -4,33 +4,28 @@
 // apply them.
 import type { FastifyInstance } from 'fastify'
 import type { Authenticator } from '../../billing-api/app.js'
-import { declareErrorStatuses } from '../../platform/error-responses.js'
+import { registerIngestScope } from '../app.js'
 import { bulkEventsRoute, singleEventRoute } from '../routes.js'
 import type { IngestThread } from './ingest-thread.js'
 
 const passThrough = () => () => true
 
 export async function registerIngestForwarding(app: FastifyInstance, thread: IngestThread, auth: Authenticator, bodyLimit: number): Promise<void> {
-  await app.register(
-    async (v1) => {
-      v1.addHook('onRequest', auth.hook)
-      v1.addHook('onRoute', (route) => declareErrorStatuses(route, [...auth.errorStatuses]))
-      // Every body as bytes, whatever its type: the worker's server parses it as the main thread's would.
-      v1.removeAllContentTypeParsers()
-      v1.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body))
-      for (const route of [singleEventRoute, bulkEventsRoute]) {
-        v1.post(route.url, { schema: route.schema, validatorCompiler: passThrough, bodyLimit }, async (request, reply) => {
-          const answer = await thread.forward({
-            url: `/v1${route.url}`,
-            contentType: request.headers['content-type'],
-            body: request.body as Buffer | undefined,
-            auth: request.auth,
-          })
-          // the worker's status, whichever the schema lists
-          return reply.code(answer.status as 202).headers(answer.headers).send(answer.payload)
+  await registerIngestScope(app, auth, bodyLimit, async (v1) => {
+    // Every body as bytes, whatever its type: the worker's server parses it as the main thread's would.
+    v1.removeAllContentTypeParsers()
+    v1.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
+    for (const route of [singleEventRoute, bulkEventsRoute]) {
+      v1.post(route.url, { schema: route.schema, validatorCompiler: passThrough }, async (request, reply) => {
+        const answer = await thread.forward({
+          url: `/v1${route.url}`,
+          contentType: request.headers['content-type'],
+          body: request.body as Buffer | undefined,
+          auth: request.auth,
         })
-      }
-    },
-    { prefix: '/v1' },
-  )
+        // the worker's status, whichever the schema lists
+        return reply.code(answer.status as 202).headers(answer.headers).send(answer.payload)
+      })
+    }
+  })
 }

@@ -18,7 +18,7 @@ export interface IngestThread {
   drain(ms: number): Promise<Drained>
   /** the result of the last drain */
   lastDrain?: Drained
-  /** what the spool held when last asked (a drain or the stop) */
+  /** what the spool held after the last drain */
   left(): SpoolLeft | undefined
   metrics(): Promise<unknown[]>
   stop(): Promise<void>
@@ -31,7 +31,6 @@ export async function startIngestThread(opts: {
   onExit: (code: number) => void
 }): Promise<IngestThread> {
   const shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS))
-  let left: SpoolLeft | undefined
   const thread = await startWorkerThread<Call, FromWorker>({
     name: 'ingest',
     entry: new URL('./worker.ts', import.meta.url),
@@ -51,16 +50,12 @@ export async function startIngestThread(opts: {
     },
     oldestUnforwardedMs: () => thread.call<number>({ op: 'unforwarded' }),
     async drain(ms) {
-      const drained = await thread.call<Drained>({ op: 'drain', ms })
-      left = drained
-      self.lastDrain = drained
-      return drained
+      self.lastDrain = await thread.call<Drained>({ op: 'drain', ms })
+      return self.lastDrain
     },
-    left: () => left,
+    left: () => self.lastDrain,
     metrics: () => thread.call<unknown[]>({ op: 'metrics' }),
-    async stop() {
-      await thread.stop()
-    },
+    stop: thread.stop,
   }
   return self
 }

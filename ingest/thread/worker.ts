@@ -12,7 +12,7 @@ import { configureMetricLabels } from '../../platform/metric-labels.js'
 import { registry } from '../../platform/metrics.js'
 import { errorText, replyTo } from '../../platform/worker-thread.js'
 import { registerIngest } from '../app.js'
-import { openIngest } from '../start.js'
+import { openIngest, type OpenIngest } from '../start.js'
 import { SAFE_BEFORE, type ForwardedReply, type ForwardedRequest, type FromWorker, type ToWorker } from './protocol.js'
 
 const { config, shared } = workerData as { config: Config; shared: BigInt64Array }
@@ -67,11 +67,7 @@ async function stop(): Promise<void> {
   for (const close of closers.reverse()) await close().catch((err: unknown) => log('stopping ingest failed', err))
 }
 
-const ingest = await openIngest(config, { clock: systemClock, log }, closers).catch((err: unknown) => {
-  log('the ingest thread could not start', err)
-  post({ type: 'failed', error: err instanceof Error ? err.message : String(err) })
-  return undefined
-})
+let ingest: OpenIngest | undefined
 // The spool's safe instant, for the main thread's live counters: a value read late is older, never wrong.
 const publishSafe = () => {
   if (ingest?.spool) Atomics.store(shared, SAFE_BEFORE, BigInt(ingest.spool.spool.safeBefore()))
@@ -94,14 +90,13 @@ port.on('message', (m: ToWorker) => {
   }
 })
 
-if (ingest) {
-  try {
-    await registerIngest(app, ingest.deps, auth, config.ingestBodyLimitBytes)
-    await app.ready()
-    publishSafe()
-    post({ type: 'ready' })
-  } catch (err) {
-    log('the ingest thread could not start', err)
-    post({ type: 'failed', error: err instanceof Error ? err.message : String(err) })
-  }
+try {
+  ingest = await openIngest(config, { clock: systemClock, log }, closers)
+  await registerIngest(app, ingest.deps, auth, config.ingestBodyLimitBytes)
+  await app.ready()
+  publishSafe()
+  post({ type: 'ready' })
+} catch (err) {
+  log('the ingest thread could not start', err)
+  post({ type: 'failed', error: err instanceof Error ? err.message : String(err) })
 }
