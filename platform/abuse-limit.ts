@@ -33,6 +33,19 @@ local left = redis.call('PTTL', KEYS[1])
 if left < 1 then return tonumber(ARGV[1]) end
 return left`)
 
+/** A look at one subject's window from another script: its counter, its limit, and the refusal when it is full. */
+export interface AddressProbe {
+  key: string
+  limit: number
+  /** throws 429 for a full window with `msLeft` to go (PTTL: -1 if the expiry was lost) */
+  refuse(msLeft: number): void
+}
+
+/** Seconds until a full window ends; a lost expiry (PTTL < 1) counts as the whole window. */
+function secondsLeft(msLeft: number, windowSeconds: number): number {
+  return msLeft > 0 ? Math.max(1, Math.ceil(msLeft / 1000)) : windowSeconds
+}
+
 const MESSAGES: Record<AbuseRuleName, string> = {
   auth_failures: 'too many failed authentications from this address',
   signup: 'too many signups from this address',
@@ -67,17 +80,35 @@ export class AbuseLimiter {
     this.refuse(rule, await this.count(rule, subject))
   }
 
+  /**
+   * What a caller's own Redis script needs to look at the rule's window for `subject` (the auth
+   * hook checks an address and the request limits in one round trip); null: the rule has no limit.
+   */
+  probe(rule: AbuseRuleName, subject: string): AddressProbe | null {
+    const { limit, windowSeconds } = this.rules[rule]
+    if (limit <= 0) return null
+    return {
+      key: this.counterKey(rule, subject),
+      limit,
+      refuse: (msLeft) => this.refuse(rule, secondsLeft(msLeft, windowSeconds)),
+    }
+  }
+
   refuse(rule: AbuseRuleName, retryAfterSeconds: number): void {
     if (retryAfterSeconds <= 0) return
     abuseLimited.inc({ limit: rule })
     throw new TooManyRequestsError(`${MESSAGES[rule]}; retry after ${retryAfterSeconds} s`, retryAfterSeconds)
   }
 
+  private counterKey(rule: AbuseRuleName, subject: string): string {
+    return `${this.prefix}:abuse:${rule}:${subject}`
+  }
+
   private async hit(rule: AbuseRuleName, subject: string, count: boolean): Promise<number> {
     const { limit, windowSeconds } = this.rules[rule]
     if (limit <= 0) return 0
     try {
-      const msLeft = (await HIT.run(this.redis, [`${this.prefix}:abuse:${rule}:${subject}`], [String(windowSeconds * 1000), String(limit), count ? '1' : '0'])) as number
+      const msLeft = (await HIT.run(this.redis, [this.counterKey(rule, subject)], [String(windowSeconds * 1000), String(limit), count ? '1' : '0'])) as number
       return msLeft > 0 ? Math.max(1, Math.ceil(msLeft / 1000)) : 0
     } catch {
       rateLimitUnchecked.inc()

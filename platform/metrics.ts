@@ -1,9 +1,28 @@
 // Prometheus metrics (prom-client) shared by all services. Names are the contract with
 // grafana/dashboards/meterline.json.
 import client from 'prom-client'
+import { getHeapStatistics } from 'node:v8'
+import { isMainThread, workerData } from 'node:worker_threads'
 
 export const registry = new client.Registry()
-client.collectDefaultMetrics({ register: registry })
+// Process-wide figures (CPU, RSS, handles, event-loop lag) come from the main thread only: a
+// worker thread's series join /metrics summed per label set, which would count them once a thread.
+if (isMainThread) client.collectDefaultMetrics({ register: registry })
+
+const threadName = isMainThread ? 'main' : String((workerData as { threadName?: string } | null)?.threadName ?? 'worker')
+
+export const threadHeapBytes = new client.Gauge({
+  name: 'meterline_thread_heap_bytes',
+  help: 'V8 heap of each thread of the process (kind: used, total, external); nodejs_heap_* are the main thread only',
+  labelNames: ['thread', 'kind'],
+  registers: [registry],
+  collect() {
+    const h = getHeapStatistics()
+    this.set({ thread: threadName, kind: 'used' }, h.used_heap_size)
+    this.set({ thread: threadName, kind: 'total' }, h.total_heap_size)
+    this.set({ thread: threadName, kind: 'external' }, h.external_memory)
+  },
+})
 
 type MetricsJson = Awaited<ReturnType<typeof registry.getMetricsAsJSON>>
 /** Other threads of this process (the aggregator worker): their series join this registry's in /metrics. */

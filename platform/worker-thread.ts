@@ -29,7 +29,7 @@ export async function startWorkerThread<C extends object, M extends { type: stri
   onGone?: () => void
 }): Promise<WorkerThread<C>> {
   const worker = new Worker(new URL('../scripts/thread-entry.mjs', import.meta.url), {
-    workerData: { ...opts.workerData, entry: opts.entry.href },
+    workerData: { ...opts.workerData, entry: opts.entry.href, threadName: opts.name },
     transferList: opts.transferList,
   })
   let next = 1

@@ -41,6 +41,7 @@ import { AbuseLimiter } from '../platform/abuse-limit.js'
 import { PostgresWatchdog } from '../platform/postgres-watchdog.js'
 import { configureMetricLabels } from '../platform/metric-labels.js'
 import { addThreadMetrics } from '../platform/metrics.js'
+import { reportClickHouseMemory } from '../clickhouse/memory-metrics.js'
 import { createKafka, createProducer } from '../platform/kafka.js'
 import { createQueueRedis, createRedis } from '../platform/redis.js'
 import { startScheduler, type Scheduler } from '../scheduler/scheduler.js'
@@ -95,6 +96,8 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     const chTransport = openTransport(config.clickhouse)
     const ch = ClickHouse.over(chTransport, config.clickhouse)
     closers.push(() => ch.close())
+    const stopMemoryReport = reportClickHouseMemory(ch)
+    closers.push(async () => stopMemoryReport())
     // One watchdog for every pool of the process: a hung Postgres fails queries instead of holding them.
     const watchdog = config.postgres.noAnswerMs > 0
       ? new PostgresWatchdog(config.databaseUrl, config.postgres, (msg) => console.error(`postgres watchdog: ${msg}`))

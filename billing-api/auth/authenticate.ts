@@ -73,6 +73,12 @@ export function createAuthenticator(
     }
   }
 
+  /** The cached answer for a key while it is fresh, else undefined (no I/O). */
+  function cachedKey(plaintext: string): KeyRow | null | undefined {
+    const hit = keys.get(candidateHashes(keyHashing, plaintext)[0]!.hash)
+    return hit && hit.until > Date.now() ? hit.row : undefined
+  }
+
   async function lookupKey(plaintext: string): Promise<KeyRow | null> {
     const candidates = candidateHashes(keyHashing, plaintext)
     const hash = candidates[0]!.hash
@@ -116,14 +122,25 @@ export function createAuthenticator(
     const key = Array.isArray(raw) ? raw[0] : raw
     if (!key) throw new PermissionDeniedError(`missing API key: send it in the ${API_KEY_HEADER} header`, 401)
     // An address over its failed-authentication limit gets 429 whatever key it sends, valid or
-    // not, so the answer says nothing about which keys exist.
-    await abuse?.assertNotBlocked('auth_failures', request.ip)
-    const row = await lookupKey(key)
+    // not, before any answer that depends on the key, so the answers say nothing about which
+    // keys exist. A key that needs a Postgres lookup is looked up only for an address not
+    // blocked. A cached key costs one Redis round trip: the failure count (which answers 429
+    // exactly when the address was already blocked) or the address look with the request limits.
+    let row = cachedKey(key)
+    const addressChecked = row === undefined
+    if (addressChecked) {
+      await abuse?.assertNotBlocked('auth_failures', request.ip)
+      row = await lookupKey(key)
+    }
     if (!row || (row.expires_at && row.expires_at <= clock.now())) {
       authFailures.inc()
       abuse?.refuse('auth_failures', await abuse.count('auth_failures', request.ip))
       throw new PermissionDeniedError('invalid or expired API key', 401)
     }
+    const rateLimits = { perKey: row.rate_limit_per_key, perTenant: row.rate_limit_per_tenant }
+    const address = addressChecked ? null : abuse?.probe('auth_failures', request.ip)
+    if (limiter) await limiter.admit({ apiKeyId: row.id, tenantId: row.tenant_id, rateLimits }, address)
+    else if (address) await abuse!.assertNotBlocked('auth_failures', request.ip)
     const envHeader = request.headers[ENVIRONMENT_HEADER]
     const requested = environmentFromJwt(request.headers.authorization, jwtSecret, row.tenant_id, clock.now())
       ?? (typeof envHeader === 'string' && envHeader !== '' ? envHeader : undefined)
@@ -139,9 +156,8 @@ export function createAuthenticator(
       apiKeyId: row.id,
       roles: row.roles ?? [],
       scope: row.scope,
-      rateLimits: { perKey: row.rate_limit_per_key, perTenant: row.rate_limit_per_tenant },
+      rateLimits,
     }
-    await limiter?.admit(request.auth)
     assertScopeAllows(request, row.scope)
   }
 

@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis'
 import { TooManyRequestsError } from '../../platform/errors.js'
 import { rateLimitUnchecked, requestsRateLimited } from '../../platform/metrics.js'
 import { redisScript } from '../../platform/redis-script.js'
+import type { AddressProbe } from '../../platform/abuse-limit.js'
 
 export interface RequestRateLimitSettings {
   windowSeconds: number
@@ -33,11 +34,15 @@ export function effectiveLimits(defaults: RequestRateLimitSettings, own: TenantR
   return { perKey: own?.perKey ?? defaults.perKey, perTenant: own?.perTenant ?? defaults.perTenant }
 }
 
-// KEYS: key counter, tenant counter. ARGV: window ms, key limit, tenant limit (0 = none).
-// Returns {0, 0} when admitted, else {1 (key) or 2 (tenant), ms left in that window}. A
-// request refused on its key is not counted against the tenant.
+// KEYS: key counter, tenant counter, an address's counter to look at first (or any key when
+// its limit is 0). ARGV: window ms, key limit, tenant limit (0 = none), address limit (0 = no look).
+// Returns {0, 0} when admitted, else {1 (key), 2 (tenant) or 3 (address), ms left in that
+// window}. A request refused on its address counts nowhere; one refused on its key is not
+// counted against the tenant.
 const HIT = redisScript(`
 local window = tonumber(ARGV[1])
+local address = tonumber(ARGV[4])
+if address > 0 and tonumber(redis.call('GET', KEYS[3]) or '0') >= address then return {3, redis.call('PTTL', KEYS[3])} end
 local function over(key, limit)
   if limit <= 0 then return false end
   local n = redis.call('INCR', key)
@@ -55,16 +60,20 @@ export class RequestRateLimiter {
     private readonly defaults: RequestRateLimitSettings,
   ) {}
 
-  /** Throws TooManyRequestsError when the key's or the tenant's window is full. */
-  async admit(auth: RateLimitSubject): Promise<void> {
+  /**
+   * Throws TooManyRequestsError when the key's or the tenant's window is full. With `address`,
+   * that window is looked at first in the same round trip, and refused by its own rule.
+   */
+  async admit(auth: RateLimitSubject, address?: AddressProbe | null): Promise<void> {
     const { perKey, perTenant } = effectiveLimits(this.defaults, auth.rateLimits)
-    if (perKey <= 0 && perTenant <= 0) return
+    if (perKey <= 0 && perTenant <= 0 && !address) return
     const windowMs = this.defaults.windowSeconds * 1000
+    const counter = `${this.prefix}:ratelimit:key:${auth.apiKeyId}`
     let result: [number, number]
     try {
       result = (await HIT.run(
-        this.redis, [`${this.prefix}:ratelimit:key:${auth.apiKeyId}`, `${this.prefix}:ratelimit:tenant:${auth.tenantId}`],
-        [String(windowMs), String(perKey), String(perTenant)],
+        this.redis, [counter, `${this.prefix}:ratelimit:tenant:${auth.tenantId}`, address?.key ?? counter],
+        [String(windowMs), String(perKey), String(perTenant), String(address?.limit ?? 0)],
       )) as [number, number]
     } catch {
       rateLimitUnchecked.inc()
@@ -72,6 +81,7 @@ export class RequestRateLimiter {
     }
     const [which, msLeft] = result
     if (which === 0) return
+    if (which === 3) return address!.refuse(msLeft)
     // PTTL is -1 only if the expiry was lost; then the whole window is the honest answer.
     const retryAfter = Math.max(1, Math.ceil((msLeft > 0 ? msLeft : windowMs) / 1000))
     const [limit, whose] = which === 1 ? [perKey, 'this API key'] : [perTenant, 'this tenant']

@@ -15,6 +15,7 @@ import { AddonAssociationSchema, type AddonAssociation } from '../subscriptions/
 import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { WalletSchema, type Wallet } from '../wallets/wallet.entity.js'
 import { liveCacheEvents } from './metrics.js'
+import { plainRecords } from '../db/plain-records.js'
 
 export interface ScopeCatalog {
   features: Map<string, Feature>
@@ -182,7 +183,8 @@ export class LiveCatalog {
   private lookUpExternal(scope: Scope, key: string, ext: string): Promise<Customer | null> {
     const pending = this.lookingUp.get(key)
     if (pending) return pending
-    const lookup = this.em().findOne(CustomerSchema, { ...scope, external_id: ext, status: { $ne: 'deleted' } })
+    const lookup = plainRecords(this.em(), CustomerSchema, `tenant_id = ? AND environment_id = ? AND external_id = ? AND status <> 'deleted' LIMIT 1`, [scope.tenant_id, scope.environment_id, ext])
+      .then((rows) => rows[0] ?? null)
     this.lookingUp.set(key, lookup)
     const done = () => {
       if (this.lookingUp.get(key) === lookup) this.lookingUp.delete(key)
@@ -264,18 +266,23 @@ export class LiveCatalog {
     }
   }
 
-  /** `found`: the record, just read by external id with no customer change of the scope since */
+  /**
+   * Plain records (db/plain-records.ts), all four statements at once: the add-ons by their live
+   * subscriptions in a subquery. `found`: the record, just read by external id with no customer
+   * change of the scope since.
+   */
   private async loadCustomer(scope: Scope, customerId: string, found?: Customer): Promise<CustomerHoldings> {
     const em = this.em()
-    const [customer, subscriptions, wallets] = await Promise.all([
-      found ?? em.findOne(CustomerSchema, { ...scope, id: customerId, status: { $ne: 'deleted' } }),
-      em.fork().find(SubscriptionSchema, { ...scope, customer_id: customerId, subscription_status: { $in: ['ACTIVE', 'TRIALING'] } }, { orderBy: { start_date: 'asc', id: 'asc' } }),
-      em.fork().find(WalletSchema, { ...scope, customer_id: customerId, status: 'published' }),
+    const own = [scope.tenant_id, scope.environment_id, customerId]
+    const live = `subscription_status IN ('ACTIVE', 'TRIALING')`
+    const [customers, subscriptions, wallets, addons] = await Promise.all([
+      found ? [found] : plainRecords(em, CustomerSchema, `tenant_id = ? AND environment_id = ? AND id = ? AND status <> 'deleted'`, own),
+      plainRecords(em, SubscriptionSchema, `tenant_id = ? AND environment_id = ? AND customer_id = ? AND ${live}`, own, 'start_date ASC, id ASC'),
+      plainRecords(em, WalletSchema, `tenant_id = ? AND environment_id = ? AND customer_id = ? AND status = 'published'`, own),
+      plainRecords(em, AddonAssociationSchema, `tenant_id = ? AND environment_id = ? AND addon_status = 'active' AND subscription_id IN (
+        SELECT id FROM subscriptions WHERE tenant_id = ? AND environment_id = ? AND customer_id = ? AND ${live})`, [scope.tenant_id, scope.environment_id, ...own]),
     ])
-    if (!customer) throw new NotFoundError('customer', customerId)
-    const addons = subscriptions.length === 0
-      ? []
-      : await em.fork().find(AddonAssociationSchema, { ...scope, subscription_id: { $in: subscriptions.map((s) => s.id) }, addon_status: 'active' })
-    return { customer, subscriptions, addons, wallets }
+    if (!customers[0]) throw new NotFoundError('customer', customerId)
+    return { customer: customers[0], subscriptions, addons, wallets }
   }
 }

@@ -107,11 +107,13 @@ test('concurrent lookups of one external id make one query; a missing one is the
   const askers = new Set<object>()
   const catalog = new LiveCatalog(() => {
     const em = p1.ctx.orm.em.fork()
-    const findOne = em.findOne.bind(em) as (...args: unknown[]) => unknown
-    ;(em as unknown as { findOne: (...args: unknown[]) => unknown }).findOne = (...args: unknown[]) => {
-      if ((args[1] as { external_id?: string }).external_id !== undefined) askers.add(em)
-      return findOne(...args)
+    const conn = em.getConnection()
+    const execute = (...args: Parameters<typeof conn.execute>) => {
+      if (typeof args[0] === 'string' && args[0].includes('external_id = ?')) askers.add(em)
+      return conn.execute(...args)
     }
+    ;(em as unknown as { getConnection: () => unknown }).getConnection = () =>
+      new Proxy(conn, { get: (target, prop) => (prop === 'execute' ? execute : Reflect.get(target, prop)) })
     return em
   }, 100)
   catalog.caching = true // as once its invalidation (LISTEN) is up; none is needed here: nothing changes
