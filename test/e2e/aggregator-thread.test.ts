@@ -63,6 +63,15 @@ test("/metrics carries the worker thread's series once, beside the main thread's
   const inserts = sample('meterline_clickhouse_insert_duration_seconds_count{table="meter_buckets"}')
   assert.equal(inserts.length, 1, text.slice(0, 2000))
   assert.ok(Number(inserts[0].split(' ')[1]) > 0)
+  // Each thread's V8 heap under its own label, and the ClickHouse engine's memory.
+  for (const thread of ['main', 'aggregator']) {
+    const used = sample(`meterline_thread_heap_bytes{thread="${thread}",kind="used"}`)
+    assert.equal(used.length, 1, `${thread} heap`)
+    assert.ok(Number(used[0]!.split(' ')[1]) > 1e6)
+  }
+  const tracked = sample('meterline_clickhouse_memory_bytes{part="tracked"}')
+  assert.equal(tracked.length, 1)
+  assert.ok(Number(tracked[0]!.split(' ')[1]) > 0)
   // Process-wide series come from the main thread alone (not summed with the worker's).
   assert.equal(sample('process_cpu_seconds_total ').length, 1)
   const cpu = Number(sample('process_cpu_seconds_total ')[0].split(' ')[1])
