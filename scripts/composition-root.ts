@@ -32,9 +32,9 @@ import { applyRetention } from '../clickhouse/retention.js'
 import { registerIngest } from '../ingest/app.js'
 import { systemClock, type Clock } from '../platform/clock.js'
 import type { Config } from '../platform/config.js'
-import type { IngestSpool } from '../ingest/spool/ingest-spool.js'
+import type { IngestSpool, SpoolHandle } from '../ingest/spool/ingest-spool.js'
 import { openIngest } from '../ingest/start.js'
-import { registerIngestForwarding, startIngestThread, type IngestThread } from '../ingest/thread/index.js'
+import { registerIngestForwarding, startIngestThread } from '../ingest/thread/index.js'
 import { createHttpServer } from '../platform/http.js'
 import { LagGate } from '../platform/lag-gate.js'
 import { AbuseLimiter } from '../platform/abuse-limit.js'
@@ -75,9 +75,10 @@ export interface Platform {
   ctx: BillingContext
   aggregator?: Aggregator
   scheduler?: Scheduler
+  /** ingest's spool on this thread (tests read it); with INGEST_THREAD=worker it is on the ingest thread */
   spool?: IngestSpool
-  /** INGEST_THREAD=worker: ingest and its spool on their own thread */
-  ingestThread?: IngestThread
+  /** the spool wherever it runs */
+  spoolHandle?: SpoolHandle
   stop(): Promise<void>
 }
 
@@ -166,27 +167,29 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     const gate = inProcess && !config.spool.enabled ? new LagGate(config.ingestMaxPendingBytes) : undefined
 
     let spool: IngestSpool | undefined
-    let ingestThread: IngestThread | undefined
+    let spoolHandle: SpoolHandle | undefined
     if (services.has('ingest')) {
       const log = (msg: string, err?: unknown) => (err ? app.log.error({ err }, msg) : app.log.warn(msg))
       // The ingest thread keeps its own clock (the system's): a test that moves the clock ingests here.
       if (config.ingestThread === 'worker' && config.spool.enabled && !opts.clock) {
-        ingestThread = await startIngestThread({
+        const ingestThread = await startIngestThread({
           config, log,
           onExit: (code) => {
             app.log.fatal(`the ingest thread exited (${code}); stopping the process`)
             process.exit(1)
           },
         })
-        const removeMetrics = addThreadMetrics(() => ingestThread!.metrics() as never)
+        const removeMetrics = addThreadMetrics(() => ingestThread.metrics() as never)
         closers.push(async () => {
           removeMetrics()
-          await ingestThread!.stop()
+          await ingestThread.stop()
         })
         await registerIngestForwarding(app, ingestThread, auth, config.ingestBodyLimitBytes)
+        spoolHandle = ingestThread
       } else {
         const ingest = await openIngest(config, { clock, gate, log }, closers)
         spool = ingest.spool
+        spoolHandle = spool
         await registerIngest(app, ingest.deps, auth, config.ingestBodyLimitBytes)
       }
     }
@@ -205,7 +208,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       const publishRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
       closers.push(() => publishRedis.quit().catch(() => publishRedis.disconnect()))
       // usage_as_of: only the spool of this process knows when acknowledged events are counted.
-      const committedSpool = config.spool.retainUntil === 'committed' ? (spool?.spool ?? ingestThread) : undefined
+      const committedSpool = config.spool.retainUntil === 'committed' ? spoolHandle : undefined
       const publisher = startWritePublisher(publishRedis, config.redisPrefix, {
         asOf: committedSpool ? () => committedSpool.safeBefore() : () => null,
         heartbeatMs: config.live.heartbeatMs,
@@ -252,14 +255,13 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     }
     // On shutdown, after the HTTP server closed: what the spool holds goes to Kafka (and, in
     // one process, through the aggregator) before the consumer and the producer stop.
-    if (spool) closers.push(() => spool!.drain(config.shutdownDrainMs))
-    if (ingestThread) closers.push(() => ingestThread!.drain(config.shutdownDrainMs))
+    if (spoolHandle) closers.push(() => spoolHandle!.drain(config.shutdownDrainMs))
 
     // Billing waits for the ingestion watermark to pass a period's end (README, "Billing day").
     if (config.billing.waitForIngestion && (services.has('scheduler') || services.has('billing-api'))) {
       const watermark = kafkaIngestWatermark({
         admin: createKafka(config, 'billing-watermark').admin(), topic: config.eventsTopic, groupId: config.aggregatorGroupId, clock,
-        unforwardedAgeMs: spool ? () => spool!.spool.oldestUnforwardedMs() : ingestThread ? () => ingestThread!.oldestUnforwardedMs() : undefined, graceMs: config.billing.watermarkGraceMs,
+        unforwardedAgeMs: spoolHandle && (() => spoolHandle!.oldestUnforwardedMs()), graceMs: config.billing.watermarkGraceMs,
       })
       closers.push(() => watermark.close())
       ctx.ingestWatermark = watermark
@@ -291,7 +293,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       closers.push(() => relay.stop())
     }
 
-    return { app, url, ctx, aggregator, scheduler, spool, ingestThread, stop: stopAll }
+    return { app, url, ctx, aggregator, scheduler, spool, spoolHandle, stop: stopAll }
   } catch (err) {
     await stopAll()
     throw err
@@ -310,8 +312,8 @@ export async function runServices(services: ServiceName[], opts: PlatformOptions
       console.log(`${signal}: stopping ${services.join(', ')}...`)
       const t0 = Date.now()
       const report = (how: string) => {
-        const left = platform.spool?.spool.left() ?? platform.ingestThread?.left()
-        const lastDrain = platform.spool?.lastDrain ?? platform.ingestThread?.lastDrain
+        const left = platform.spoolHandle?.left()
+        const lastDrain = platform.spoolHandle?.lastDrain
         const summary = `${how} in ${Date.now() - t0} ms` + (left
           ? left.batches
             ? `; the spool keeps ${left.batches} batches (${left.events} events, ${left.bytes} bytes) not yet in ClickHouse, sent again at the next start`

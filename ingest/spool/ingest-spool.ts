@@ -5,13 +5,26 @@ import { spoolBytes, spoolOldestUnforwardedSeconds } from '../../platform/metric
 import { startForwarder, type Forwarder } from './forwarder.js'
 import { Spool, type SpoolLeft } from './spool.js'
 
-export interface IngestSpool {
-  spool: Spool
-  forwarder: Forwarder
+/**
+ * What the rest of the process needs of ingest's spool, wherever it runs: on this thread
+ * (IngestSpool) or on the ingest thread (thread/ingest-thread.ts).
+ */
+export interface SpoolHandle {
+  /** every record acknowledged before this instant is counted (null: not known yet) */
+  safeBefore(): number | null
+  /** age of the oldest record not yet handed to Kafka (0: none) */
+  oldestUnforwardedMs(): number | Promise<number>
   /** Stops accepting, then waits until everything is safe or `ms` passed; returns what is left. */
   drain(ms: number): Promise<SpoolLeft & { ms: number }>
   /** the result of the last drain */
   lastDrain?: SpoolLeft & { ms: number }
+  /** what the spool holds (as of the last drain, where only that is known) */
+  left(): SpoolLeft | undefined
+}
+
+export interface IngestSpool extends SpoolHandle {
+  spool: Spool
+  forwarder: Forwarder
   close(): Promise<void>
 }
 
@@ -50,6 +63,9 @@ export async function startIngestSpool(opts: IngestSpoolOptions): Promise<Ingest
   const self: IngestSpool = {
     spool,
     forwarder,
+    safeBefore: () => spool.safeBefore(),
+    oldestUnforwardedMs: () => spool.oldestUnforwardedMs(),
+    left: () => spool.left(),
     async drain(ms) {
       const t0 = Date.now()
       spool.stopAccepting()

@@ -3,23 +3,14 @@
 // the worker for what the billing watermark, /metrics and shutdown need.
 import type { Config } from '../../platform/config.js'
 import { startWorkerThread } from '../../platform/worker-thread.js'
-import type { SpoolLeft } from '../spool/spool.js'
+import type { SpoolHandle } from '../spool/ingest-spool.js'
 import { SAFE_BEFORE, SHARED_SLOTS, type Drained, type ForwardedReply, type ForwardedRequest, type FromWorker, type ToWorker } from './protocol.js'
 
 type Call = ToWorker extends infer T ? (T extends { id: number } ? Omit<T, 'id'> : never) : never
 
-export interface IngestThread {
+/** The spool's safe instant is read from shared memory without waiting for the worker; the rest is asked. */
+export interface IngestThread extends SpoolHandle {
   forward(req: ForwardedRequest): Promise<ForwardedReply>
-  /** every record acknowledged before this instant is counted (null: not known yet); read without waiting for the worker */
-  safeBefore(): number | null
-  /** age of the oldest record the spool has not handed to Kafka (0: none), as the worker sees it now */
-  oldestUnforwardedMs(): Promise<number>
-  /** stops accepting, then waits until everything is safe or `ms` passed */
-  drain(ms: number): Promise<Drained>
-  /** the result of the last drain */
-  lastDrain?: Drained
-  /** what the spool held after the last drain */
-  left(): SpoolLeft | undefined
   metrics(): Promise<unknown[]>
   stop(): Promise<void>
 }

@@ -29,9 +29,9 @@ const ev = (id: string, tokens: number, customer: string) => ({
 const comparable = (body: unknown) => JSON.stringify(body).replace(/"(batch|evt)_[0-9A-Z]{26}"/g, '"<id>"').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>')
 
 test('every answer of the ingest routes is the one ingest on the main thread gives', async () => {
-  assert.ok(threaded.ingestThread, 'ingest runs on its own thread')
+  assert.ok(threaded.spoolHandle && !threaded.spool, 'ingest and its spool run on their own thread')
   assert.equal(threaded.spool, undefined, 'no spool on the main thread')
-  assert.equal(inline.ingestThread, undefined)
+  assert.ok(inline.spool && inline.spoolHandle === inline.spool)
   const t = await threaded.newTenant()
   const ro = await created(t.api.post('/v1/secrets/api/keys', { name: 'dashboard', scope: 'read_only' }))
   const huge = { events: Array.from({ length: 4000 }, (_, i) => ev(`big-${i}`, 1, 'c')) }
@@ -79,8 +79,8 @@ test('events accepted by the ingest thread are counted exactly once, also when r
   }, '3000 events counted once')
   assert.equal((await usage(api, sum.id, {})).event_count, 3000)
   // The spool's safe instant passes the last acknowledgement once everything is counted.
-  await eventually(async () => ((threaded.ingestThread!.safeBefore() ?? 0) >= acknowledged ? true : undefined), 'the safe instant to pass the last 202', 10_000)
-  assert.equal(await threaded.ingestThread!.oldestUnforwardedMs(), 0)
+  await eventually(async () => ((threaded.spoolHandle!.safeBefore() ?? 0) >= acknowledged ? true : undefined), 'the safe instant to pass the last 202', 10_000)
+  assert.equal(await threaded.spoolHandle!.oldestUnforwardedMs(), 0)
 
   // /metrics: the worker's ingest series beside the main thread's HTTP series, each once.
   const text = await (await fetch(`${threaded.url}/metrics`)).text()
@@ -96,9 +96,9 @@ test('events accepted by the ingest thread are counted exactly once, also when r
 test('the drain leaves nothing behind and later requests are refused with 503', async () => {
   const { api } = await threaded.newTenant()
   await ingestAll(api, Array.from({ length: 200 }, (_, i) => ev(`d${i}`, 1, 'c')), 100)
-  const drained = await threaded.ingestThread!.drain(20_000)
+  const drained = await threaded.spoolHandle!.drain(20_000)
   assert.deepEqual({ ...drained, ms: 0 }, { batches: 0, events: 0, bytes: 0, ms: 0 })
-  assert.deepEqual(threaded.ingestThread!.left(), drained)
+  assert.deepEqual(threaded.spoolHandle!.left(), drained)
   const refused = await new ApiClient(threaded.url, api.apiKey).post('/v1/events', ev('after', 1, 'c'))
   assert.equal(refused.status, 503, JSON.stringify(refused.body))
   assert.equal(refused.body.code, 'service_unavailable')
