@@ -27,10 +27,13 @@ export type Orm = MikroORM
  */
 export async function openOrm(
   databaseUrl: string, poolMax = 10, deadlines: Partial<PostgresDeadlines> = {}, watchdog?: PostgresWatchdog,
+  /** false: no connection (and no check) until the first statement, so a Postgres down at start fails statements, not the start */
+  connect = true,
 ): Promise<MikroORM> {
   const d = { ...DEFAULT_POSTGRES_DEADLINES, ...deadlines }
   const orm = await MikroORM.init(
     defineConfig({
+      connect,
       clientUrl: databaseUrl,
       entities,
       discovery: { warnWhenNoEntities: false },

@@ -28,7 +28,9 @@ const ch = ClickHouse.over(new PortTransport(chPort), config.clickhouse)
 // The thread's own pools, watched like the main thread's: a hung Postgres fails a write (it is
 // replayed) instead of holding the shards' fence without bound.
 const watchdog = config.postgres.noAnswerMs > 0 ? new PostgresWatchdog(config.databaseUrl, config.postgres, (msg) => log(`postgres watchdog: ${msg}`)) : undefined
-const orm = await openOrm(config.databaseUrl, 2, config.postgres, watchdog)
+// No connection at start: the main thread has just reached Postgres, and an outage now (a
+// restart) must leave the writes to retry, not end the thread and with it the process.
+const orm = await openOrm(config.databaseUrl, 2, config.postgres, watchdog, false)
 const pg = ShardFence.pool(config.databaseUrl, 8, config.postgres, watchdog)
 const meters = postgresMeterSource(orm)
 

@@ -100,6 +100,29 @@ test('Postgres down: 503 within 2 s, ingest and aggregation go on, recovery by i
   console.log(`# postgres-down figures: time to 503 per call (ms) ${JSON.stringify(times)}; 300 events ingested during the outage in ${ingestMs} ms (${writtenDuringOutage} events of the tenant written by then), all counted ${aggregatedAfter} ms after pg_ctl start; API answering ${recoveryMs} ms after pg_ctl start; load: ${load.sent} sent, ${load.acknowledged} acknowledged, ${expected} counted (with the 500 of the test)`)
 })
 
+test('a Postgres down when a thread opens its ORM without connecting (the aggregator thread): the start succeeds, statements fail 503, and work once it is up', async () => {
+  const vacant = createServer()
+  await new Promise<void>((r) => vacant.listen(0, '127.0.0.1', () => r()))
+  const port = (vacant.address() as { port: number }).port
+  await new Promise((r) => vacant.close(r)) // nothing listens there now
+  const down = await openOrm(`postgres://meterline:meterline@127.0.0.1:${port}/meterline`, 2, { acquireTimeoutMs: 1500, connectTimeoutMs: 1000 }, undefined, false)
+  try {
+    const err = await down.em.getConnection().execute('SELECT 1').then(() => undefined, (e: Error) => e)
+    assert.ok(err, 'the statement failed')
+    assert.deepEqual(toErrorResponse(err), { code: 'service_unavailable', http_status_code: 503, message: 'the database is unavailable; retry later' })
+  } finally {
+    await down.close().catch(() => undefined)
+  }
+  // The eager default refuses to start instead.
+  await assert.rejects(openOrm(`postgres://meterline:meterline@127.0.0.1:${port}/meterline`, 2, { acquireTimeoutMs: 1500, connectTimeoutMs: 1000 }))
+  const up = await openOrm(pg.url, 2, {}, undefined, false)
+  try {
+    assert.deepEqual(await up.em.getConnection().execute('SELECT 1 AS one'), [{ one: 1 }])
+  } finally {
+    await up.close()
+  }
+})
+
 test('a Postgres that accepts connections but never answers: the connection attempt gives up within PG_CONNECT_TIMEOUT_MS, mapped to 503', async () => {
   // A hung server (a frozen host, a dropped route): TCP connects, the startup handshake never completes.
   const sockets: Socket[] = []
