@@ -1,4 +1,4 @@
-// The live catalog keeps plain records (db/plain-rows.ts), not ORM entities: the same values
+// The live catalog keeps plain rows (db/plain-rows.ts plainSelect), not ORM entities: the same values
 // the ORM hydrates, field for field, for every kind of record it holds per customer.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

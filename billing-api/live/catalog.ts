@@ -4,7 +4,7 @@
 // touched them (invalidation.ts: Postgres NOTIFY from triggers, for every process, and the ORM's
 // flushes, at once for the writing process). A load that an invalidation overtook is not kept
 // (generation counters), so a cache never holds a record older than the last change it heard of.
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql'
+import type { EntityManager } from '@mikro-orm/postgresql'
 import { NotFoundError } from '../../platform/errors.js'
 import { CustomerSchema, type Customer } from '../customers/customer.entity.js'
 import type { Scope } from '../db/scope.js'
@@ -15,7 +15,7 @@ import { AddonAssociationSchema, type AddonAssociation } from '../subscriptions/
 import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
 import { WalletSchema, type Wallet } from '../wallets/wallet.entity.js'
 import { liveCacheEvents } from './metrics.js'
-import { plainFind } from '../db/plain-rows.js'
+import { plainSelect } from '../db/plain-rows.js'
 
 export interface ScopeCatalog {
   features: Map<string, Feature>
@@ -183,7 +183,7 @@ export class LiveCatalog {
   private lookUpExternal(scope: Scope, key: string, ext: string): Promise<Customer | null> {
     const pending = this.lookingUp.get(key)
     if (pending) return pending
-    const lookup = plainFind(this.em(), CustomerSchema, { ...scope, external_id: ext, status: { $ne: 'deleted' } }, { limit: 1 })
+    const lookup = plainSelect(this.em(), CustomerSchema, `tenant_id = ? AND environment_id = ? AND external_id = ? AND status <> 'deleted' LIMIT 1`, [scope.tenant_id, scope.environment_id, ext])
       .then((rows) => rows[0] ?? null)
     this.lookingUp.set(key, lookup)
     const done = () => {
@@ -267,19 +267,20 @@ export class LiveCatalog {
   }
 
   /**
-   * Plain rows (db/plain-rows.ts), all four statements at once: the add-ons by their live
-   * subscriptions in a subquery. `found`: the record, just read by external id with no customer
-   * change of the scope since.
+   * Plain rows (db/plain-rows.ts `plainSelect`), all four statements at once: the add-ons by
+   * their live subscriptions in a subquery. `found`: the record, just read by external id with
+   * no customer change of the scope since.
    */
   private async loadCustomer(scope: Scope, customerId: string, found?: Customer): Promise<CustomerHoldings> {
     const em = this.em()
-    const live: FilterQuery<Subscription> = { ...scope, customer_id: customerId, subscription_status: { $in: ['ACTIVE', 'TRIALING'] } }
-    const liveIds = em.createQueryBuilder(SubscriptionSchema).select('id').where(live).getKnexQuery()
+    const own = [scope.tenant_id, scope.environment_id, customerId]
+    const live = `subscription_status IN ('ACTIVE', 'TRIALING')`
     const [customers, subscriptions, wallets, addons] = await Promise.all([
-      found ? [found] : plainFind(em, CustomerSchema, { ...scope, id: customerId, status: { $ne: 'deleted' } }),
-      plainFind(em, SubscriptionSchema, live, { orderBy: { start_date: 'asc', id: 'asc' } }),
-      plainFind(em, WalletSchema, { ...scope, customer_id: customerId, status: 'published' }),
-      plainFind(em, AddonAssociationSchema, { ...scope, addon_status: 'active', subscription_id: { $in: liveIds as never } }),
+      found ? [found] : plainSelect(em, CustomerSchema, `tenant_id = ? AND environment_id = ? AND id = ? AND status <> 'deleted'`, own),
+      plainSelect(em, SubscriptionSchema, `tenant_id = ? AND environment_id = ? AND customer_id = ? AND ${live}`, own, 'start_date ASC, id ASC'),
+      plainSelect(em, WalletSchema, `tenant_id = ? AND environment_id = ? AND customer_id = ? AND status = 'published'`, own),
+      plainSelect(em, AddonAssociationSchema, `tenant_id = ? AND environment_id = ? AND addon_status = 'active' AND subscription_id IN (
+        SELECT id FROM subscriptions WHERE tenant_id = ? AND environment_id = ? AND customer_id = ? AND ${live})`, [scope.tenant_id, scope.environment_id, ...own]),
     ])
     if (!customers[0]) throw new NotFoundError('customer', customerId)
     return { customer: customers[0], subscriptions, addons, wallets }

@@ -12,7 +12,6 @@ import { assertError } from '../../test/support/assertions.js'
 import { eventually, sqlOn, startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
 import { billDueSubscriptions } from '../billing/index.js'
 import { LiveCatalog } from './catalog.js'
-import { CustomerSchema } from '../customers/customer.entity.js'
 import { liveAccess } from './live-access.js'
 import { startWritePublisher } from './write-bus.js'
 
@@ -106,14 +105,15 @@ test('concurrent lookups of one external id make one query; a missing one is the
   const w = await world(1000)
   // Lookups by external id: counted per entity manager the catalog asked (one per query it sends).
   const askers = new Set<object>()
-  // A customer is read by its id only with no record at hand: here every customer query is a lookup by external id.
   const catalog = new LiveCatalog(() => {
     const em = p1.ctx.orm.em.fork()
-    const createQueryBuilder = em.createQueryBuilder.bind(em) as (...args: unknown[]) => unknown
-    ;(em as unknown as { createQueryBuilder: (...args: unknown[]) => unknown }).createQueryBuilder = (...args: unknown[]) => {
-      if (args[0] === CustomerSchema) askers.add(em)
-      return createQueryBuilder(...args)
+    const conn = em.getConnection()
+    const execute = (...args: Parameters<typeof conn.execute>) => {
+      if (typeof args[0] === 'string' && args[0].includes('external_id = ?')) askers.add(em)
+      return conn.execute(...args)
     }
+    ;(em as unknown as { getConnection: () => unknown }).getConnection = () =>
+      new Proxy(conn, { get: (target, prop) => (prop === 'execute' ? execute : Reflect.get(target, prop)) })
     return em
   }, 100)
   catalog.caching = true // as once its invalidation (LISTEN) is up; none is needed here: nothing changes
