@@ -3,68 +3,18 @@
 // fed directly, each holding the shards the group would give it; Postgres holds the fence.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { queryMeterUsage } from '../clickhouse/queries/meter-usage.js'
-import type { IngestBatch, UsageEvent } from '../schemas/events.js'
-import type { MeterDefinition, MeterSource } from '../schemas/meters.js'
 import { SHARDS, eventShard } from '../schemas/shards.js'
 import { useChdb } from '../test/support/chdb.js'
-import { testPool } from '../test/support/writer.js'
+import { ALL_SHARDS as ALL, meterSource as source, writeFixtures } from '../test/support/write-fixtures.js'
 import { FencedError } from './shard-fence.js'
-import { openWriter, settleBackfills, type Writer, type WriterOptions } from './writer.js'
-import type { Piece } from './write-stage.js'
+import { settleBackfills } from './writer.js'
 
 const ch = useChdb('write-stage')
 const T0 = Date.parse('2026-10-31T23:59:00Z') // events span two month parts
+const { fixture, writer, events, piece, inShards, usage } = writeFixtures(ch, T0, 'ws')
 
-const ALL = Array.from({ length: SHARDS }, (_, s) => s)
 const LOW = ALL.filter((s) => s < SHARDS / 2)
 const HIGH = ALL.filter((s) => s >= SHARDS / 2)
-
-let tenants = 0
-function fixture() {
-  const tenant = `ws-${++tenants}`
-  const sum: MeterDefinition = { id: `${tenant}-sum`, tenant_id: tenant, environment_id: 'env', event_name: 'call', filters: [], aggregation: { type: 'SUM', field: 'n' } }
-  const cnt: MeterDefinition = { id: `${tenant}-count`, tenant_id: tenant, environment_id: 'env', event_name: 'call', filters: [], aggregation: { type: 'COUNT' } }
-  return { tenant, sum, cnt }
-}
-
-/** A meter source whose list the test changes (a writer's view of the published meters). */
-function source(initial: MeterDefinition[]): MeterSource & { set(m: MeterDefinition[]): void } {
-  let meters = initial
-  let version = 0
-  return { version: async () => String(version), load: async () => meters, set: (m) => ((meters = m), version++) }
-}
-
-async function writer(meters: MeterSource, shards: number[], opts: Partial<WriterOptions> = {}): Promise<Writer> {
-  const w = await openWriter({ ch: ch(), pg: testPool(), meters, meterRefreshMs: 0, log: () => {}, ...opts })
-  w.shards.assign(shards)
-  return w
-}
-
-function events(prefix: string, n: number, value = (i: number) => i + 1): UsageEvent[] {
-  return Array.from({ length: n }, (_, i) => ({
-    event_id: `${prefix}-${i}`, event_name: 'call', external_customer_id: 'c1', customer_id: null,
-    timestamp: T0 + i * 7_000, source: null, properties: JSON.stringify({ n: value(i) }),
-  }))
-}
-
-let offsets = 0n
-function piece(tenant: string, batchId: string, evs: UsageEvent[]): Piece {
-  const batch: IngestBatch = { batch_id: batchId, tenant_id: tenant, environment_id: 'env', ingested_at: T0, events: evs }
-  const at = offsets++
-  return { stream: 'test', first: at, last: at, records: [{ offset: at, batch }] }
-}
-
-/** Events of the given shards only (what the partitions of those shards would carry). */
-const inShards = (tenant: string, shards: number[], evs: UsageEvent[]) => evs.filter((e) => shards.includes(eventShard(tenant, 'env', e.event_id)))
-
-async function usage(tenant: string, meter: MeterDefinition): Promise<string> {
-  const [row] = await queryMeterUsage(ch(), {
-    tenantId: tenant, environmentId: 'env', meterId: meter.id, aggregation: meter.aggregation.type as 'SUM',
-    start: new Date(T0 - 60_000), end: new Date(T0 + 86_400_000 * 3),
-  })
-  return row?.value ?? '0'
-}
 
 test('a writer that sees a new meter after another writer counted its events does not count them again (was 10 for 5)', async () => {
   const { tenant, sum } = fixture()

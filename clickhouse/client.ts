@@ -18,8 +18,14 @@ export interface ClickHouseTransport {
   command(query: string, params?: QueryParams, settings?: Settings): Promise<void>
   queryJson(query: string, params?: QueryParams, settings?: Settings): Promise<unknown[]>
   queryText(query: string, settings?: Settings): Promise<string>
-  /** `body`: rows already formatted as JSONCompactEachRow lines */
-  insert(table: string, body: Uint8Array, settings?: Settings): Promise<void>
+  /** `body`: rows already formatted as JSONCompactEachRow lines; `queryId` names it for `settle` */
+  insert(table: string, body: Uint8Array, settings?: Settings, queryId?: string): Promise<void>
+  /**
+   * After a statement failed for its caller: returns once the statement named `queryId` can no
+   * longer change anything (finished, or killed). A remote server may still be running an insert
+   * whose connection broke or timed out, and commit it afterwards.
+   */
+  settle(queryId: string): Promise<void>
   ping(): Promise<boolean>
   close(): Promise<void>
 }
@@ -57,12 +63,29 @@ class ClientTransport implements ClickHouseTransport {
     return result.text()
   }
 
-  async insert(table: string, body: Uint8Array, settings?: Settings): Promise<void> {
+  async insert(table: string, body: Uint8Array, settings?: Settings, queryId?: string): Promise<void> {
     if (this.raw) {
       await this.raw.rawInsert({ table, values: body, format: 'JSONCompactEachRow', settings })
       return
     }
-    await this.client.insert({ table, values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)]), format: 'JSONCompactEachRow', clickhouse_settings: settings })
+    await this.client.insert({
+      table, values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)]), format: 'JSONCompactEachRow',
+      clickhouse_settings: settings, query_id: queryId,
+    })
+  }
+
+  async settle(queryId: string): Promise<void> {
+    // The embedded engine runs a statement inside this process: when its promise failed, it ended.
+    if (this.raw) return
+    // A server: kill it if it still runs (SYNC waits for the kill), then make sure it is gone.
+    for (let attempt = 0; ; attempt++) {
+      await this.client.command({ query: 'KILL QUERY WHERE query_id = {id:String} SYNC', query_params: { id: queryId } })
+      const running = await this.client.query({ query: 'SELECT count() AS n FROM system.processes WHERE query_id = {id:String}', query_params: { id: queryId }, format: 'JSONEachRow' })
+      const [row] = await running.json<{ n: string | number }>()
+      if (Number(row?.n ?? 0) === 0) return
+      if (attempt >= 50) throw new Error(`statement ${queryId} is still running on the server after KILL QUERY`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
   }
 
   async ping(): Promise<boolean> {
@@ -90,6 +113,11 @@ export class ClickHouse {
     return new ClickHouse(transport, config.database, !config.url)
   }
 
+  /** The same database through a transport that wraps this one's (fault injection in tests). */
+  through(wrap: (inner: ClickHouseTransport) => ClickHouseTransport): ClickHouse {
+    return new ClickHouse(wrap(this.transport), this.database, this.embedded)
+  }
+
   /** Fully qualified table name; every statement names its database explicitly. */
   table(name: string): string {
     return `${this.database}.${name}`
@@ -109,11 +137,11 @@ export class ClickHouse {
   }
 
   /** Rows are positional arrays in the table's column order (JSONCompactEachRow: the fastest text path). */
-  async insertCompact(table: string, rows: unknown[][], settings?: Settings): Promise<void> {
+  async insertCompact(table: string, rows: unknown[][], settings?: Settings, queryId?: string): Promise<void> {
     if (rows.length === 0) return
     const end = clickhouseInsertSeconds.startTimer({ table })
     try {
-      await this.transport.insert(this.table(table), compactRows(rows), settings)
+      await this.transport.insert(this.table(table), compactRows(rows), settings, queryId)
     } finally {
       end()
     }
@@ -123,8 +151,13 @@ export class ClickHouse {
    * One insert, one block: never cut by size, so that every month part the block becomes
    * carries all of its rows (the bucket ledger relies on it).
    */
-  async insertOneBlock(table: string, rows: unknown[][]): Promise<void> {
-    await this.insertCompact(table, rows, ONE_BLOCK)
+  async insertOneBlock(table: string, rows: unknown[][], queryId?: string): Promise<void> {
+    await this.insertCompact(table, rows, ONE_BLOCK, queryId)
+  }
+
+  /** See ClickHouseTransport.settle. */
+  settle(queryId: string): Promise<void> {
+    return this.transport.settle(queryId)
   }
 
   ping(): Promise<boolean> {

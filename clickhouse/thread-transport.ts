@@ -4,7 +4,7 @@
 import type { MessagePort } from 'node:worker_threads'
 import type { ClickHouseTransport, QueryParams, Settings } from './client.js'
 
-type Op = 'command' | 'queryJson' | 'queryText' | 'insert' | 'ping'
+type Op = 'command' | 'queryJson' | 'queryText' | 'insert' | 'settle' | 'ping'
 interface Request { id: number; op: Op; args: unknown[] }
 interface WireError { message: string; name: string; code?: string; type?: string }
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WireError }
@@ -19,7 +19,8 @@ export function serveTransport(port: MessagePort, transport: ClickHouseTransport
         case 'command': run = transport.command(a[0] as string, a[1] as QueryParams | undefined, a[2] as Settings | undefined); break
         case 'queryJson': run = transport.queryJson(a[0] as string, a[1] as QueryParams | undefined, a[2] as Settings | undefined); break
         case 'queryText': run = transport.queryText(a[0] as string, a[1] as Settings | undefined); break
-        case 'insert': run = transport.insert(a[0] as string, a[1] as Uint8Array, a[2] as Settings | undefined); break
+        case 'insert': run = transport.insert(a[0] as string, a[1] as Uint8Array, a[2] as Settings | undefined, a[3] as string | undefined); break
+        case 'settle': run = transport.settle(a[0] as string); break
         case 'ping': run = transport.ping(); break
       }
     } catch (err) {
@@ -69,11 +70,15 @@ export class PortTransport implements ClickHouseTransport {
     return (await this.call('queryText', [query, settings])) as string
   }
 
-  async insert(table: string, body: Uint8Array, settings?: Settings): Promise<void> {
+  async insert(table: string, body: Uint8Array, settings?: Settings, queryId?: string): Promise<void> {
     // A small Buffer may sit in Node's shared pool: only a buffer of its own is handed over.
     const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer
     const bytes = own ? body : new Uint8Array(body)
-    await this.call('insert', [table, bytes, settings], [bytes.buffer as ArrayBuffer])
+    await this.call('insert', [table, bytes, settings, queryId], [bytes.buffer as ArrayBuffer])
+  }
+
+  async settle(queryId: string): Promise<void> {
+    await this.call('settle', [queryId])
   }
 
   async ping(): Promise<boolean> {
