@@ -114,11 +114,15 @@ export class Backfills {
         return
       }
       const cut = new Map(cuts.rows.map((r) => [r.shard, { epoch: BigInt(r.epoch), seq: BigInt(r.seq) }]))
-      const old = rows[0].old
-      if (old) {
+      // The rows of every earlier attempt go before this one writes any: not only the last
+      // attempt's, since an attempt can fail after it took the token and before it deleted its
+      // predecessor's rows (which then had nobody left to delete them).
+      if (rows[0].old) {
         await this.holding(meter.id, token, () =>
-          this.ch.command(`ALTER TABLE ${this.ch.table('meter_buckets')} DELETE WHERE meter_id = {m:String} AND origin = {o:String}`,
-            { m: meter.id, o: `bf:${old}` }, { mutations_sync: '2' }),
+          this.ch.command(
+            `ALTER TABLE ${this.ch.table('meter_buckets')} DELETE WHERE meter_id = {m:String} AND startsWith(origin, 'bf:') AND origin != {o:String}`,
+            { m: meter.id, o: `bf:${token}` }, { mutations_sync: '2' },
+          ),
         )
       }
       const events = await this.fill(meter, token, cut)
@@ -178,8 +182,17 @@ export class Backfills {
           counted++
         }
       })
+      const queryId = `meterline-backfill-${randomUUID()}`
       await this.holding(meter.id, token, async (c) => {
-        await Promise.all([this.ch.insertCompact('meter_events', events), this.ch.insertCompact('meter_buckets', folder.rows())])
+        await Promise.all([
+          this.ch.insertCompact('meter_events', events),
+          // A page that failed for its client may still land (a server completing it): the lease
+          // is held until it can land no more, so the next attempt's delete comes after it.
+          this.ch.insertCompact('meter_buckets', folder.rows(), undefined, queryId).catch(async (err: unknown) => {
+            await this.ch.settle(queryId)
+            throw err
+          }),
+        ])
         await c.query(
           `UPDATE meter_backfills SET lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now() WHERE store = $2 AND meter_id = $1`, [meter.id, this.store],
         )

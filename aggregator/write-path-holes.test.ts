@@ -114,3 +114,20 @@ test("a backfill attempt that fails before it deleted an earlier attempt's rows 
   assert.equal(faults.fired.length, 1)
   assert.equal(await usage(tenant, sum), '276')
 })
+
+test("a backfill page whose insert completes after its client timed out is deleted by the next attempt, not left beside it (was 315 for 276)", async () => {
+  const { tenant, sum } = fixture()
+  const view = source([])
+  const { ch: through, faults } = faulty()
+  const a = await writer(view, ALL, { ch: through, hooks: { backfillPageSize: 5 } })
+  await a.stage.tick()
+  await a.stage.add(piece(tenant, 'old', events('bf-late', 23)))
+  // The first page's bucket rows land 1.5 s after their client gave up: after the next attempt started.
+  faults.inject({ op: 'insert', match: /meter_buckets/, fault: 'timeout-while-completing', delayMs: 1500 })
+  view.set([sum])
+  await a.stage.tick()
+  await settleBackfills(a, [sum.id])
+  await sleep(1700)
+  assert.equal(faults.fired.length, 1)
+  assert.equal(await usage(tenant, sum), '276')
+})

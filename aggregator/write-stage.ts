@@ -10,6 +10,7 @@
 // A crash between any two of these is exact: before the bucket block nothing counts; after it
 // the marker lets the next owner record the keys instead of counting again; after the keys
 // every copy is a duplicate. docs/architecture.md, "The write path".
+import { randomUUID } from 'node:crypto'
 import type { ClickHouse } from '../clickhouse/client.js'
 import { dayText, insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
 import { dayOf } from './key-set.js'
@@ -136,7 +137,10 @@ export class WriteStage {
     const run = this.tail.then(async () => {
       if (this.stopped) return
       await this.refreshMeters()
-      await this.shards.ensure(this.shards.unclaimed())
+      // Dirty shards are recovered first: a cut recorded while a write is in doubt would give its
+      // events to neither the backfill (no keys yet) nor the replay (the keys recovered later
+      // make them duplicates).
+      await this.shards.ensure([...this.shards.unclaimed(), ...this.shards.owned.keys()])
       await this.recordCuts([...this.shards.owned.values()])
     })
     this.tail = run.catch(() => undefined)
@@ -223,6 +227,7 @@ export class WriteStage {
     const defs = this.meters.all
     const cuts: Cut[] = []
     for (const s of states) {
+      if (s.dirty) continue
       for (const m of defs) if (!s.cuts.has(m.id)) cuts.push({ meterId: m.id, shard: s.shard, epoch: s.epoch, seq: s.nextSeq })
     }
     if (cuts.length === 0) return
@@ -353,14 +358,14 @@ export class WriteStage {
     const t1 = performance.now()
 
     const epochs = new Map(states.map((s) => [s.shard, s.epoch]))
-    /** the bucket block (with its markers) is in: these events count, whatever fails next */
-    let inserted = false
+    /** the bucket block (with its markers) was sent: it may be in, whatever its caller heard */
+    let sent = false
     let bucketBlock: Promise<void> = Promise.resolve()
     const counted = () => {
-      inserted = true
       // A copy arriving later (even if the keys below fail) is a duplicate.
       for (const { state, d, day } of newKeys) state.keys.add(d, day)
     }
+    const queryId = `meterline-buckets-${randomUUID()}`
     let t2 = t1, t3 = t1, t4 = t1
     let visibleFrom = 0
     try {
@@ -376,7 +381,14 @@ export class WriteStage {
           Promise.resolve().then(() => this.opts.hooks?.besideInserts?.()),
         ])
         visibleFrom = Date.now()
-        bucketBlock = this.ch.insertOneBlock('meter_buckets', buckets).then(counted)
+        sent = true
+        bucketBlock = this.ch.insertOneBlock('meter_buckets', buckets, queryId).then(counted, async (err: unknown) => {
+          // A reset after the server committed, or a timeout while it completes: the fence is
+          // held until the block can land no more, so that whoever reads the markers next (this
+          // writer's recovery, or a taker) sees it if it is in.
+          await settleStatement(this.ch, queryId, this.opts.log)
+          throw err
+        })
         await bucketBlock
         t3 = performance.now()
         await this.opts.hooks?.afterBuckets?.()
@@ -386,11 +398,11 @@ export class WriteStage {
         await this.shards.fence.markDone(sql, [...writeIds.values()])
       })
     } catch (err) {
-      // The bucket block may still land after a sibling insert failed: wait for it to settle.
-      // Once it is in, its markers are too: the keys must be recorded (from them) before this
-      // shard writes again, and the events are counted (the replay finds them in memory).
+      // Once the bucket block was sent it may be in, and its markers with it: the shards are
+      // recovered from the markers (their keys recorded) before they write again, so a replay
+      // finds every event the block counted.
       await bucketBlock.catch(() => undefined)
-      if (inserted) for (const s of states) s.dirty = true
+      if (sent) for (const s of states) s.dirty = true
       throw err
     }
     const t5 = performance.now()
@@ -415,6 +427,24 @@ export class WriteStage {
       })
     }
     return results
+  }
+}
+
+/**
+ * Waits until a failed statement can change nothing more. While the server cannot be asked, it
+ * keeps asking (for at most about a minute, the fence held meanwhile), then gives up and says so.
+ */
+async function settleStatement(ch: ClickHouse, queryId: string, log?: (msg: string, err?: unknown) => void): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ch.settle(queryId)
+    } catch (err) {
+      if (attempt >= 12) {
+        log?.(`could not make sure the failed insert ${queryId} ended; a takeover may count its events again if it still lands`, err)
+        return
+      }
+      await new Promise((r) => setTimeout(r, Math.min(500 * attempt, 5000)))
+    }
   }
 }
 
