@@ -3,8 +3,9 @@
 // owner's write in flight, moves the epoch, finishes the previous owner's in-doubt writes from
 // their markers, and loads the shard's keys. See docs/architecture.md, "The write path".
 import type { ClickHouse } from '../clickhouse/client.js'
-import { dayText, forEachShardKey, insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
+import { dayText, forEachShardKey, insertDedupKeys, KeyStreamError, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
 import { markersAfter } from '../clickhouse/queries/write-markers.js'
+import { aggregatorShardLoadFailures } from '../platform/metrics.js'
 import { checkText, keyText } from '../schemas/shards.js'
 import { dayOf, KeySet } from './key-set.js'
 import type { ShardFence } from './shard-fence.js'
@@ -35,6 +36,8 @@ export class ShardTable {
     private readonly log: (msg: string, err?: unknown) => void,
     /** days of event time whose keys are kept; 0: every key */
     private readonly horizonDays = 0,
+    /** keys read per statement at a takeover */
+    private readonly keyPageSize = 500_000,
   ) {}
 
   /**
@@ -108,7 +111,7 @@ export class ShardTable {
     }
     // Loaded after the in-doubt writes are finished, so their keys are in.
     for (let i = 0; i < loads.length; i += 4) {
-      await Promise.all(loads.slice(i, i + 4).map((s) => forEachShardKey(this.ch, s.shard, this.keepFrom(), (a, b, c, d, day) => s.keys.add({ hi1: a, hi0: b, lo1: c, lo0: d }, day))))
+      await Promise.all(loads.slice(i, i + 4).map((s) => this.load(s)))
     }
     // Owned only now, every key in: a claim that fails part-way (Postgres or ClickHouse gone)
     // leaves no shard held with a partial memory, which would count its events again. The next
@@ -116,6 +119,18 @@ export class ShardTable {
     for (const state of taken) {
       this.parked.delete(state.shard)
       this.owned.set(state.shard, state)
+    }
+  }
+
+  /** A shard's keys from the store into its memory; a load that fails says why (log, metric) and fails the claim. */
+  private async load(s: ShardState): Promise<void> {
+    try {
+      await forEachShardKey(this.ch, s.shard, this.keepFrom(), (a, b, c, d, day) => s.keys.add({ hi1: a, hi0: b, lo1: c, lo0: d }, day), this.keyPageSize)
+    } catch (err) {
+      const reason = err instanceof KeyStreamError ? err.reason : 'error'
+      aggregatorShardLoadFailures.inc({ reason })
+      this.log(`shard ${s.shard}: its dedup keys could not be loaded (${reason}); the shard is not held, and the takeover is tried again at the next write`, err)
+      throw err
     }
   }
 

@@ -8,6 +8,7 @@ import { FaultTransport, type Fault } from '../clickhouse/fault-transport.js'
 import { useChdb } from '../test/support/chdb.js'
 import { testConfig } from '../test/support/platform.js'
 import { ALL_SHARDS as ALL, meterSource as source, writeFixtures } from '../test/support/write-fixtures.js'
+import { aggregatorShardLoadFailures } from '../platform/metrics.js'
 import { ShardFence } from './shard-fence.js'
 import { settleBackfills } from './writer.js'
 
@@ -131,3 +132,46 @@ test("a backfill page whose insert completes after its client timed out is delet
   assert.equal(faults.fired.length, 1)
   assert.equal(await usage(tenant, sum), '276')
 })
+
+test('a takeover reads a shard in pages: 300 keys in pages of 7, every copy then a duplicate', async () => {
+  const { tenant, cnt } = fixture()
+  const meters = source([cnt])
+  const a = await writer(meters, ALL)
+  const evs = events('paged', 300)
+  await a.stage.add(piece(tenant, 'first', evs))
+  const { ch: through, faults } = faulty()
+  const b = await writer(meters, ALL, { ch: through, keyPageSize: 7 })
+  const result = await b.stage.add(piece(tenant, 'again', evs))
+  assert.equal(result.duplicates, 300)
+  assert.ok(faults.fired.length === 0)
+  assert.equal(await usage(tenant, cnt), '300')
+})
+
+for (const fault of ['truncate', 'truncate-at-line', 'error-mid-stream'] as const) {
+  test(`a takeover whose key stream arrives cut short or corrupt (${fault}) holds no shard, says why, and the retry counts nothing twice`, async () => {
+    const { tenant, cnt } = fixture()
+    const meters = source([cnt])
+    const a = await writer(meters, ALL)
+    const evs = events(`stream-${fault}`, 400)
+    await a.stage.add(piece(tenant, 'first', evs))
+    const { ch: through, faults } = faulty()
+    const logs: string[] = []
+    const b = await writer(meters, ALL, { ch: through, log: (m) => logs.push(m) })
+    const failuresBefore = await loadFailures(fault === 'error-mid-stream' ? 'corrupt' : 'truncated')
+    // The first shard's key stream (it holds keys of every test in this file).
+    faults.inject({ op: 'queryText', match: /dedup_keys/, fault })
+    await assert.rejects(b.stage.add(piece(tenant, 'again', evs)), /dedup keys of shard \d+ arrived (cut short|corrupt)/)
+    assert.equal(b.shards.owned.size, 0)
+    assert.ok(logs.some((l) => /its dedup keys could not be loaded/.test(l)), logs.join('\n'))
+    assert.equal(await loadFailures(fault === 'error-mid-stream' ? 'corrupt' : 'truncated'), failuresBefore + 1)
+    faults.clear()
+    const result = await b.stage.add(piece(tenant, 'again', evs))
+    assert.equal(result.duplicates, 400)
+    assert.equal(await usage(tenant, cnt), '400')
+  })
+}
+
+async function loadFailures(reason: string): Promise<number> {
+  const metric = await aggregatorShardLoadFailures.get()
+  return metric.values.find((v) => v.labels.reason === reason)?.value ?? 0
+}

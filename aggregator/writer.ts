@@ -33,6 +33,8 @@ export interface WriterOptions {
   maxEvents?: number
   /** days of event time whose keys are kept (the ingest acceptance window plus a margin); 0: every key, forever */
   dedupHorizonDays?: number
+  /** keys read per statement when a shard is taken over (tests use small pages) */
+  keyPageSize?: number
   log?: (msg: string, err?: unknown) => void
 }
 
@@ -63,7 +65,7 @@ export async function openWriter(opts: WriterOptions): Promise<Writer> {
     onRetry: (err, wait) => log(`the aggregator's start-up could not reach Postgres or ClickHouse; trying again in ${wait} ms`, err),
   })
   const fence = new ShardFence(opts.pg, store, name)
-  const shards = new ShardTable(opts.ch, fence, log, opts.dedupHorizonDays ?? 0)
+  const shards = new ShardTable(opts.ch, fence, log, opts.dedupHorizonDays ?? 0, opts.keyPageSize)
   const cache = new MeterCache(opts.meters, opts.meterRefreshMs ?? 500)
   const stage = new WriteStage(opts.ch, shards, cache, {
     hooks: opts.hooks, log, reroute: opts.reroute, partitions: opts.partitions, onCommittedWrite: opts.onCommittedWrite, maxEvents: opts.maxEvents,

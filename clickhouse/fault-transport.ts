@@ -14,6 +14,8 @@ export type Fault =
   | 'timeout-while-completing'
   /** a text answer cut at half its length */
   | 'truncate'
+  /** a text answer cut after the last whole line in its first half (no partial line shows it) */
+  | 'truncate-at-line'
   /** a text answer cut at half its length, followed by the exception text a server sends mid-stream */
   | 'error-mid-stream'
 
@@ -94,9 +96,11 @@ export class FaultTransport implements ClickHouseTransport {
 
   async queryText(query: string, settings?: Settings): Promise<string> {
     const rule = this.take('queryText', query)
-    if (rule?.fault === 'truncate' || rule?.fault === 'error-mid-stream') {
+    if (rule?.fault === 'truncate' || rule?.fault === 'truncate-at-line' || rule?.fault === 'error-mid-stream') {
       const text = await this.inner.queryText(query, settings)
-      const cut = text.slice(0, Math.floor(text.length / 2))
+      const half = Math.floor(text.length / 2)
+      if (rule.fault === 'truncate-at-line') return text.slice(0, text.lastIndexOf('\n', half) + 1)
+      const cut = text.slice(0, half)
       return rule.fault === 'truncate'
         ? cut
         : `${cut}Code: 241. DB::Exception: Memory limit (total) exceeded: would use 9.31 GiB (attempt to allocate chunk of 4194304 bytes), maximum: 9.31 GiB. (MEMORY_LIMIT_EXCEEDED) (version 25.8.1.1)\n`

@@ -99,6 +99,13 @@ export const aggregatorBackfillFailures = new client.Counter({
   registers: [registry],
 })
 
+export const aggregatorShardLoadFailures = new client.Counter({
+  name: 'meterline_aggregator_shard_load_failures_total',
+  help: "Takeovers whose shard's dedup keys could not be loaded (reason: truncated, corrupt, error); the shard is not held and the takeover is retried",
+  labelNames: ['reason'],
+  registers: [registry],
+})
+
 export const aggregatorEventsSkipped = new client.Counter({
   name: 'meterline_aggregator_events_skipped_total',
   help: 'Events not counted: a meter matched but could not take a value from them, or (reason expired) older than the dedup horizon',
