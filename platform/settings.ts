@@ -91,7 +91,7 @@ export const SETTINGS = {
   PG_CONNECT_TIMEOUT_MS: { default: '1000', readBy: 'services', meaning: 'deadline of one Postgres connect attempt' },
   PG_STATEMENT_TIMEOUT_MS: { default: '30000', readBy: 'services', meaning: "Postgres `statement_timeout` of every connection (the ORM's pool and the aggregator's): a statement running longer is cancelled (503 to a request)" },
   PG_LOCK_TIMEOUT_MS: { default: '5000', readBy: 'services', meaning: 'Postgres `lock_timeout` of every connection: a statement waiting longer for a row or table lock is cancelled (503)' },
-  PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: { default: '60000', readBy: 'services', meaning: 'Postgres `idle_in_transaction_session_timeout`: a transaction left open without a statement this long is ended by the server' },
+  PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: { default: '60000', readBy: 'services', meaning: "Postgres `idle_in_transaction_session_timeout`: a transaction left open without a statement this long is ended by the server (not the aggregator's fence and backfill-lease transactions, which hold their locks across ClickHouse inserts)" },
   PG_NO_ANSWER_MS: {
     default: '700', readBy: 'services',
     meaning: 'a Postgres query without an answer this long makes the watchdog probe Postgres on a fresh connection (platform/postgres-watchdog.ts); 0 disables the watchdog',
