@@ -272,6 +272,9 @@ export const SETTINGS = {
   FUZZ_SEED: { shown: 'random (printed)', readBy: 'tests', meaning: '`npm run fuzz`: the seed' },
   // bench/
   EVENTS: { shown: '500000 (`bench:ingest`), 200000 (`bench:aggregator`)', readBy: 'benchmarks', meaning: 'events a benchmark sends' },
+  HORIZON_KEYS: { default: '200000000', readBy: 'benchmarks', meaning: '`bench:horizon`: dedup keys seeded over 37 event days (a quarter first, then the rest)' },
+  HORIZON_RATE: { default: '10000', readBy: 'benchmarks', meaning: '`bench:horizon`: events per second of its steady part (and the hot window seeded: rate x window)' },
+  HORIZON_SECONDS: { default: '600', readBy: 'benchmarks', meaning: '`bench:horizon`: seconds of its steady part (at least twice the window)' },
   WRITERS: { default: '1', readBy: 'benchmarks', meaning: '`bench:aggregator`: aggregator consumers of one group in the bench process' },
   BATCH: { default: '1000', readBy: 'benchmarks', meaning: 'events per ingest request' },
   CONCURRENCY: { default: '8', readBy: 'benchmarks', meaning: 'ingest requests in flight' },

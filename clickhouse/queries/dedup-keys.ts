@@ -32,6 +32,8 @@ function tuples(keys: StoredKey[]): string {
 }
 
 const LOOKUP_CHUNK = 20_000
+/** 20,000 keys are about 1.3 MB of statement text: above the default max_query_size (256 KiB). */
+export const LOOKUP_SETTINGS = { max_query_size: String(8 * 1024 * 1024) }
 
 /**
  * Which of these keys are stored (counted), each read from the few granules of its (shard, time,
@@ -160,6 +162,7 @@ export async function countedBy(ch: ClickHouse, keys: StoredKey[]): Promise<Map<
          FROM ${ch.table('dedup_events')}
         WHERE shard IN (${shards.join(',')}) AND (shard, ms, key, check) IN (${tuples(chunk)})
         GROUP BY key, check`,
+      undefined, LOOKUP_SETTINGS,
     )
     for (const r of rows) out.set(`${r.k}:${r.c}`, { epoch: BigInt(r.e), seq: BigInt(r.s) })
   }

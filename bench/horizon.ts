@@ -1,0 +1,173 @@
+// The dedup horizon at scale (`npm run bench:horizon`): dedup keys seeded straight into
+// dedup_events over 37 event days plus a full hot window's worth, then, at HORIZON_KEYS / 4 and
+// at HORIZON_KEYS stored: a takeover of every shard (time, rows read), a 20,000-key lookup of
+// old events (time, rows read per key), 100,000 copies of seeded events 1 to 35 days old (none
+// may count) and 100,000 new events on those days (each counted once). Last, HORIZON_RATE
+// events/s for HORIZON_SECONDS through one writer, RSS sampled every 10 s: the slope over the
+// last window and the bound rate x window x bytes per key. Prints one table.
+// Env: HORIZON_KEYS (200000000), HORIZON_RATE (10000), HORIZON_SECONDS (600),
+// AGGREGATOR_HOT_WINDOW_MINUTES (the window; 30). The local stack must run (Postgres: the fence).
+import { rmSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { ShardFence } from '../aggregator/shard-fence.js'
+import { openStandaloneWriter, type Writer } from '../aggregator/writer.js'
+import type { Piece } from '../aggregator/write-stage.js'
+import { ClickHouse } from '../clickhouse/client.js'
+import { migrateClickHouse } from '../clickhouse/migrate.js'
+import { countedBy, LOOKUP_SETTINGS, storedKeyOf } from '../clickhouse/queries/dedup-keys.js'
+import { loadConfig } from '../platform/config.js'
+import type { UsageEvent } from '../schemas/events.js'
+import type { MeterDefinition } from '../schemas/meters.js'
+import { checkText, keyText } from '../schemas/shards.js'
+
+const env = process.env
+const KEYS = Number(env.HORIZON_KEYS ?? 200_000_000)
+const RATE = Number(env.HORIZON_RATE ?? 10_000)
+const SECONDS = Number(env.HORIZON_SECONDS ?? 600)
+const config = loadConfig(env)
+const WINDOW_MS = config.aggregatorHotWindowMinutes * 60_000
+const DAY = 86_400_000
+const NOW = Date.now()
+const HISTORY_FROM = NOW - 37 * DAY
+const HISTORY_SPAN = 37 * DAY - WINDOW_MS
+const TENANT = 'bench'
+const ENV = 'env'
+const STEP = 40_503 // spreads seed n over the span: ms = from + (n * STEP) mod span, the same in SQL and here
+
+const seedMs = (n: number) => HISTORY_FROM + ((n * STEP) % HISTORY_SPAN)
+
+const chdbPath = join(config.dataDir, 'chdb-bench-horizon')
+rmSync(chdbPath, { recursive: true, force: true })
+const ch = ClickHouse.open({ ...config.clickhouse, chdbPath })
+await migrateClickHouse(ch)
+const pg = ShardFence.pool(config.databaseUrl, 8)
+const meter: MeterDefinition = { id: `horizon-${NOW}`, tenant_id: TENANT, environment_id: ENV, event_name: 'call', filters: [], aggregation: { type: 'COUNT' } }
+const meters = { version: async () => '1', load: async () => [meter] }
+const rows: [string, string, string][] = []
+const row = (what: string, figure: string, goal = '') => {
+  rows.push([what, figure, goal])
+  console.log(`  ${what}: ${figure}${goal ? ` (goal ${goal})` : ''}`)
+}
+const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ')
+const millions = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(0)} M` : n.toLocaleString('en'))
+
+/** Seeds keys `from`..`to` of id prefix `prefix`, their times by `msSql`, in statements of 10 M. */
+async function seed(prefix: string, from: number, to: number, msSql: string): Promise<void> {
+  for (let a = from; a < to; a += 10_000_000) {
+    const n = Math.min(10_000_000, to - a)
+    await ch.command(
+      `INSERT INTO ${ch.table('dedup_events')}
+       SELECT reinterpretAsUInt64(reverse(substring(idh, 1, 8))) % 64, ms, reinterpretAsUInt64(reverse(substring(h, 1, 8))), reinterpretAsUInt64(reverse(substring(h, 9, 8))), 0, 0
+         FROM (SELECT toInt64(${msSql}) AS ms, MD5(concat('${TENANT}', '\\0', '${ENV}', '\\0', '${prefix}', toString(number))) AS idh,
+                      MD5(concat('${TENANT}', '\\0', '${ENV}', '\\0', '${prefix}', toString(number), '\\0', toString(ms))) AS h
+                 FROM numbers(${a}, ${n}))`,
+      undefined, { max_partitions_per_insert_block: '1000' },
+    )
+  }
+}
+
+async function estimate(sql: string): Promise<number> {
+  const r = await ch.query<{ rows: string }>(`EXPLAIN ESTIMATE ${sql}`, undefined, LOOKUP_SETTINGS)
+  return r.reduce((n, x) => n + Number(x.rows), 0)
+}
+
+let offset = 0n
+function piece(events: UsageEvent[], batch: string): Piece {
+  const at = offset++
+  return { stream: 'horizon', first: at, last: at, records: [{ offset: at, batch: { batch_id: batch, tenant_id: TENANT, environment_id: ENV, ingested_at: Date.now(), events } }] }
+}
+const event = (id: string, ms: number): UsageEvent => ({ event_id: id, event_name: 'call', external_customer_id: 'c1', customer_id: null, timestamp: ms, source: null, properties: '{}' })
+
+async function takeover(label: string): Promise<Writer> {
+  const t0 = performance.now()
+  const w = await openStandaloneWriter({ ch, pg, meters, meterRefreshMs: 0, name: `horizon-${label}`, hotWindowMinutes: config.aggregatorHotWindowMinutes, log: () => {} })
+  const s = (performance.now() - t0) / 1000
+  const hotFrom = w.shards.hotFrom()
+  let read = 0
+  for (let shard = 0; shard < 64; shard++) read += await estimate(`SELECT key FROM ${ch.table('dedup_events')} WHERE shard = ${shard} AND ms >= ${Math.trunc(hotFrom)}`)
+  const inMemory = [...w.shards.owned.values()].reduce((n, st) => n + st.keys.size, 0)
+  row(`takeover at ${label} stored: every shard owned and writing`, `${s.toFixed(1)} s; ${inMemory.toLocaleString('en')} keys in memory; rows read ${read.toLocaleString('en')}`, '< 30 s; rows read within 20 % at both sizes')
+  return w
+}
+
+async function coldLookup(label: string): Promise<void> {
+  const keys = Array.from({ length: 20_000 }, (_, i) => {
+    const n = Math.floor((i * 9_973_331) % Math.min(KEYS, 2 ** 31))
+    return storedKeyOf(TENANT, ENV, `seed-${n}`, seedMs(n))
+  })
+  const t0 = performance.now()
+  const found = await countedBy(ch, keys)
+  const ms = performance.now() - t0
+  const tuples = keys.map((k) => `(${k.shard},${k.ms},${keyText(k.d)},${checkText(k.d)})`).join(',')
+  const read = await estimate(`SELECT key FROM ${ch.table('dedup_events')} WHERE (shard, ms, key, check) IN (${tuples})`)
+  row(`20,000-key lookup of old events at ${label} stored`, `${ms.toFixed(0)} ms; ${found.size} found; rows read ${read.toLocaleString('en')} (${(read / 20_000).toFixed(0)} a key)`, '< 1 s')
+}
+
+async function exactness(w: Writer, label: string): Promise<void> {
+  const copies: UsageEvent[] = []
+  for (let i = 0; copies.length < 100_000; i++) {
+    const n = Math.floor((i * 7_919_111) % Math.min(KEYS, 2 ** 31))
+    const ms = seedMs(n)
+    if (ms > NOW - 35 * DAY && ms < NOW - DAY) copies.push(event(`seed-${n}`, ms))
+  }
+  const fresh = copies.map((e, i) => event(`new-${label}-${i}`, e.timestamp))
+  let copiesCounted = 0
+  let newCounted = 0
+  for (let i = 0; i < copies.length; i += 20_000) {
+    const [a, b] = await Promise.all([w.stage.add(piece(copies.slice(i, i + 20_000), `copies-${i}`)), w.stage.add(piece(fresh.slice(i, i + 20_000), `new-${i}`))])
+    copiesCounted += a.events - a.duplicates
+    newCounted += b.events - b.duplicates
+  }
+  const again = await w.stage.add(piece(fresh.slice(0, 20_000), 'new-again'))
+  row(`100,000 copies of seeded events 1-35 days old + 100,000 new events on those days, at ${label} stored`,
+    `copies counted ${copiesCounted}; new counted ${newCounted}; 20,000 of the new re-sent: ${again.events - again.duplicates} counted`, 'copies 0, new 100,000, re-sent 0')
+}
+
+async function steady(w: Writer): Promise<void> {
+  // RATE events/s timestamped now, one write a second, RSS every 10 s.
+  const samples: { s: number; rss: number; keys: number }[] = []
+  const start = performance.now()
+  const baseline = process.memoryUsage().rss
+  let next = 0
+  while ((performance.now() - start) / 1000 < SECONDS) {
+    const sec = performance.now()
+    await w.stage.add(piece(Array.from({ length: RATE }, () => event(`live-${next++}`, Date.now())), `live-${next}`))
+    const elapsed = (performance.now() - start) / 1000
+    if (samples.length === 0 || elapsed - samples[samples.length - 1].s >= 10) {
+      samples.push({ s: elapsed, rss: process.memoryUsage().rss, keys: [...w.shards.owned.values()].reduce((n, st) => n + st.keys.size, 0) })
+    }
+    const left = 1000 - (performance.now() - sec)
+    if (left > 0) await new Promise((r) => setTimeout(r, left))
+  }
+  const last = samples.filter((x) => x.s >= SECONDS - WINDOW_MS / 1000)
+  const slope = last.length > 1 ? (last[last.length - 1].rss - last[0].rss) / ((last[last.length - 1].s - last[0].s) / 60) : 0
+  const peak = Math.max(...samples.map((x) => x.rss))
+  const bound = baseline + (WINDOW_MS / 1000) * RATE * 57
+  const achieved = next / ((performance.now() - start) / 1000)
+  row(`${RATE}/s offered for ${SECONDS} s (${Math.round(achieved)}/s written)`,
+    `RSS ${(baseline / 2 ** 20).toFixed(0)} -> peak ${(peak / 2 ** 20).toFixed(0)} MiB; slope over the last window ${(slope / 2 ** 20).toFixed(2)} MiB/min; keys in memory at the end ${samples[samples.length - 1].keys.toLocaleString('en')}`,
+    `slope ~0; peak < baseline + window x rate x 57 B = ${(bound / 2 ** 20).toFixed(0)} MiB`)
+}
+
+console.log(`bench:horizon: ${KEYS.toLocaleString('en')} keys over 37 days, window ${config.aggregatorHotWindowMinutes} min, ${RATE}/s for ${SECONDS} s; load ${load()}`)
+const hot = Math.round(RATE * (WINDOW_MS / 1000))
+let t = performance.now()
+await seed('hot-', 0, hot, `${NOW - WINDOW_MS} + ((number * ${STEP}) % ${WINDOW_MS})`)
+await seed('seed-', 0, Math.floor(KEYS / 4), `${HISTORY_FROM} + ((number * ${STEP}) % ${HISTORY_SPAN})`)
+row(`seeded ${(KEYS / 4).toLocaleString('en')} keys + ${hot.toLocaleString('en')} in the window`, `${((performance.now() - t) / 1000).toFixed(0)} s`)
+await takeover(millions(KEYS / 4))
+await coldLookup(millions(KEYS / 4))
+t = performance.now()
+await seed('seed-', Math.floor(KEYS / 4), KEYS, `${HISTORY_FROM} + ((number * ${STEP}) % ${HISTORY_SPAN})`)
+row(`seeded up to ${KEYS.toLocaleString('en')}`, `${((performance.now() - t) / 1000).toFixed(0)} s; load ${load()}`)
+const w = await takeover(millions(KEYS))
+await coldLookup(millions(KEYS))
+await exactness(w, millions(KEYS))
+await steady(w)
+
+console.log(`\n| figure | measured | goal |\n|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}`)
+console.log(`load ${load()}, ${os.cpus().length} cores`)
+await ch.close()
+await pg.end()
+process.exit(0)
