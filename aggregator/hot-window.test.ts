@@ -90,3 +90,17 @@ test('the window never moves back when the clock steps back, and eviction never 
   assert.deepEqual([copy.duplicates, copy.cold], [10, 10], 'still older than the window: checked in the store')
   assert.equal(await recent.usage(tenant, cnt), '11')
 })
+
+test('a write of 25,000 events older than the window looks them up in statements of 20,000 keys (each over 256 KiB of text); their copies are all duplicates', async () => {
+  const { tenant, cnt } = old.fixture()
+  const meters = source([cnt])
+  const a = await old.writer(meters, ALL, { hotWindowMinutes: 10 })
+  const evs = old.events('bulk-old', 25_000).map((e, i) => ({ ...e, timestamp: e.timestamp - (i % 1000) * 86_400 }))
+  const first = await a.stage.add(old.piece(tenant, 'bulk', evs))
+  assert.deepEqual([first.duplicates, first.cold], [0, 25_000])
+  const copy = await a.stage.add(old.piece(tenant, 'bulk-copy', evs))
+  assert.equal(copy.duplicates, 25_000)
+  const b = await old.writer(meters, ALL, { hotWindowMinutes: 10 })
+  const afterTakeover = await b.stage.add(old.piece(tenant, 'bulk-copy-2', evs))
+  assert.deepEqual([afterTakeover.duplicates, afterTakeover.cold], [25_000, 25_000])
+})
