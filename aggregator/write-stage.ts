@@ -304,21 +304,20 @@ export class WriteStage {
     // it leave memory only here, between writes, when every key counted so far is written.
     const hotFrom = this.shards.hotFrom()
     this.shards.evict(this.shards.owned.values(), hotFrom)
-    const items = mine.map((r) => {
-      r.result.events++
-      return { ...r, state: this.shards.owned.get(r.shard)!, key: eventKey(r.batch.tenant_id, r.batch.environment_id, r.e.event_id, r.e.timestamp), ms: r.e.timestamp }
+    const items = mine.map((ref) => {
+      ref.result.events++
+      const { batch, e } = ref
+      return { ref, result: ref.result, state: this.shards.owned.get(ref.shard)!, key: eventKey(batch.tenant_id, batch.environment_id, e.event_id, e.timestamp), ms: e.timestamp }
     })
     const fresh = await newEvents(this.ch, items, { hotFrom, keepFromDay: this.shards.keepFrom() })
 
     const raw: unknown[][] = []
     const meterEvents: unknown[][] = []
     const folder = new BucketFolder()
-    const newKeys: { state: ShardState; key: EventDigest; ms: number }[] = []
     /** shard -> month -> keys of the events whose buckets this write holds */
     const marked = new Map<number, Map<number, MarkedKey[]>>()
-    for (const r of fresh) {
-      const { batch, e, result, state, key } = r
-      newKeys.push({ state, key, ms: e.timestamp })
+    for (const { ref, result, state, key } of fresh) {
+      const { batch, e } = ref
       raw.push(rawRow(batch, e))
       const matched = meterHits(index, batch.tenant_id, batch.environment_id, e, result.skipped)
       if (!matched) continue
@@ -334,8 +333,8 @@ export class WriteStage {
       }
       if (!any) continue
       const month = monthOf(e.timestamp)
-      let months = marked.get(r.shard)
-      if (!months) marked.set(r.shard, (months = new Map<number, MarkedKey[]>()))
+      let months = marked.get(state.shard)
+      if (!months) marked.set(state.shard, (months = new Map<number, MarkedKey[]>()))
       const list = months.get(month)
       const k = { d: key, ms: e.timestamp }
       if (list) list.push(k)
@@ -347,7 +346,7 @@ export class WriteStage {
       const w = writeIds.get(shard)!
       for (const [month, digests] of months) buckets.push(markerRow(shard, w.epoch, w.seq, month, digests))
     }
-    const keyRows: DedupKeyRow[] = newKeys.map(({ state, key, ms }) => {
+    const keyRows: DedupKeyRow[] = fresh.map(({ state, key, ms }) => {
       const w = writeIds.get(state.shard)!
       return [state.shard, ms, keyText(key), checkText(key), w.epoch.toString(), w.seq.toString()]
     })
@@ -359,7 +358,7 @@ export class WriteStage {
     let bucketBlock: Promise<void> = Promise.resolve()
     const counted = () => {
       // A copy arriving later (even if the keys below fail) is a duplicate.
-      for (const { state, key, ms } of newKeys) state.keys.add(key, minuteOf(ms))
+      for (const { state, key, ms } of fresh) state.keys.add(key, minuteOf(ms))
     }
     const queryId = `meterline-buckets-${randomUUID()}`
     let t2 = t1, t3 = t1, t4 = t1
