@@ -5,7 +5,9 @@
 -- the time that puts it in or out of the writers' hot window. dedup_events holds one row per
 -- counted event in (shard, time, key) order: a takeover reads a shard's hot window as one key
 -- range (rows read follow the window, not the history), and a lookup of an older event reads
--- the few granules of its (shard, time, key). Weekly partitions let the horizon's TTL drop whole parts.
+-- one 256-row granule of its (shard, time, key) per part of its day. Daily partitions: a day's
+-- parts merge into few soon after the day (fewer granules a lookup), and the horizon's TTL
+-- drops whole parts.
 CREATE TABLE IF NOT EXISTS {db}.dedup_events
 (
     shard  UInt16,
@@ -16,9 +18,9 @@ CREATE TABLE IF NOT EXISTS {db}.dedup_events
     seq    UInt64
 )
 ENGINE = ReplacingMergeTree
-PARTITION BY intDiv(ms, 604800000)
+PARTITION BY intDiv(ms, 86400000)
 ORDER BY (shard, ms, key, check)
-SETTINGS index_granularity = 1024;
+SETTINGS index_granularity = 256;
 
 -- The keys counted so far, under their new identity: every raw event whose id-keyed dedup key
 -- was written (an event with raw rows and no key was never counted), with the write that counted
