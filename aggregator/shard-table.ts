@@ -69,14 +69,17 @@ export class ShardTable {
 
   /**
    * Between writes (every key written to dedup_events, or the shard dirty and not evicted):
-   * drops the keys of events before the window's minute, once per minute the window moved.
+   * drops the keys of events before the window's minute, once per minute the window moved, in
+   * at most `perCall` shards (a rebuild costs time in proportion to the keys: spread over writes).
    */
-  evict(states: Iterable<ShardState>, hotFrom: number): void {
+  evict(states: Iterable<ShardState>, hotFrom: number, perCall = 8): void {
     const minute = minuteOf(hotFrom)
+    let done = 0
     for (const s of states) {
       if (s.dirty || s.evictedBelow >= minute) continue
       s.keys.evictBefore(minute)
       s.evictedBelow = minute
+      if (++done >= perCall) return
     }
   }
 
