@@ -154,17 +154,32 @@ export async function countedBy(ch: ClickHouse, keys: StoredKey[]): Promise<Map<
   const out = new Map<string, CountedBy>()
   for (let i = 0; i < keys.length; i += LOOKUP_CHUNK) {
     const chunk = keys.slice(i, i + LOOKUP_CHUNK)
-    const shards = [...new Set(chunk.map((k) => Number(k.shard)))]
     lookupStats.statements++
     lookupStats.keys += chunk.length
-    const rows = await ch.query<{ k: string; c: string; e: string; s: string }>(
-      `SELECT toString(key) AS k, toString(check) AS c, toString(min(epoch)) AS e, toString(argMin(seq, epoch)) AS s
-         FROM ${ch.table('dedup_events')}
-        WHERE shard IN (${shards.join(',')}) AND (shard, ms, key, check) IN (${tuples(chunk)})
-        GROUP BY key, check`,
-      undefined, LOOKUP_SETTINGS,
-    )
+    const rows = await ch.query<{ k: string; c: string; e: string; s: string }>(lookupSql(ch, chunk), undefined, LOOKUP_SETTINGS)
     for (const r of rows) out.set(`${r.k}:${r.c}`, { epoch: BigInt(r.e), seq: BigInt(r.s) })
   }
   return out
+}
+
+const DAY_MS = 86_400_000
+
+/**
+ * One branch per event day, each bounded to its day's partition: a part then checks only its
+ * own day's keys against its index (one IN over every key made each of a few hundred parts
+ * check all 20,000).
+ */
+export function lookupSql(ch: ClickHouse, keys: StoredKey[]): string {
+  const byDay = new Map<number, StoredKey[]>()
+  for (const k of keys) {
+    const day = Math.floor(k.ms / DAY_MS)
+    const list = byDay.get(day)
+    if (list) list.push(k)
+    else byDay.set(day, [k])
+  }
+  const branches = [...byDay].map(([day, ks]) =>
+    `SELECT key, check, epoch, seq FROM ${ch.table('dedup_events')}
+      WHERE ms >= ${day * DAY_MS} AND ms < ${(day + 1) * DAY_MS} AND (shard, ms, key, check) IN (${tuples(ks)})`)
+  return `SELECT toString(key) AS k, toString(check) AS c, toString(min(epoch)) AS e, toString(argMin(seq, epoch)) AS s
+            FROM (${branches.join(' UNION ALL ')}) GROUP BY key, check`
 }
