@@ -56,8 +56,8 @@ export const SETTINGS = {
     meaning: "the dedup hot window: an event timestamped this recently (or later) is checked against the keys in the writer's memory alone; an older one, against memory and then `dedup_events` (one lookup per write). Memory holds about this many minutes of keys at 29-57 bytes each: at 10,000 events/s, 30 minutes is 18 M keys, 0.5-1 GB",
   },
   AGGREGATOR_THREAD: {
-    default: 'main', readBy: 'services',
-    meaning: "`main`: a process's aggregator consumers run on its main thread; `worker`: in a worker thread (their JavaScript off the API's event loop; ClickHouse statements through the main thread's engine). `main` stays the default until a 30-minute chaos run with `worker` is exact: earlier runs with it lost events (causes found and fixed, docs/benchmarks.md); after the fixes a 600 s run with it was exact",
+    default: 'worker', readBy: 'services',
+    meaning: "`worker`: a process's aggregator consumers run in a worker thread (their JavaScript off the API's event loop; ClickHouse statements through the main thread's engine); `main`: on its main thread (tests that hook into a write)",
   },
   INGEST_THREAD: {
     default: 'worker', readBy: 'services',
