@@ -188,7 +188,7 @@ export class Backfills {
           // A page that failed for its client may still land (a server completing it): the lease
           // is held until it can land no more, so the next attempt's delete comes after it.
           this.ch.insertCompact('meter_buckets', folder.rows(), undefined, queryId).catch(async (err: unknown) => {
-            await this.ch.settle(queryId)
+            await this.ch.settle(queryId, this.log)
             throw err
           }),
         ])

@@ -5,9 +5,9 @@
 // wins. An event older than the dedup horizon is not counted (a copy of it may be forgotten).
 // docs/architecture.md, "Dedup keys in memory and on disk".
 import type { ClickHouse } from '../clickhouse/client.js'
-import { countedBy } from '../clickhouse/queries/dedup-keys.js'
+import { countedBy, keyName } from '../clickhouse/queries/dedup-keys.js'
 import { aggregatorColdKeys } from '../platform/metrics.js'
-import { checkText, keyText, type EventDigest } from '../schemas/shards.js'
+import type { EventDigest } from '../schemas/shards.js'
 import { dayOf } from './key-set.js'
 import type { ShardState } from './shard-table.js'
 
@@ -54,7 +54,7 @@ export async function newEvents<T extends DedupItem>(ch: ClickHouse, items: T[],
   for (const { item, cold: isCold } of candidates) {
     if (isCold) {
       item.result.cold = (item.result.cold ?? 0) + 1
-      if (stored.has(`${keyText(item.key)}:${checkText(item.key)}`)) {
+      if (stored.has(keyName(item.key))) {
         item.result.duplicates++
         continue
       }

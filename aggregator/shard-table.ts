@@ -72,10 +72,10 @@ export class ShardTable {
    * drops the keys of events before the window's minute, once per minute the window moved, in
    * at most `perCall` shards (a rebuild costs time in proportion to the keys: spread over writes).
    */
-  evict(states: Iterable<ShardState>, hotFrom: number, perCall = 8): void {
+  evict(hotFrom: number, perCall = 8): void {
     const minute = minuteOf(hotFrom)
     let done = 0
-    for (const s of states) {
+    for (const s of this.owned.values()) {
       if (s.dirty || s.evictedBelow >= minute) continue
       s.keys.evictBefore(minute)
       s.evictedBelow = minute

@@ -303,7 +303,7 @@ export class WriteStage {
     // Dedup: the hot window's boundary is taken once for the whole write, and keys older than
     // it leave memory only here, between writes, when every key counted so far is written.
     const hotFrom = this.shards.hotFrom()
-    this.shards.evict(this.shards.owned.values(), hotFrom)
+    this.shards.evict(hotFrom)
     const items = mine.map((ref) => {
       ref.result.events++
       const { batch, e } = ref
@@ -381,7 +381,7 @@ export class WriteStage {
           // A reset after the server committed, or a timeout while it completes: the fence is
           // held until the block can land no more, so that whoever reads the markers next (this
           // writer's recovery, or a taker) sees it if it is in.
-          await settleStatement(this.ch, queryId, this.opts.log)
+          await this.ch.settle(queryId, this.opts.log)
           throw err
         })
         await bucketBlock
@@ -422,24 +422,6 @@ export class WriteStage {
       })
     }
     return results
-  }
-}
-
-/**
- * Waits until a failed statement can change nothing more. While the server cannot be asked, it
- * keeps asking (for at most about a minute, the fence held meanwhile), then gives up and says so.
- */
-async function settleStatement(ch: ClickHouse, queryId: string, log?: (msg: string, err?: unknown) => void): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ch.settle(queryId)
-    } catch (err) {
-      if (attempt >= 12) {
-        log?.(`could not make sure the failed insert ${queryId} ended; a takeover may count its events again if it still lands`, err)
-        return
-      }
-      await new Promise((r) => setTimeout(r, Math.min(500 * attempt, 5000)))
-    }
   }
 }
 

@@ -15,11 +15,10 @@ import { openStandaloneWriter, type Writer } from '../aggregator/writer.js'
 import type { Piece } from '../aggregator/write-stage.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
-import { countedBy, LOOKUP_SETTINGS, storedKeyOf } from '../clickhouse/queries/dedup-keys.js'
+import { countedBy, LOOKUP_SETTINGS, storedKeyOf, tuples as keyTuples } from '../clickhouse/queries/dedup-keys.js'
 import { loadConfig } from '../platform/config.js'
 import type { UsageEvent } from '../schemas/events.js'
 import type { MeterDefinition } from '../schemas/meters.js'
-import { checkText, keyText } from '../schemas/shards.js'
 
 const env = process.env
 const KEYS = Number(env.HORIZON_KEYS ?? 200_000_000)
@@ -116,7 +115,7 @@ async function coldLookup(label: string): Promise<void> {
     const n = Math.floor((i * 9_973_331) % Math.min(KEYS, 2 ** 31))
     return storedKeyOf(TENANT, ENV, `seed-${n}`, seedMs(n))
   })
-  const tuples = keys.map((k) => `(${k.shard},${k.ms},${keyText(k.d)},${checkText(k.d)})`).join(',')
+  const tuples = keyTuples(keys)
   const oneIn = `SELECT toString(key) AS k FROM ${ch.table('dedup_events')} WHERE (shard, ms, key, check) IN (${tuples})`
   // Alternated: the lookup as written (one branch per day) and one IN over every part.
   const times: Record<string, number[]> = { 'per day': [], 'one IN': [] }

@@ -27,25 +27,13 @@ export async function insertDedupKeys(ch: ClickHouse, rows: DedupKeyRow[]): Prom
 }
 
 /** `(shard, ms, key, check)` tuples as SQL literals: numbers only, so no value reaches the syntax. */
-function tuples(keys: StoredKey[]): string {
+export function tuples(keys: StoredKey[]): string {
   return keys.map((k) => `(${Number(k.shard)},${Math.trunc(k.ms)},${keyText(k.d)},${checkText(k.d)})`).join(',')
 }
 
 const LOOKUP_CHUNK = 20_000
 /** 20,000 keys are about 1.3 MB of statement text: above the default max_query_size (256 KiB). */
 export const LOOKUP_SETTINGS = { max_query_size: String(8 * 1024 * 1024) }
-
-/**
- * Which of these keys are stored (counted), each read from the few granules of its (shard, time,
- * key): one statement per 20,000 keys, the values in the statement's text (a POST body; query
- * parameters would travel in the URL). Returns `key:check` of the stored ones.
- */
-export async function storedKeys(ch: ClickHouse, keys: StoredKey[]): Promise<Set<string>> {
-  return new Set((await countedBy(ch, keys)).keys())
-}
-
-/** Statements and keys looked up by this process (bench, metrics). */
-export const lookupStats = { statements: 0, keys: 0 }
 
 /** A takeover's key stream that cannot be trusted: cut short, or holding text that is not keys. */
 export class KeyStreamError extends Error {
@@ -154,8 +142,6 @@ export async function countedBy(ch: ClickHouse, keys: StoredKey[]): Promise<Map<
   const out = new Map<string, CountedBy>()
   for (let i = 0; i < keys.length; i += LOOKUP_CHUNK) {
     const chunk = keys.slice(i, i + LOOKUP_CHUNK)
-    lookupStats.statements++
-    lookupStats.keys += chunk.length
     const rows = await ch.query<{ k: string; c: string; e: string; s: string }>(lookupSql(ch, chunk), undefined, LOOKUP_SETTINGS)
     for (const r of rows) out.set(`${r.k}:${r.c}`, { epoch: BigInt(r.e), seq: BigInt(r.s) })
   }
