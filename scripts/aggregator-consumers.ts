@@ -46,7 +46,6 @@ export function consumerSet(d: ConsumerDeps): ConsumerSet {
     watchBroker: config.spool.retainUntil === 'committed',
     audit: n === 0 ? config.usageAudit : undefined,
     dedupHorizonDays: config.retention.dedupHorizonDays,
-    hotWindowMinutes: config.aggregatorHotWindowMinutes,
     onCommittedWrite: d.onCommittedWrite,
     onCommitted: d.onCommitted,
     log: d.log,
