@@ -23,27 +23,27 @@ export function writeFixtures(ch: () => ClickHouse, t0: number, prefix: string) 
   let tenants = 0
   let offsets = 0n
   return {
-    fixture() {
+    fixture: () => {
       const tenant = `${prefix}-${++tenants}`
       const sum: MeterDefinition = { id: `${tenant}-sum`, tenant_id: tenant, environment_id: 'env', event_name: 'call', filters: [], aggregation: { type: 'SUM', field: 'n' } }
       const cnt: MeterDefinition = { id: `${tenant}-count`, tenant_id: tenant, environment_id: 'env', event_name: 'call', filters: [], aggregation: { type: 'COUNT' } }
       return { tenant, sum, cnt }
     },
 
-    async writer(meters: MeterSource, shards: number[], opts: Partial<WriterOptions> = {}): Promise<Writer> {
+    writer: async (meters: MeterSource, shards: number[], opts: Partial<WriterOptions> = {}): Promise<Writer> => {
       const w = await openWriter({ ch: ch(), pg: testPool(), meters, meterRefreshMs: 0, log: () => {}, ...opts })
       w.shards.assign(shards)
       return w
     },
 
-    events(name: string, n: number, value = (i: number) => i + 1): UsageEvent[] {
+    events: (name: string, n: number, value = (i: number) => i + 1): UsageEvent[] => {
       return Array.from({ length: n }, (_, i) => ({
         event_id: `${name}-${i}`, event_name: 'call', external_customer_id: 'c1', customer_id: null,
         timestamp: t0 + i * 7_000, source: null, properties: JSON.stringify({ n: value(i) }),
       }))
     },
 
-    piece(tenant: string, batchId: string, evs: UsageEvent[]): Piece {
+    piece: (tenant: string, batchId: string, evs: UsageEvent[]): Piece => {
       const batch: IngestBatch = { batch_id: batchId, tenant_id: tenant, environment_id: 'env', ingested_at: t0, events: evs }
       const at = offsets++
       return { stream: 'test', first: at, last: at, records: [{ offset: at, batch }] }
@@ -52,7 +52,7 @@ export function writeFixtures(ch: () => ClickHouse, t0: number, prefix: string) 
     /** Events of the given shards only (what the partitions of those shards would carry). */
     inShards: (tenant: string, shards: number[], evs: UsageEvent[]) => evs.filter((e) => shards.includes(eventShard(tenant, 'env', e.event_id))),
 
-    async usage(tenant: string, meter: MeterDefinition): Promise<string> {
+    usage: async (tenant: string, meter: MeterDefinition): Promise<string> => {
       const [row] = await queryMeterUsage(ch(), {
         tenantId: tenant, environmentId: 'env', meterId: meter.id, aggregation: meter.aggregation.type as 'SUM',
         start: new Date(t0 - 60_000), end: new Date(t0 + 86_400_000 * 3),
