@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { ClickHouse } from '../clickhouse/client.js'
-import { countedBy } from '../clickhouse/queries/dedup-keys.js'
-import { rawEventsPage, scopesWithEvents } from '../clickhouse/queries/events.js'
+import { countedBy, keyName, storedKeyOf } from '../clickhouse/queries/dedup-keys.js'
+import { cursorAfter, RAW_START, rawEventsPage, scopesWithEvents } from '../clickhouse/queries/events.js'
 import { aggregatorBackfillFailures, aggregatorMeterRowsWritten } from '../platform/metrics.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 import type { MeterDefinition } from '../schemas/meters.js'
-import { SHARDS, checkText, eventDigest, keyText, shardOf } from '../schemas/shards.js'
+import { SHARDS } from '../schemas/shards.js'
 import { BucketFolder } from './fold.js'
 import type { MeterCache } from './meter-cache.js'
 import { bucketRow, indexMeters, meterEventRow, meterHits } from './meter-rows.js'
@@ -149,21 +149,20 @@ export class Backfills {
     const index = indexMeters([meter])
     const origin = `bf:${token}`
     const scope = { tenantId: meter.tenant_id, environmentId: meter.environment_id, eventName: meter.event_name }
-    let after = ''
+    let after = RAW_START
     let counted = 0
     for (;;) {
       const size = this.hooks.backfillPageSize ?? PAGE
       const page = await rawEventsPage(this.ch, scope, after, size)
       if (page.length === 0) return counted
-      const digests = page.map((r) => eventDigest(meter.tenant_id, meter.environment_id, r.event_id))
-      const writes = await countedBy(this.ch, digests.map((d) => [shardOf(d), keyText(d), checkText(d)]))
+      const keys = page.map((r) => storedKeyOf(meter.tenant_id, meter.environment_id, r.event_id, Number(r.timestamp_ms)))
+      const writes = await countedBy(this.ch, keys)
       const events: unknown[][] = []
       const folder = new BucketFolder()
       const skipped: Record<string, number> = {}
       page.forEach((r, i) => {
-        const d = digests[i]
-        const by = writes.get(`${keyText(d)}:${checkText(d)}`)
-        const c = cut.get(shardOf(d))!
+        const by = writes.get(keyName(keys[i].d))
+        const c = cut.get(keys[i].shard)!
         // Not counted yet (its write will count the meter), or counted at or after the cut.
         if (!by || by.epoch > c.epoch || (by.epoch === c.epoch && by.seq >= c.seq)) return
         const batch: IngestBatch = {
@@ -189,7 +188,7 @@ export class Backfills {
           // A page that failed for its client may still land (a server completing it): the lease
           // is held until it can land no more, so the next attempt's delete comes after it.
           this.ch.insertCompact('meter_buckets', folder.rows(), undefined, queryId).catch(async (err: unknown) => {
-            await this.ch.settle(queryId)
+            await this.ch.settle(queryId, this.log)
             throw err
           }),
         ])
@@ -199,7 +198,7 @@ export class Backfills {
       })
       aggregatorMeterRowsWritten.inc(events.length)
       await this.hooks.afterBackfillPage?.(meter.id)
-      after = page[page.length - 1].event_id
+      after = cursorAfter(page[page.length - 1])
       if (page.length < size) return counted
     }
   }

@@ -49,6 +49,8 @@ export interface AggregatorOptions {
   name?: string
   /** days of event time whose dedup keys are kept (INGEST_MAX_EVENT_AGE_DAYS + 2); 0: forever */
   dedupHorizonDays?: number
+  /** minutes of event time whose dedup keys stay in memory (older events are looked up in dedup_events) */
+  hotWindowMinutes?: number
   /** the online exactness audit: every `everyMs` (0: off), `samples` closed minutes recounted */
   audit?: { everyMs: number; samples: number }
   log?: (msg: string, err?: unknown) => void

@@ -24,21 +24,20 @@ test('digests that differ only in their check half are different keys', () => {
   assert.equal(set.size, 2)
 })
 
-test('keys older than the horizon are dropped when the table is rebuilt; newer ones and re-added ones stay', () => {
-  let keepFrom = 0
-  const set = new KeySet(16, () => keepFrom)
+test('evictBefore drops the keys of events before a minute and keeps the rest, whatever order they came in', () => {
+  const set = new KeySet(16)
   const old = Array.from({ length: 5000 }, (_, i) => eventDigest('t', 'e', `old-${i}`))
-  const renewed = old.slice(0, 100)
-  for (const d of old) set.add(d, 100)
-  // The same events again with a later day (their copy arrived with a later timestamp): kept by the later day.
-  for (const d of renewed) assert.equal(set.add(d, 200), false)
-  keepFrom = 150
   const recent = Array.from({ length: 20_000 }, (_, i) => eventDigest('t', 'e', `new-${i}`))
+  old.forEach((d, i) => set.add(d, 100 + (i % 50)))
   for (const d of recent) set.add(d, 160)
-  assert.equal(set.size, 20_000 + 100)
+  assert.equal(set.add(old[0], 500), false, 'present: its first minute stays')
+  assert.equal(set.evictBefore(150), 5000)
+  assert.equal(set.size, 20_000)
   for (const d of recent) assert.equal(set.has(d), true)
-  for (const d of renewed) assert.equal(set.has(d), true)
-  assert.equal(old.slice(100).filter((d) => set.has(d)).length, 0)
-  // Memory follows the live keys: 20,100 keys fit a table sized for about twice as many.
+  assert.equal(old.filter((d) => set.has(d)).length, 0)
+  // Memory follows the live keys: 20,000 keys fit a table sized for about twice as many.
   assert.ok(set.bytes <= 65_536 * 5 * 4, `${set.bytes} bytes`)
+  // The all-zero digest is evicted by its minute too.
+  set.add({ hi1: 0, hi0: 0, lo1: 0, lo0: 0 }, 149)
+  assert.equal(set.evictBefore(150), 1)
 })

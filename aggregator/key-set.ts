@@ -1,8 +1,10 @@
-// The dedup keys of one shard, in memory: an open-addressing hash set of 128-bit digests, each
-// with the UTC day (days since 1970) of its event, in one Uint32Array (20 bytes a key, about 30
-// at the load factor kept). The shard's owner loads it from dedup_keys at takeover and adds
-// every key it writes, so a lookup costs no statement. Keys older than the dedup horizon
-// (`keepFrom`) are dropped whenever the table is rebuilt, so memory holds the horizon's keys.
+// The dedup keys of one shard's hot window, in memory: an open-addressing hash set of 128-bit
+// digests, each with the minute (minutes since 1970) of its event's timestamp, in one
+// Uint32Array (20 bytes a slot; 29-57 bytes a key at the load kept, since a rebuild sizes the
+// table for twice the live keys). The shard's owner loads it from dedup_events at takeover
+// (the keys of the hot window) and adds every key it counts, so a lookup of a recent event costs
+// no statement. `evictBefore` drops the keys of events before a minute (older than the hot
+// window, and written to dedup_events): the write stage calls it between writes.
 import type { EventDigest } from '../schemas/shards.js'
 
 const WORDS = 5
@@ -13,19 +15,15 @@ export class KeySet {
   private mask: number
   private count = 0
   /** the all-zero digest cannot mark an empty slot; it is kept aside */
-  private hasZero = false
+  private zero: number | undefined
 
-  constructor(
-    expected = 1024,
-    /** the first event day whose keys must be kept (the dedup horizon); none: every key */
-    private readonly keepFrom?: () => number,
-  ) {
+  constructor(expected = 1024) {
     this.table = new Uint32Array(slotsFor(expected) * WORDS)
     this.mask = this.table.length / WORDS - 1
   }
 
   get size(): number {
-    return this.count + (this.hasZero ? 1 : 0)
+    return this.count + (this.zero === undefined ? 0 : 1)
   }
 
   get bytes(): number {
@@ -33,7 +31,7 @@ export class KeySet {
   }
 
   has(d: EventDigest): boolean {
-    if ((d.hi1 | d.hi0 | d.lo1 | d.lo0) === 0) return this.hasZero
+    if ((d.hi1 | d.hi0 | d.lo1 | d.lo0) === 0) return this.zero !== undefined
     const t = this.table
     // The digest is uniformly random: its high word is a good hash already.
     for (let slot = d.hi1 & this.mask; ; slot = (slot + 1) & this.mask) {
@@ -43,18 +41,26 @@ export class KeySet {
     }
   }
 
-  /** Adds the key of an event of `day`; false when it was present (its day moves to the later one). */
-  add(d: EventDigest, day: number): boolean {
+  /** Adds the key of an event of `minute`; false when it was present. */
+  add(d: EventDigest, minute: number): boolean {
     if ((d.hi1 | d.hi0 | d.lo1 | d.lo0) === 0) {
-      const had = this.hasZero
-      this.hasZero = true
+      const had = this.zero !== undefined
+      this.zero = Math.max(this.zero ?? 0, minute)
       return !had
     }
-    if ((this.count + 1) > (this.mask + 1) * MAX_LOAD) this.rebuild()
-    return this.insert(d.hi1 >>> 0, d.hi0 >>> 0, d.lo1 >>> 0, d.lo0 >>> 0, day >>> 0)
+    if ((this.count + 1) > (this.mask + 1) * MAX_LOAD) this.rebuild(0)
+    return this.insert(d.hi1 >>> 0, d.hi0 >>> 0, d.lo1 >>> 0, d.lo0 >>> 0, minute >>> 0)
   }
 
-  private insert(a: number, b: number, c: number, e: number, day: number): boolean {
+  /** Drops the keys of events before `minute`; returns how many went. */
+  evictBefore(minute: number): number {
+    const before = this.size
+    if (this.zero !== undefined && this.zero < minute) this.zero = undefined
+    this.rebuild(minute)
+    return before - this.size
+  }
+
+  private insert(a: number, b: number, c: number, e: number, minute: number): boolean {
     const t = this.table
     for (let slot = a & this.mask; ; slot = (slot + 1) & this.mask) {
       const o = slot * WORDS
@@ -63,21 +69,17 @@ export class KeySet {
         t[o + 1] = b
         t[o + 2] = c
         t[o + 3] = e
-        t[o + 4] = day
+        t[o + 4] = minute
         this.count++
         return true
       }
-      if (t[o] === a && t[o + 1] === b && t[o + 2] === c && t[o + 3] === e) {
-        if (day > t[o + 4]) t[o + 4] = day
-        return false
-      }
+      if (t[o] === a && t[o + 1] === b && t[o + 2] === c && t[o + 3] === e) return false
     }
   }
 
-  /** Full: the keys within the horizon move to a table with room for as many again. */
-  private rebuild(): void {
+  /** The keys of `keepFrom` on move to a table with room for as many again. */
+  private rebuild(keepFrom: number): void {
     const old = this.table
-    const keepFrom = this.keepFrom?.() ?? 0
     let live = 0
     for (let o = 0; o < old.length; o += WORDS) {
       if ((old[o] | old[o + 1] | old[o + 2] | old[o + 3]) !== 0 && old[o + 4] >= keepFrom) live++
@@ -100,4 +102,9 @@ function slotsFor(keys: number): number {
 /** UTC day number (days since 1970-01-01) of an instant. */
 export function dayOf(ms: number): number {
   return Math.floor(ms / 86_400_000)
+}
+
+/** Minute number (minutes since 1970-01-01) of an instant. */
+export function minuteOf(ms: number): number {
+  return Math.floor(ms / 60_000)
 }

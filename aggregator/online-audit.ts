@@ -8,11 +8,10 @@
 import { Decimal } from 'decimal.js'
 import type pg from 'pg'
 import type { ClickHouse } from '../clickhouse/client.js'
-import { countedBy } from '../clickhouse/queries/dedup-keys.js'
+import { countedBy, keyName, storedKeyOf } from '../clickhouse/queries/dedup-keys.js'
 import { queryMeterUsage, type UsageAggregation } from '../clickhouse/queries/meter-usage.js'
 import { usageAuditSamples } from '../platform/business-metrics.js'
 import type { MeterDefinition } from '../schemas/meters.js'
-import { checkText, eventDigest, keyText, shardOf } from '../schemas/shards.js'
 import type { MeterCache } from './meter-cache.js'
 import { indexMeters, meterHits } from './meter-rows.js'
 
@@ -82,21 +81,21 @@ export class OnlineAudit {
     const start = new Date(s.minute * 1000)
     const end = new Date(s.minute * 1000 + 60_000)
     const raw = await this.ch.query<{ event_id: string; properties: string; ts: string }>(
-      `SELECT event_id, any(properties) AS properties, toString(toUnixTimestamp64Milli(any(timestamp))) AS ts
+      `SELECT event_id, any(properties) AS properties, toString(toUnixTimestamp64Milli(timestamp)) AS ts
          FROM ${this.ch.table('events_raw')}
         WHERE tenant_id = {t:String} AND environment_id = {e:String} AND event_name = {n:String} AND external_customer_id = {c:String}
           AND timestamp >= fromUnixTimestamp64Milli(${start.getTime()}) AND timestamp < fromUnixTimestamp64Milli(${end.getTime()})
-        GROUP BY event_id`,
+        GROUP BY event_id, timestamp`,
       { t: meter.tenant_id, e: meter.environment_id, n: meter.event_name, c: s.customer },
     )
-    const digests = raw.map((r) => eventDigest(meter.tenant_id, meter.environment_id, r.event_id))
-    const counted = await countedBy(this.ch, digests.map((d) => [shardOf(d), keyText(d), checkText(d)]))
+    const keys = raw.map((r) => storedKeyOf(meter.tenant_id, meter.environment_id, r.event_id, Number(r.ts)))
+    const counted = await countedBy(this.ch, keys)
     const index = indexMeters([meter])
     let value = new Decimal(0)
     let max: Decimal | undefined
     let events = 0
     raw.forEach((r, i) => {
-      if (!counted.has(`${keyText(digests[i])}:${checkText(digests[i])}`)) return
+      if (!counted.has(keyName(keys[i].d))) return
       const e = { event_id: r.event_id, event_name: meter.event_name, external_customer_id: s.customer, customer_id: null, timestamp: Number(r.ts), source: null, properties: r.properties }
       for (const hit of meterHits(index, meter.tenant_id, meter.environment_id, e, {})?.hits ?? []) {
         events++

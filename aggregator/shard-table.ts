@@ -1,20 +1,24 @@
-// The shards this writer holds: for each, its epoch, the next write's sequence, its dedup keys
-// in memory and the meter cuts that apply to it. Taking a shard (claim) waits for the previous
-// owner's write in flight, moves the epoch, finishes the previous owner's in-doubt writes from
-// their markers, and loads the shard's keys. See docs/architecture.md, "The write path".
+// The shards this writer holds: for each, its epoch, the next write's sequence, the dedup keys
+// of its hot window in memory and the meter cuts that apply to it. Taking a shard (claim) waits
+// for the previous owner's write in flight, moves the epoch, finishes the previous owner's
+// in-doubt writes from their markers, and loads the keys of the shard's hot window. See
+// docs/architecture.md, "The write path" and "Dedup keys in memory and on disk".
 import type { ClickHouse } from '../clickhouse/client.js'
-import { dayText, forEachShardKey, insertDedupKeys, KeyStreamError, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
+import { forEachShardKey, insertDedupKeys, KeyStreamError, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
 import { markersAfter } from '../clickhouse/queries/write-markers.js'
 import { aggregatorShardLoadFailures } from '../platform/metrics.js'
 import { checkText, keyText } from '../schemas/shards.js'
-import { dayOf, KeySet } from './key-set.js'
+import { dayOf, KeySet, minuteOf } from './key-set.js'
 import type { ShardFence } from './shard-fence.js'
 
 export interface ShardState {
   shard: number
   epoch: bigint
   nextSeq: bigint
+  /** the keys of events from the hot window's start on, and of every event counted since the last eviction */
   keys: KeySet
+  /** keys of events before this minute have been evicted (written to dedup_events first) */
+  evictedBelow: number
   /** a write failed after its bucket insert: its keys must be recorded before the next write */
   dirty: boolean
   /** meter id -> the first write (epoch, seq) of this shard that counts it */
@@ -38,6 +42,9 @@ export class ShardTable {
     private readonly horizonDays = 0,
     /** keys read per statement at a takeover */
     private readonly keyPageSize = 500_000,
+    /** events this recent (and later) are checked in memory; older ones in dedup_events */
+    private readonly hotWindowMs = 30 * 60_000,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   /**
@@ -45,7 +52,36 @@ export class ShardTable {
    * ingest (older than its acceptance window) unless it waited that margin in the pipeline; it
    * is not counted (write-stage.ts), since a copy of it may no longer be known.
    */
-  readonly keepFrom = (): number => (this.horizonDays > 0 ? dayOf(Date.now()) - this.horizonDays : 0)
+  readonly keepFrom = (): number => (this.horizonDays > 0 ? dayOf(this.clock()) - this.horizonDays : 0)
+
+  private hotStart = 0
+
+  /**
+   * The hot window's start (ms): events at or after it are checked in memory alone, earlier ones
+   * in memory and then in dedup_events. Computed once per write and never moving back, whatever
+   * the clock does: memory holds every key from here on, so a boundary that moved back would
+   * take events for hot whose keys were evicted.
+   */
+  hotFrom(): number {
+    this.hotStart = Math.max(this.hotStart, this.clock() - this.hotWindowMs)
+    return this.hotStart
+  }
+
+  /**
+   * Between writes (every key written to dedup_events, or the shard dirty and not evicted):
+   * drops the keys of events before the window's minute, once per minute the window moved, in
+   * at most `perCall` shards (a rebuild costs time in proportion to the keys: spread over writes).
+   */
+  evict(hotFrom: number, perCall = 8): void {
+    const minute = minuteOf(hotFrom)
+    let done = 0
+    for (const s of this.owned.values()) {
+      if (s.dirty || s.evictedBelow >= minute) continue
+      s.keys.evictBefore(minute)
+      s.evictedBelow = minute
+      if (++done >= perCall) return
+    }
+  }
 
   /** The group's assignment changed: shards not in it are given up at once. */
   assign(shards: Iterable<number>): void {
@@ -102,7 +138,7 @@ export class ShardTable {
       const parked = this.parked.get(c.shard)
       const kept = parked && c.previousOwner === this.fence.owner && c.previousEpoch === parked.epoch && !parked.dirty
       const state: ShardState = {
-        shard: c.shard, epoch: c.epoch, nextSeq: 1n, keys: kept ? parked.keys : new KeySet(1024, this.keepFrom), dirty: true, cuts: new Map(),
+        shard: c.shard, epoch: c.epoch, nextSeq: 1n, keys: kept ? parked.keys : new KeySet(1024), evictedBelow: kept ? parked.evictedBelow : 0, dirty: true, cuts: new Map(),
       }
       for (const cut of cuts) if (cut.shard === c.shard) state.cuts.set(cut.meterId, { epoch: cut.epoch, seq: cut.seq })
       await this.finishInDoubt(state, c.doneEpoch, c.doneSeq)
@@ -110,8 +146,9 @@ export class ShardTable {
       taken.push(state)
     }
     // Loaded after the in-doubt writes are finished, so their keys are in.
+    const hotFrom = this.hotFrom()
     for (let i = 0; i < loads.length; i += 4) {
-      await Promise.all(loads.slice(i, i + 4).map((s) => this.load(s)))
+      await Promise.all(loads.slice(i, i + 4).map((s) => this.load(s, hotFrom)))
     }
     // Owned only now, every key in: a claim that fails part-way (Postgres or ClickHouse gone)
     // leaves no shard held with a partial memory, which would count its events again. The next
@@ -123,9 +160,10 @@ export class ShardTable {
   }
 
   /** A shard's keys from the store into its memory; a load that fails says why (log, metric) and fails the claim. */
-  private async load(s: ShardState): Promise<void> {
+  private async load(s: ShardState, hotFrom: number): Promise<void> {
     try {
-      await forEachShardKey(this.ch, s.shard, this.keepFrom(), (a, b, c, d, day) => s.keys.add({ hi1: a, hi0: b, lo1: c, lo0: d }, day), this.keyPageSize)
+      await forEachShardKey(this.ch, s.shard, hotFrom, (ms, a, b, c, d) => s.keys.add({ hi1: a, hi0: b, lo1: c, lo0: d }, minuteOf(ms)), this.keyPageSize)
+      s.evictedBelow = minuteOf(hotFrom)
     } catch (err) {
       const reason = err instanceof KeyStreamError ? err.reason : 'error'
       aggregatorShardLoadFailures.inc({ reason })
@@ -152,13 +190,10 @@ export class ShardTable {
     const markers = await markersAfter(this.ch, state.shard, doneEpoch, doneSeq)
     if (markers.length) {
       const rows: DedupKeyRow[] = []
-      // A marker names its events' month, not their day: their keys are kept as of tomorrow,
-      // at least as long as their own days would keep them.
-      const day = dayOf(Date.now()) + 1
       for (const m of markers) {
-        for (const d of m.digests) {
-          rows.push([state.shard, keyText(d), checkText(d), m.epoch.toString(), m.seq.toString(), dayText(day)])
-          state.keys.add(d, day)
+        for (const { d, ms } of m.keys) {
+          rows.push([state.shard, ms, keyText(d), checkText(d), m.epoch.toString(), m.seq.toString()])
+          state.keys.add(d, minuteOf(ms))
         }
       }
       await insertDedupKeys(this.ch, rows)

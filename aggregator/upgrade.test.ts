@@ -10,7 +10,8 @@ import { migrateClickHouse } from '../clickhouse/migrate.js'
 import { queryMeterUsage } from '../clickhouse/queries/meter-usage.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 import type { MeterDefinition } from '../schemas/meters.js'
-import { eventShard } from '../schemas/shards.js'
+import { storedKeyOf } from '../clickhouse/queries/dedup-keys.js'
+import { checkText, eventShard, keyText } from '../schemas/shards.js'
 import { testConfig } from '../test/support/platform.js'
 import { testPool } from '../test/support/writer.js'
 import { bucketRow, indexMeters, meterEventRow, meterHits, rawRow } from './meter-rows.js'
@@ -62,12 +63,15 @@ test('a database of the earlier write path migrates and counts on exactly', asyn
   await ch.insertCompact('meter_activations', [[active.id, '1790000000000000'], [halfway.id, '0']])
 
   const applied = await migrateClickHouse(ch)
-  assert.deepEqual(applied, ['0005_sharded_write_path.sql', '0006_dedup_horizon.sql'])
-  const [keys] = await ch.query<{ n: string; misplaced: string; days: string[] }>(
-    `SELECT toString(count()) AS n, toString(countIf(shard != key % 64)) AS misplaced, groupUniqArray(toString(event_day)) AS days FROM ${ch.table('dedup_keys')}`,
+  assert.deepEqual(applied, ['0005_sharded_write_path.sql', '0006_dedup_horizon.sql', '0007_dedup_by_time.sql'])
+  // The counted events' keys, under the identity (event_id, timestamp), each with its event's time and its id's shard.
+  const keys = await ch.query<{ shard: number; ms: string; key: string; check: string }>(
+    `SELECT shard, toString(ms) AS ms, toString(key) AS key, toString(check) AS check FROM ${ch.table('dedup_events')} ORDER BY ms`,
   )
-  // Their events' days are unknown: kept (never before the dedup horizon).
-  assert.deepEqual(keys, { n: '6', misplaced: '0', days: ['2100-01-01'] }, 'the earlier keys moved to the sharded store')
+  assert.deepEqual(keys.map((k) => ({ ...k, shard: Number(k.shard) })), olds.map((e) => {
+    const k = storedKeyOf('up', 'env', e.event_id, e.timestamp)
+    return { shard: k.shard, ms: String(e.timestamp), key: keyText(k.d), check: checkText(k.d) }
+  }), 'the earlier keys moved to the time-ordered store')
   assert.equal(eventShard('up', 'env', 'old-1') >= 0, true)
 
   const writer = await openStandaloneWriter({ ch, pg: testPool(), meters: { version: async () => 'v', load: async () => [active, halfway] }, meterRefreshMs: 0, log: () => {} })

@@ -3,7 +3,7 @@
 // tests and bench:invoices. Run it when nothing is in flight in the aggregator.
 import { Decimal } from 'decimal.js'
 import type { ClickHouse } from '../clickhouse/client.js'
-import { rawEventsPage } from '../clickhouse/queries/events.js'
+import { cursorAfter, RAW_START, rawEventsPage } from '../clickhouse/queries/events.js'
 import { queryMeterUsage, type UsageAggregation } from '../clickhouse/queries/meter-usage.js'
 import { indexMeters, meterHits } from './meter-rows.js'
 import type { MeterDefinition } from '../schemas/meters.js'
@@ -24,7 +24,7 @@ export async function auditMeter(ch: ClickHouse, meter: MeterDefinition, from: D
   const recount = new Recount(meter.aggregation.type)
   const index = indexMeters([meter])
   const scope = { tenantId: meter.tenant_id, environmentId: meter.environment_id, eventName: meter.event_name }
-  for (let after = ''; ; ) {
+  for (let after = RAW_START; ; ) {
     const page = await rawEventsPage(ch, scope, after, PAGE)
     for (const r of page) {
       const ts = Number(r.timestamp_ms)
@@ -33,7 +33,7 @@ export async function auditMeter(ch: ClickHouse, meter: MeterDefinition, from: D
       for (const hit of meterHits(index, meter.tenant_id, meter.environment_id, e, {})?.hits ?? []) recount.add(hit.value, hit.text, ts, r.event_id)
     }
     if (page.length < PAGE) break
-    after = page[page.length - 1].event_id
+    after = cursorAfter(page[page.length - 1])
   }
   const [bucket] = await queryMeterUsage(ch, {
     tenantId: meter.tenant_id, environmentId: meter.environment_id, meterId: meter.id,
@@ -51,7 +51,7 @@ async function auditWeightedMeter(ch: ClickHouse, meter: MeterDefinition, from: 
   const recount = new WeightedRecount()
   const index = indexMeters([meter])
   const scope = { tenantId: meter.tenant_id, environmentId: meter.environment_id, eventName: meter.event_name }
-  for (let after = ''; ; ) {
+  for (let after = RAW_START; ; ) {
     const page = await rawEventsPage(ch, scope, after, PAGE)
     for (const r of page) {
       const ts = Number(r.timestamp_ms)
@@ -60,7 +60,7 @@ async function auditWeightedMeter(ch: ClickHouse, meter: MeterDefinition, from: 
       for (const hit of meterHits(index, meter.tenant_id, meter.environment_id, e, {})?.hits ?? []) recount.add(r.external_customer_id, hit.value, ts, r.event_id)
     }
     if (page.length < PAGE) break
-    after = page[page.length - 1].event_id
+    after = cursorAfter(page[page.length - 1])
   }
   const raw = recount.over(from.getTime(), to.getTime())
   const rawValue = weightedValue(raw.integral.toFixed(), to.getTime() - from.getTime())

@@ -15,6 +15,8 @@ import { settleBackfills } from './writer.js'
 const ch = useChdb('write-holes')
 const T0 = Date.parse('2026-10-31T23:59:00Z')
 const { fixture, writer, events, piece, usage } = writeFixtures(ch, T0, 'holes')
+/** a hot window that reaches back past T0: a takeover loads every key of these tests */
+const EVERYTHING = 10 * 365 * 24 * 60
 
 /** The test's engine through a fault transport. */
 function faulty() {
@@ -140,7 +142,10 @@ test('a takeover reads a shard in pages: 300 keys in pages of 7, every copy then
   const evs = events('paged', 300)
   await a.stage.add(piece(tenant, 'first', evs))
   const { ch: through, faults } = faulty()
-  const b = await writer(meters, ALL, { ch: through, keyPageSize: 7 })
+  const b = await writer(meters, ALL, { ch: through, keyPageSize: 7, hotWindowMinutes: EVERYTHING })
+  assert.equal(faults.fired.length, 0)
+  await b.stage.tick()
+  assert.equal([...b.shards.owned.values()].reduce((n, s) => n + s.keys.size, 0) >= 300, true, 'the hot window holds every key')
   const result = await b.stage.add(piece(tenant, 'again', evs))
   assert.equal(result.duplicates, 300)
   assert.ok(faults.fired.length === 0)
@@ -156,10 +161,10 @@ for (const fault of ['truncate', 'truncate-at-line', 'error-mid-stream'] as cons
     await a.stage.add(piece(tenant, 'first', evs))
     const { ch: through, faults } = faulty()
     const logs: string[] = []
-    const b = await writer(meters, ALL, { ch: through, log: (m) => logs.push(m) })
+    const b = await writer(meters, ALL, { ch: through, log: (m) => logs.push(m), hotWindowMinutes: EVERYTHING })
     const failuresBefore = await loadFailures(fault === 'error-mid-stream' ? 'corrupt' : 'truncated')
     // The first shard's key stream (it holds keys of every test in this file).
-    faults.inject({ op: 'queryText', match: /dedup_keys/, fault })
+    faults.inject({ op: 'queryText', match: /dedup_events/, fault })
     await assert.rejects(b.stage.add(piece(tenant, 'again', evs)), /dedup keys of shard \d+ arrived (cut short|corrupt)/)
     assert.equal(b.shards.owned.size, 0)
     assert.ok(logs.some((l) => /its dedup keys could not be loaded/.test(l)), logs.join('\n'))

@@ -12,13 +12,14 @@
 // every copy is a duplicate. docs/architecture.md, "The write path".
 import { randomUUID } from 'node:crypto'
 import type { ClickHouse } from '../clickhouse/client.js'
-import { dayText, insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
-import { dayOf } from './key-set.js'
-import { markerRow } from '../clickhouse/queries/write-markers.js'
+import { insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
+import { minuteOf } from './key-set.js'
+import { markerRow, type MarkedKey } from '../clickhouse/queries/write-markers.js'
 import type { IngestBatch, UsageEvent } from '../schemas/events.js'
 import type { CommittedBucket, CommittedWriteListener } from '../schemas/committed-write.js'
 import type { MeterDefinition } from '../schemas/meters.js'
-import { checkText, eventDigest, keyText, partitionOfShard, shardOf, type EventDigest } from '../schemas/shards.js'
+import { checkText, eventDigest, eventKey, keyText, partitionOfShard, shardOf, type EventDigest } from '../schemas/shards.js'
+import { newEvents } from './dedup-step.js'
 import { BucketFolder } from './fold.js'
 import type { MeterCache } from './meter-cache.js'
 import { bucketRow, indexMeters, meterEventRow, meterHits, monthOf, rawRow } from './meter-rows.js'
@@ -42,6 +43,8 @@ export interface Piece {
 export interface PieceResult {
   events: number
   duplicates: number
+  /** events older than the hot window checked in dedup_events (duplicates among them included) */
+  cold?: number
   meterRows: number
   skipped: Record<string, number>
   /** events counted per meter, keyed `tenant_id \0 meter_id` (metrics) */
@@ -89,6 +92,7 @@ interface Pending {
 interface EventRef {
   batch: IngestBatch
   e: UsageEvent
+  /** the digest of the event's id: its shard */
   d: EventDigest
   shard: number
   result: PieceResult
@@ -296,34 +300,24 @@ export class WriteStage {
     const index = await this.meterIndex(states)
     const writeIds = new Map<number, WriteId>(states.map((s) => [s.shard, { shard: s.shard, epoch: s.epoch, seq: s.nextSeq++ }]))
 
-    // Dedup (first occurrence within the write wins) and rows.
+    // Dedup: the hot window's boundary is taken once for the whole write, and keys older than
+    // it leave memory only here, between writes, when every key counted so far is written.
+    const hotFrom = this.shards.hotFrom()
+    this.shards.evict(hotFrom)
+    const items = mine.map((ref) => {
+      ref.result.events++
+      const { batch, e } = ref
+      return { ref, result: ref.result, state: this.shards.owned.get(ref.shard)!, key: eventKey(batch.tenant_id, batch.environment_id, e.event_id, e.timestamp), ms: e.timestamp }
+    })
+    const fresh = await newEvents(this.ch, items, { hotFrom, keepFromDay: this.shards.keepFrom() })
+
     const raw: unknown[][] = []
     const meterEvents: unknown[][] = []
     const folder = new BucketFolder()
-    const newKeys: { state: ShardState; d: EventDigest; day: number }[] = []
-    const keepFrom = this.shards.keepFrom()
-    const seen = new Map<number, Set<string>>()
-    /** shard -> month -> digests of the events whose buckets this write holds */
-    const marked = new Map<number, Map<number, EventDigest[]>>()
-    for (const r of mine) {
-      const { batch, e, d, result } = r
-      result.events++
-      const state = this.shards.owned.get(r.shard)!
-      const id = `${d.hi1}:${d.hi0}:${d.lo1}:${d.lo0}`
-      let inWrite = seen.get(r.shard)
-      if (!inWrite) seen.set(r.shard, (inWrite = new Set()))
-      if (state.keys.has(d) || inWrite.has(id)) {
-        result.duplicates++
-        continue
-      }
-      const day = dayOf(e.timestamp)
-      if (day < keepFrom) {
-        // Older than the dedup horizon: a copy of it may be forgotten, so it is not counted.
-        result.skipped.expired = (result.skipped.expired ?? 0) + 1
-        continue
-      }
-      inWrite.add(id)
-      newKeys.push({ state, d, day })
+    /** shard -> month -> keys of the events whose buckets this write holds */
+    const marked = new Map<number, Map<number, MarkedKey[]>>()
+    for (const { ref, result, state, key } of fresh) {
+      const { batch, e } = ref
       raw.push(rawRow(batch, e))
       const matched = meterHits(index, batch.tenant_id, batch.environment_id, e, result.skipped)
       if (!matched) continue
@@ -339,11 +333,12 @@ export class WriteStage {
       }
       if (!any) continue
       const month = monthOf(e.timestamp)
-      let months = marked.get(r.shard)
-      if (!months) marked.set(r.shard, (months = new Map<number, EventDigest[]>()))
+      let months = marked.get(state.shard)
+      if (!months) marked.set(state.shard, (months = new Map<number, MarkedKey[]>()))
       const list = months.get(month)
-      if (list) list.push(d)
-      else months.set(month, [d])
+      const k = { d: key, ms: e.timestamp }
+      if (list) list.push(k)
+      else months.set(month, [k])
     }
     const buckets = folder.rows()
     const committedBuckets = this.opts.onCommittedWrite ? buckets.map(toCommitted) : []
@@ -351,9 +346,9 @@ export class WriteStage {
       const w = writeIds.get(shard)!
       for (const [month, digests] of months) buckets.push(markerRow(shard, w.epoch, w.seq, month, digests))
     }
-    const keyRows: DedupKeyRow[] = newKeys.map(({ state, d, day }) => {
+    const keyRows: DedupKeyRow[] = fresh.map(({ state, key, ms }) => {
       const w = writeIds.get(state.shard)!
-      return [state.shard, keyText(d), checkText(d), w.epoch.toString(), w.seq.toString(), dayText(day)]
+      return [state.shard, ms, keyText(key), checkText(key), w.epoch.toString(), w.seq.toString()]
     })
     const t1 = performance.now()
 
@@ -363,7 +358,7 @@ export class WriteStage {
     let bucketBlock: Promise<void> = Promise.resolve()
     const counted = () => {
       // A copy arriving later (even if the keys below fail) is a duplicate.
-      for (const { state, d, day } of newKeys) state.keys.add(d, day)
+      for (const { state, key, ms } of fresh) state.keys.add(key, minuteOf(ms))
     }
     const queryId = `meterline-buckets-${randomUUID()}`
     let t2 = t1, t3 = t1, t4 = t1
@@ -386,7 +381,7 @@ export class WriteStage {
           // A reset after the server committed, or a timeout while it completes: the fence is
           // held until the block can land no more, so that whoever reads the markers next (this
           // writer's recovery, or a taker) sees it if it is in.
-          await settleStatement(this.ch, queryId, this.opts.log)
+          await this.ch.settle(queryId, this.opts.log)
           throw err
         })
         await bucketBlock
@@ -427,24 +422,6 @@ export class WriteStage {
       })
     }
     return results
-  }
-}
-
-/**
- * Waits until a failed statement can change nothing more. While the server cannot be asked, it
- * keeps asking (for at most about a minute, the fence held meanwhile), then gives up and says so.
- */
-async function settleStatement(ch: ClickHouse, queryId: string, log?: (msg: string, err?: unknown) => void): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ch.settle(queryId)
-    } catch (err) {
-      if (attempt >= 12) {
-        log?.(`could not make sure the failed insert ${queryId} ended; a takeover may count its events again if it still lands`, err)
-        return
-      }
-      await new Promise((r) => setTimeout(r, Math.min(500 * attempt, 5000)))
-    }
   }
 }
 

@@ -35,6 +35,10 @@ export interface WriterOptions {
   dedupHorizonDays?: number
   /** keys read per statement when a shard is taken over (tests use small pages) */
   keyPageSize?: number
+  /** minutes of event time whose dedup keys stay in memory (older events are looked up in dedup_events); default 30 */
+  hotWindowMinutes?: number
+  /** the writer's clock (tests step it) */
+  clock?: () => number
   log?: (msg: string, err?: unknown) => void
 }
 
@@ -65,7 +69,7 @@ export async function openWriter(opts: WriterOptions): Promise<Writer> {
     onRetry: (err, wait) => log(`the aggregator's start-up could not reach Postgres or ClickHouse; trying again in ${wait} ms`, err),
   })
   const fence = new ShardFence(opts.pg, store, name)
-  const shards = new ShardTable(opts.ch, fence, log, opts.dedupHorizonDays ?? 0, opts.keyPageSize)
+  const shards = new ShardTable(opts.ch, fence, log, opts.dedupHorizonDays ?? 0, opts.keyPageSize, (opts.hotWindowMinutes ?? 30) * 60_000, opts.clock)
   const cache = new MeterCache(opts.meters, opts.meterRefreshMs ?? 500)
   const stage = new WriteStage(opts.ch, shards, cache, {
     hooks: opts.hooks, log, reroute: opts.reroute, partitions: opts.partitions, onCommittedWrite: opts.onCommittedWrite, maxEvents: opts.maxEvents,

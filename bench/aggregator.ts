@@ -68,7 +68,7 @@ const w = {
 }
 console.log(`writers: ${WRITERS} (${aggregators.map((a) => `${a.assignment.length} partitions, ${a.write.events} events`).join('; ')})`)
 console.log(`writes: ${w.writes} (${Math.round(w.events / w.writes)} events each); per event: ${Object.entries(w.us).map(([k, v]) => `${k} ${(v / w.events).toFixed(1)} us`).join(', ')}; rows per event: raw ${(w.rawRows / w.events).toFixed(2)}, meter_events ${(w.meterEventRows / w.events).toFixed(2)}, buckets ${(w.bucketRowsOut / w.events).toFixed(3)} (folded from ${(w.bucketRowsIn / w.events).toFixed(2)}), keys ${(w.keyRows / w.events).toFixed(2)}`)
-console.log(`aggregator: ${EVENTS} events in ${seconds.toFixed(2)} s from start (first commit after ${joinSeconds.toFixed(2)} s) = ${Math.round(EVENTS / seconds)} events/s into ClickHouse (events_raw, meter_events, meter_buckets, dedup_keys), offsets committed; stage time ${(Object.values(w.us).reduce((a, b) => a + b, 0) / w.events).toFixed(1)} us per event`)
+console.log(`aggregator: ${EVENTS} events in ${seconds.toFixed(2)} s from start (first commit after ${joinSeconds.toFixed(2)} s) = ${Math.round(EVENTS / seconds)} events/s into ClickHouse (events_raw, meter_events, meter_buckets, dedup_events), offsets committed; stage time ${(Object.values(w.us).reduce((a, b) => a + b, 0) / w.events).toFixed(1)} us per event`)
 const [total] = await ch.query<{ v: string; n: string }>(`SELECT toString(sum(value_sum)) AS v, toString(sum(event_count)) AS n FROM ${ch.table('meter_buckets')} WHERE meter_id = 'm1'`)
 console.log(`exact: ${total.v === String(EVENTS) && total.n === String(EVENTS) ? 'yes' : 'NO'} (SUM ${total.v}, events ${total.n}, ${EVENTS} sent)`)
 for (const a of aggregators) await a.stop()

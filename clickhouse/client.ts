@@ -155,9 +155,22 @@ export class ClickHouse {
     await this.insertCompact(table, rows, ONE_BLOCK, queryId)
   }
 
-  /** See ClickHouseTransport.settle. */
-  settle(queryId: string): Promise<void> {
-    return this.transport.settle(queryId)
+  /**
+   * See ClickHouseTransport.settle. While the server cannot be asked, it keeps asking (for about
+   * a minute: its caller holds a fence meanwhile), then gives up and says so.
+   */
+  async settle(queryId: string, log?: (msg: string, err?: unknown) => void): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transport.settle(queryId)
+      } catch (err) {
+        if (attempt >= 12) {
+          log?.(`could not make sure the failed insert ${queryId} ended; a takeover may count its rows again if it still lands`, err)
+          return
+        }
+        await new Promise((r) => setTimeout(r, Math.min(500 * attempt, 5000)))
+      }
+    }
   }
 
   ping(): Promise<boolean> {

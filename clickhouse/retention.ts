@@ -14,8 +14,7 @@ export interface Retention {
 const TABLES = [
   { table: 'events_raw', ttl: (days: number) => `toDateTime(timestamp) + toIntervalDay(${days})`, days: (r: Retention) => r.eventsRawDays },
   { table: 'meter_events', ttl: (days: number) => `toDateTime(timestamp) + toIntervalDay(${days})`, days: (r: Retention) => r.meterEventsDays },
-  // Keys of unknown day (written before the horizon existed) read as 2100-01-01: kept.
-  { table: 'dedup_keys', ttl: (days: number) => `event_day + toIntervalDay(${days})`, days: (r: Retention) => r.dedupHorizonDays },
+  { table: 'dedup_events', ttl: (days: number) => `toDateTime(intDiv(ms, 1000)) + toIntervalDay(${days})`, days: (r: Retention) => r.dedupHorizonDays },
 ]
 
 export async function applyRetention(ch: ClickHouse, r: Retention): Promise<void> {

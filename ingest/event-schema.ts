@@ -7,11 +7,17 @@ export const eventSchema = {
   required: ['event_name', 'external_customer_id'],
   additionalProperties: false,
   properties: {
-    event_id: { type: 'string', minLength: 1, maxLength: 255 },
+    event_id: {
+      type: 'string', minLength: 1, maxLength: 255,
+      description: 'Your idempotency key (generated when absent). An event is its (event_id, timestamp): a copy with both the same counts once, whenever it arrives within the dedup horizon; the same event_id with another timestamp is another event.',
+    },
     event_name: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
     external_customer_id: { type: 'string', minLength: 1, maxLength: 255 },
     customer_id: { type: 'string', maxLength: 255 },
-    timestamp: { type: 'string', format: 'date-time' },
+    timestamp: {
+      type: 'string', format: 'date-time',
+      description: 'When the event happened (default: when ingest received it). Part of the event\'s identity: resend an event with the timestamp it was first sent with.',
+    },
     source: { type: 'string', maxLength: 255 },
     properties: { type: 'object' },
   },

@@ -30,6 +30,8 @@ export interface Config {
   eventsPartitions: number
   usageAudit: { everyMs: number; samples: number }
   aggregatorConsumers: number
+  /** minutes of event time whose dedup keys a writer keeps in memory (AGGREGATOR_HOT_WINDOW_MINUTES) */
+  aggregatorHotWindowMinutes: number
   /** worker: the aggregator's consumers run in a worker thread of the process */
   aggregatorThread: 'worker' | 'main'
   ingestThread: 'worker' | 'main'
@@ -328,6 +330,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     usageAudit: { everyMs: int(env, 'USAGE_AUDIT_EVERY_MS'), samples: int(env, 'USAGE_AUDIT_SAMPLES', 1) },
     aggregatorConsumers: int(env, 'AGGREGATOR_CONSUMERS', 1),
     aggregatorThread: oneOf(env, 'AGGREGATOR_THREAD', ['worker', 'main'] as const),
+    aggregatorHotWindowMinutes: int(env, 'AGGREGATOR_HOT_WINDOW_MINUTES', 1),
     ingestThread: oneOf(env, 'INGEST_THREAD', ['worker', 'main'] as const),
     systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC'),
     aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP'),

@@ -99,6 +99,13 @@ export const aggregatorBackfillFailures = new client.Counter({
   registers: [registry],
 })
 
+export const aggregatorColdKeys = new client.Counter({
+  name: 'meterline_aggregator_dedup_cold_keys_total',
+  help: 'Events older than the hot window that memory did not hold, checked in dedup_events (result: counted_before, a duplicate; new)',
+  labelNames: ['result'],
+  registers: [registry],
+})
+
 export const aggregatorShardLoadFailures = new client.Counter({
   name: 'meterline_aggregator_shard_load_failures_total',
   help: "Takeovers whose shard's dedup keys could not be loaded (reason: truncated, corrupt, error); the shard is not held and the takeover is retried",

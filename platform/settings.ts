@@ -51,9 +51,13 @@ export const SETTINGS = {
     default: '2', readBy: 'services',
     meaning: 'aggregator consumers of the group a process starts (each holds the shards of its partitions; two overlap one\'s JavaScript with the other\'s inserts on a 2-core machine); change at run time with PUT /v1/admin/aggregators',
   },
+  AGGREGATOR_HOT_WINDOW_MINUTES: {
+    default: '30', readBy: 'services',
+    meaning: "the dedup hot window: an event timestamped this recently (or later) is checked against the keys in the writer's memory alone; an older one, against memory and then `dedup_events` (one lookup per write). Memory holds about this many minutes of keys at 29-57 bytes each: at 10,000 events/s, 30 minutes is 18 M keys, 0.5-1 GB",
+  },
   AGGREGATOR_THREAD: {
-    default: 'main', readBy: 'services',
-    meaning: "`main`: a process's aggregator consumers run on its main thread; `worker`: in a worker thread (their JavaScript off the API's event loop; ClickHouse statements through the main thread's engine). `main` stays the default until a 30-minute chaos run with `worker` is exact: earlier runs with it lost events (causes found and fixed, docs/benchmarks.md); after the fixes a 600 s run with it was exact",
+    default: 'worker', readBy: 'services',
+    meaning: "`worker`: a process's aggregator consumers run in a worker thread (their JavaScript off the API's event loop; ClickHouse statements through the main thread's engine); `main`: on its main thread (tests that hook into a write)",
   },
   INGEST_THREAD: {
     default: 'worker', readBy: 'services',
@@ -268,6 +272,10 @@ export const SETTINGS = {
   FUZZ_SEED: { shown: 'random (printed)', readBy: 'tests', meaning: '`npm run fuzz`: the seed' },
   // bench/
   EVENTS: { shown: '500000 (`bench:ingest`), 200000 (`bench:aggregator`)', readBy: 'benchmarks', meaning: 'events a benchmark sends' },
+  HORIZON_KEYS: { default: '200000000', readBy: 'benchmarks', meaning: '`bench:horizon`: dedup keys seeded over 37 event days (a quarter first, then the rest)' },
+  HORIZON_RATE: { default: '10000', readBy: 'benchmarks', meaning: '`bench:horizon`: events per second of its steady part (and the hot window seeded: rate x window)' },
+  HORIZON_SECONDS: { default: '600', readBy: 'benchmarks', meaning: '`bench:horizon`: seconds of its steady part (at least twice the window)' },
+  HORIZON_MERGE_WAIT_S: { default: '300', readBy: 'benchmarks', meaning: '`bench:horizon`: how long it lets background merges of the seeded keys run before it measures lookups again' },
   WRITERS: { default: '1', readBy: 'benchmarks', meaning: '`bench:aggregator`: aggregator consumers of one group in the bench process' },
   BATCH: { default: '1000', readBy: 'benchmarks', meaning: 'events per ingest request' },
   CONCURRENCY: { default: '8', readBy: 'benchmarks', meaning: 'ingest requests in flight' },

@@ -1,5 +1,8 @@
 // Event identity and ownership, shared by ingest (which routes) and the aggregator (which
-// writes). Every event has one owning shard for life: the low bits of its dedup key,
+// writes). An event is its (tenant, environment, event_id, timestamp): its dedup key is
+// md5(tenant \0 environment \0 event_id \0 timestamp in ms), so every copy of it carries the
+// time that places it in or out of the writers' hot window (docs/architecture.md, "Dedup keys
+// in memory and on disk"). Every event id has one owning shard for life: the low bits of
 // md5(tenant \0 environment \0 event_id). A shard's events always travel in the same Kafka
 // partition (shard mod partitions), and one writer at a time holds a shard (aggregator/shard-fence.ts).
 import { hash } from 'node:crypto'
@@ -16,8 +19,17 @@ export interface EventDigest {
   lo0: number
 }
 
+/** The digest of an event id (its shard). */
 export function eventDigest(tenantId: string, environmentId: string, eventId: string): EventDigest {
-  const d = hash('md5', `${tenantId}\u0000${environmentId}\u0000${eventId}`, 'buffer')
+  return digestOf(hash('md5', `${tenantId}\u0000${environmentId}\u0000${eventId}`, 'buffer'))
+}
+
+/** The dedup key of an event: its id and its timestamp (epoch milliseconds). */
+export function eventKey(tenantId: string, environmentId: string, eventId: string, timestampMs: number): EventDigest {
+  return digestOf(hash('md5', `${tenantId}\u0000${environmentId}\u0000${eventId}\u0000${timestampMs}`, 'buffer'))
+}
+
+function digestOf(d: Buffer): EventDigest {
   return { hi1: d.readUInt32BE(0), hi0: d.readUInt32BE(4), lo1: d.readUInt32BE(8), lo0: d.readUInt32BE(12) }
 }
 

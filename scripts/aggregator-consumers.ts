@@ -46,6 +46,7 @@ export function consumerSet(d: ConsumerDeps): ConsumerSet {
     watchBroker: config.spool.retainUntil === 'committed',
     audit: n === 0 ? config.usageAudit : undefined,
     dedupHorizonDays: config.retention.dedupHorizonDays,
+    hotWindowMinutes: config.aggregatorHotWindowMinutes,
     onCommittedWrite: d.onCommittedWrite,
     onCommitted: d.onCommitted,
     log: d.log,

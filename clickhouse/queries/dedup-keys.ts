@@ -1,22 +1,39 @@
-// The dedup store (dedup_keys): which events were counted, by which write.
+// The dedup store (dedup_events): which events were counted, by which write, in (shard, event
+// time, key) order (clickhouse/migrations/0007_dedup_by_time.sql).
 import type { ClickHouse } from '../client.js'
+import { checkText, eventKey, eventShard, keyText, type EventDigest } from '../../schemas/shards.js'
 
-export type DedupKeyRow = [shard: number, key: string, check: string, epoch: string, seq: string, eventDay: string]
+export type DedupKeyRow = [shard: number, ms: number, key: string, check: string, epoch: string, seq: string]
 
-const days = new Map<number, string>()
-/** A UTC day number as the Date column's text (memoised: a write's events share a few days). */
-export function dayText(day: number): string {
-  let t = days.get(day)
-  if (t === undefined) {
-    if (days.size > 4096) days.clear()
-    days.set(day, (t = new Date(day * 86_400_000).toISOString().slice(0, 10)))
-  }
-  return t
+/** An event's place in the store: its shard, its timestamp (ms) and its dedup key. */
+export interface StoredKey {
+  shard: number
+  ms: number
+  d: EventDigest
+}
+
+/** Where an event's key is kept. */
+export function storedKeyOf(tenantId: string, environmentId: string, eventId: string, ms: number): StoredKey {
+  return { shard: eventShard(tenantId, environmentId, eventId), ms, d: eventKey(tenantId, environmentId, eventId, ms) }
+}
+
+/** `key:check` of a digest, as countedBy names the keys it found. */
+export function keyName(d: EventDigest): string {
+  return `${keyText(d)}:${checkText(d)}`
 }
 
 export async function insertDedupKeys(ch: ClickHouse, rows: DedupKeyRow[]): Promise<void> {
-  await ch.insertCompact('dedup_keys', rows)
+  await ch.insertCompact('dedup_events', rows)
 }
+
+/** `(shard, ms, key, check)` tuples as SQL literals: numbers only, so no value reaches the syntax. */
+export function tuples(keys: StoredKey[]): string {
+  return keys.map((k) => `(${Number(k.shard)},${Math.trunc(k.ms)},${keyText(k.d)},${checkText(k.d)})`).join(',')
+}
+
+const LOOKUP_CHUNK = 20_000
+/** 20,000 keys are about 1.3 MB of statement text: above the default max_query_size (256 KiB). */
+export const LOOKUP_SETTINGS = { max_query_size: String(8 * 1024 * 1024) }
 
 /** A takeover's key stream that cannot be trusted: cut short, or holding text that is not keys. */
 export class KeyStreamError extends Error {
@@ -28,48 +45,55 @@ export class KeyStreamError extends Error {
 const WORD = 4294967295
 
 /**
- * Every key of a shard from event day `fromDay` on, as four 32-bit words and the day, for the
- * memory of a writer that takes the shard over. Read in pages of `pageSize` keys in key order
- * (the table's sort key), so no answer is larger than a page. Every page is parsed strictly:
- * five numeric fields a line, each line ended by a newline, each word within 32 bits, keys in
- * ascending order; an answer that ends early (a page shorter than asked for while keys remain
- * past its last one) or holds anything else (a server's exception text appended mid-stream under
- * status 200) throws KeyStreamError. On a replicated cluster the read must see every
- * acknowledged insert (sequential consistency).
+ * Every key of a shard with an event time from `fromMs` on (the hot window, and events in the
+ * future), as the time and four 32-bit words, for the memory of a writer that takes the shard
+ * over. Read in pages of `pageSize` keys in the table's order (shard, time, key), so the rows
+ * read follow the window, not the history, and no answer is larger than a page. Every page is
+ * parsed strictly: five numeric fields a line, each line ended by a newline, each word within 32
+ * bits, rows in ascending order; an answer that ends early (a page shorter than asked for while
+ * keys remain past its last one) or holds anything else (a server's exception text appended
+ * mid-stream under status 200) throws KeyStreamError. On a replicated cluster the read must see
+ * every acknowledged insert (sequential consistency).
  */
 export async function forEachShardKey(
-  ch: ClickHouse, shard: number, fromDay: number, each: (hi1: number, hi0: number, lo1: number, lo0: number, day: number) => void,
+  ch: ClickHouse, shard: number, fromMs: number, each: (ms: number, hi1: number, hi0: number, lo1: number, lo0: number) => void,
   pageSize = 500_000,
 ): Promise<number> {
-  const where = `shard = ${Number(shard)} AND toUInt16(event_day) >= ${Math.max(0, Math.floor(fromDay))}`
-  const select = `SELECT bitShiftRight(key, 32), bitAnd(key, 4294967295), bitShiftRight(check, 32), bitAnd(check, 4294967295), toUInt16(event_day)
-                    FROM ${ch.table('dedup_keys')}`
+  const where = `shard = ${Number(shard)} AND ms >= ${Math.trunc(fromMs)}`
+  const past = (a: Cursor | undefined) => (a ? ` AND (ms, key, check) > (${a.ms}, ${a.key}, ${a.check})` : '')
   let total = 0
-  let after: { key: bigint; check: bigint } | undefined
+  let after: Cursor | undefined
   for (;;) {
-    const past = after ? ` AND key >= ${after.key} AND (key > ${after.key} OR check > ${after.check})` : ''
-    const text = await ch.queryText(`${select} WHERE ${where}${past} ORDER BY key, check LIMIT ${Math.floor(pageSize)}`)
+    const text = await ch.queryText(
+      `SELECT ms, bitShiftRight(key, 32), bitAnd(key, 4294967295), bitShiftRight(check, 32), bitAnd(check, 4294967295)
+         FROM ${ch.table('dedup_events')} WHERE ${where}${past(after)} ORDER BY ms, key, check LIMIT ${Math.floor(pageSize)}`,
+    )
     const page = parseKeyPage(text, shard, after, each)
     total += page.rows
     if (page.last) after = page.last
     if (page.rows === pageSize) continue
     // A short page is the end only if nothing follows its last key.
-    const rest = after ? ` AND key >= ${after.key} AND (key > ${after.key} OR check > ${after.check})` : ''
-    const [left] = await ch.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${ch.table('dedup_keys')} WHERE ${where}${rest}`)
+    const [left] = await ch.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${ch.table('dedup_events')} WHERE ${where}${past(after)}`)
     if (Number(left?.n ?? 0) > 0) throw new KeyStreamError(shard, 'truncated', `a page ended after ${page.rows} of ${pageSize} keys, and ${left.n} keys follow`)
     return total
   }
 }
 
-/** One page of TabSeparated keys; `after`: the previous page's last key (the order continues from it). */
+interface Cursor {
+  ms: number
+  key: bigint
+  check: bigint
+}
+
+/** One page of TabSeparated keys; `after`: the previous page's last row (the order continues from it). */
 function parseKeyPage(
-  text: string, shard: number, after: { key: bigint; check: bigint } | undefined,
-  each: (hi1: number, hi0: number, lo1: number, lo0: number, day: number) => void,
-): { rows: number; last?: { key: bigint; check: bigint } } {
+  text: string, shard: number, after: Cursor | undefined,
+  each: (ms: number, hi1: number, hi0: number, lo1: number, lo0: number) => void,
+): { rows: number; last?: Cursor } {
   if (text.length > 0 && text.charCodeAt(text.length - 1) !== 10) throw new KeyStreamError(shard, 'truncated', 'the answer does not end with a whole line')
   const w = [0, 0, 0, 0, 0]
   let rows = 0
-  let prev = after ? [Number(after.key >> 32n), Number(after.key & 0xffffffffn), Number(after.check >> 32n), Number(after.check & 0xffffffffn)] : undefined
+  let prev = after ? [after.ms, Number(after.key >> 32n), Number(after.key & 0xffffffffn), Number(after.check >> 32n), Number(after.check & 0xffffffffn)] : undefined
   let pos = 0
   while (pos < text.length) {
     const end = text.indexOf('\n', pos)
@@ -82,7 +106,7 @@ function parseKeyPage(
         w[col++] = v
         v = 0
         digits = 0
-      } else if (c >= 48 && c <= 57 && digits < 10) {
+      } else if (c >= 48 && c <= 57 && digits < (col === 0 ? 15 : 10)) {
         v = v * 10 + (c - 48)
         digits++
       } else {
@@ -91,20 +115,20 @@ function parseKeyPage(
     }
     if (col !== 4 || digits === 0) throw new KeyStreamError(shard, 'corrupt', `line ${rows + 1} has ${col + (digits > 0 ? 1 : 0)} of 5 fields`)
     w[4] = v
-    if (w[0] > WORD || w[1] > WORD || w[2] > WORD || w[3] > WORD || w[4] > 65535) throw new KeyStreamError(shard, 'corrupt', `line ${rows + 1}: a value out of range`)
+    if (w[1] > WORD || w[2] > WORD || w[3] > WORD || w[4] > WORD) throw new KeyStreamError(shard, 'corrupt', `line ${rows + 1}: a value out of range`)
     if (prev && !ascending(prev, w)) throw new KeyStreamError(shard, 'corrupt', `line ${rows + 1}: keys out of order`)
     each(w[0], w[1], w[2], w[3], w[4])
-    prev = [w[0], w[1], w[2], w[3]]
+    prev = [w[0], w[1], w[2], w[3], w[4]]
     rows++
     pos = end + 1
   }
   if (!prev || rows === 0) return { rows }
-  return { rows, last: { key: (BigInt(prev[0]) << 32n) | BigInt(prev[1]), check: (BigInt(prev[2]) << 32n) | BigInt(prev[3]) } }
+  return { rows, last: { ms: prev[0], key: (BigInt(prev[1]) << 32n) | BigInt(prev[2]), check: (BigInt(prev[3]) << 32n) | BigInt(prev[4]) } }
 }
 
-/** (key, check) of `b` after `a`'s, or equal (a row written twice, not yet merged). */
+/** (ms, key, check) of `b` after `a`'s, or equal (a row written twice, not yet merged). */
 function ascending(a: number[], b: number[]): boolean {
-  for (let i = 0; i < 4; i++) if (a[i] !== b[i]) return b[i] > a[i]
+  for (let i = 0; i < 5; i++) if (a[i] !== b[i]) return b[i] > a[i]
   return true
 }
 
@@ -113,18 +137,35 @@ export interface CountedBy {
   seq: bigint
 }
 
-/** For a backfill: which of these keys are counted, and by which write. `keys`: [shard, key, check]. */
-export async function countedBy(ch: ClickHouse, keys: [number, string, string][]): Promise<Map<string, CountedBy>> {
+/** Which of these keys are counted, and by which write (`key:check` -> write): one statement per 20,000 keys. */
+export async function countedBy(ch: ClickHouse, keys: StoredKey[]): Promise<Map<string, CountedBy>> {
   const out = new Map<string, CountedBy>()
-  if (keys.length === 0) return out
-  const shards = [...new Set(keys.map((k) => k[0]))]
-  const rows = await ch.query<{ k: string; c: string; e: string; s: string }>(
-    `SELECT toString(key) AS k, toString(check) AS c, toString(min(epoch)) AS e, toString(argMin(seq, epoch)) AS s
-       FROM ${ch.table('dedup_keys')}
-      WHERE shard IN (${shards.map(Number).join(',')}) AND key IN (SELECT arrayJoin(arrayMap(x -> toUInt64(x), {keys:Array(String)})))
-      GROUP BY key, check`,
-    { keys: keys.map((k) => k[1]) },
-  )
-  for (const r of rows) out.set(`${r.k}:${r.c}`, { epoch: BigInt(r.e), seq: BigInt(r.s) })
+  for (let i = 0; i < keys.length; i += LOOKUP_CHUNK) {
+    const chunk = keys.slice(i, i + LOOKUP_CHUNK)
+    const rows = await ch.query<{ k: string; c: string; e: string; s: string }>(lookupSql(ch, chunk), undefined, LOOKUP_SETTINGS)
+    for (const r of rows) out.set(`${r.k}:${r.c}`, { epoch: BigInt(r.e), seq: BigInt(r.s) })
+  }
   return out
+}
+
+const DAY_MS = 86_400_000
+
+/**
+ * One branch per event day, each bounded to its day's partition: a part then checks only its
+ * own day's keys against its index (one IN over every key made each of a few hundred parts
+ * check all 20,000).
+ */
+export function lookupSql(ch: ClickHouse, keys: StoredKey[]): string {
+  const byDay = new Map<number, StoredKey[]>()
+  for (const k of keys) {
+    const day = Math.floor(k.ms / DAY_MS)
+    const list = byDay.get(day)
+    if (list) list.push(k)
+    else byDay.set(day, [k])
+  }
+  const branches = [...byDay].map(([day, ks]) =>
+    `SELECT key, check, epoch, seq FROM ${ch.table('dedup_events')}
+      WHERE ms >= ${day * DAY_MS} AND ms < ${(day + 1) * DAY_MS} AND (shard, ms, key, check) IN (${tuples(ks)})`)
+  return `SELECT toString(key) AS k, toString(check) AS c, toString(min(epoch)) AS e, toString(argMin(seq, epoch)) AS s
+            FROM (${branches.join(' UNION ALL ')}) GROUP BY key, check`
 }

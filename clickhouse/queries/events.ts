@@ -12,14 +12,27 @@ export interface RawEventRow {
   ingested_at_ms: string
 }
 
+/** Where a page of raw events ends: the (event_id, timestamp) of its last row, the table's order. */
+export interface RawCursor {
+  eventId: string
+  timestampMs: string
+}
+
+export const RAW_START: RawCursor = { eventId: '', timestampMs: '-1' }
+
+export function cursorAfter(row: RawEventRow): RawCursor {
+  return { eventId: row.event_id, timestampMs: row.timestamp_ms }
+}
+
 /**
- * Pages through one event name's raw events in event_id order. A crash replay can write a raw
- * row twice before it merges; FINAL keeps one (a background job, not a billing read).
+ * Pages through one event name's raw events in (event_id, timestamp) order, an event's identity.
+ * A crash replay can write a raw row twice before it merges; FINAL keeps one (a background job,
+ * not a billing read).
  */
 export async function rawEventsPage(
   ch: ClickHouse,
   scope: { tenantId: string; environmentId: string; eventName: string },
-  afterEventId: string,
+  after: RawCursor,
   limit: number,
 ): Promise<RawEventRow[]> {
   return ch.query<RawEventRow>(
@@ -27,10 +40,10 @@ export async function rawEventsPage(
             source, properties, toString(toUnixTimestamp64Milli(ingested_at)) AS ingested_at_ms
        FROM ${ch.table('events_raw')} FINAL
       WHERE tenant_id = {tenant:String} AND environment_id = {env:String} AND event_name = {name:String}
-        AND event_id > {after:String}
-      ORDER BY event_id
+        AND (event_id, toUnixTimestamp64Milli(timestamp)) > ({after:String}, {afterMs:Int64})
+      ORDER BY event_id, timestamp
       LIMIT {limit:UInt32}`,
-    { tenant: scope.tenantId, env: scope.environmentId, name: scope.eventName, after: afterEventId, limit },
+    { tenant: scope.tenantId, env: scope.environmentId, name: scope.eventName, after: after.eventId, afterMs: after.timestampMs, limit },
   )
 }
 

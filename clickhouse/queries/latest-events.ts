@@ -32,11 +32,11 @@ export async function latestEvents(ch: ClickHouse, q: LatestEventsQuery): Promis
          FROM ${ch.table('events_raw')}
         WHERE ${where(q)}
         ORDER BY ingested_at DESC, event_id DESC
-        LIMIT 1 BY event_id
+        LIMIT 1 BY event_id, timestamp
         LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       params(q),
     ),
-    ch.query<{ total: string }>(`SELECT toString(uniqExact(event_id)) AS total FROM ${ch.table('events_raw')} WHERE ${where(q)}`, params(q)),
+    ch.query<{ total: string }>(`SELECT toString(uniqExact(event_id, timestamp)) AS total FROM ${ch.table('events_raw')} WHERE ${where(q)}`, params(q)),
   ])
   return { rows, total: Number(count?.total ?? 0) }
 }

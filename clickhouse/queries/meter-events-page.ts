@@ -46,7 +46,7 @@ export async function meterEventsPage(ch: ClickHouse, q: MeterEventsPageQuery): 
        FROM ${ch.table('meter_events')}
       WHERE ${where.join(' AND ')}
       ORDER BY timestamp, event_id
-      LIMIT 1 BY event_id
+      LIMIT 1 BY event_id, timestamp
       LIMIT {limit:UInt32}`,
     params,
   )

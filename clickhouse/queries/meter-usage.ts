@@ -143,16 +143,17 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
   const tail = dimNames.length ? ` GROUP BY ${dimNames.join(', ')} ORDER BY ${dimNames.join(', ')}` : ''
 
   if (rawPath) {
-    // The properties live in events_raw only: join them to the selected meter rows by event_id.
+    // The properties live in events_raw only: join them to the selected meter rows by the
+    // event's identity (event_id, timestamp).
     params.start = chDateTime(q.start.getTime())
     params.end = chDateTime(q.end.getTime())
     const where = [...scope, "timestamp >= {start:DateTime64(3, 'UTC')}", "timestamp < {end:DateTime64(3, 'UTC')}"].join(' AND ')
     const select = [...dims('event'), `${VALUE_EXPR[agg]} AS value`, 'toString(count()) AS event_count']
-    const props = `SELECT event_id, any(properties) AS properties FROM ${ch.table('events_raw')}
+    const props = `SELECT event_id, timestamp, any(properties) AS properties FROM ${ch.table('events_raw')}
        WHERE tenant_id = {tenant:String} AND environment_id = {env:String}
-         AND event_id IN (SELECT event_id FROM ${ch.table('meter_events')} WHERE ${where}) GROUP BY event_id`
-    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${where} LIMIT 1 BY event_id`
-    return { sql: `SELECT ${select.join(', ')} FROM (${rows}) AS m INNER JOIN (${props}) AS r USING event_id${tail}`, params }
+         AND event_id IN (SELECT event_id FROM ${ch.table('meter_events')} WHERE ${where}) GROUP BY event_id, timestamp`
+    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${where} LIMIT 1 BY event_id, timestamp`
+    return { sql: `SELECT ${select.join(', ')} FROM (${rows}) AS m INNER JOIN (${props}) AS r USING (event_id, timestamp)${tail}`, params }
   }
 
   const range = rangeConditions(q.start, q.end, params)
@@ -167,7 +168,7 @@ export function buildUsageSql(ch: ClickHouse, q: UsageQuery): { sql: string; par
     const select = [...dims('event'), 'count() AS c', ...(partial ? [partial.event] : [])]
     const where = [...scope, range.edges]
     // A crash replay may have written a row twice; LIMIT 1 BY keeps one (cheaper than FINAL here).
-    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${where.join(' AND ')} LIMIT 1 BY event_id`
+    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${where.join(' AND ')} LIMIT 1 BY event_id, timestamp`
     parts.push(`SELECT ${select.join(', ')} FROM (${rows})${groupClause([])}`)
   }
   const select = [...dimNames, `${FINAL_VALUE[agg]} AS value`, 'toString(sum(c)) AS event_count']

@@ -50,7 +50,7 @@ export function buildPeriodUsageSql(ch: ClickHouse, q: PeriodUsageQuery): { sql:
   }
   if (range.edges) {
     // A crash replay may have written a row twice; LIMIT 1 BY keeps one.
-    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${[...scope, range.edges].join(' AND ')} LIMIT 1 BY meter_id, event_id`
+    const rows = `SELECT * FROM ${ch.table('meter_events')} WHERE ${[...scope, range.edges].join(' AND ')} LIMIT 1 BY meter_id, event_id, timestamp`
     parts.push(`SELECT ${keys}, sum(value) AS s, count() AS c, max(value) AS m, max(tuple(timestamp, event_id, value)) AS l
       FROM (${rows}) GROUP BY meter_id, cust, src, g`)
   }

@@ -1,6 +1,6 @@
 // In-doubt markers: rows of meter_buckets with meter_id '~doubt', one per (write, shard, month),
 // in the same insert block as the buckets of that month. A marker names, by dedup key, the
-// events whose buckets the block holds, so whoever owns the shard next can finish the write
+// events whose buckets the block holds (key and timestamp), so whoever owns the shard next can finish the write
 // (record those keys) instead of counting the events again. A month of the block becomes one
 // part, atomically with its marker.
 import type { ClickHouse } from '../client.js'
@@ -15,42 +15,56 @@ export function markerId(shard: number, epoch: bigint, seq: bigint): string {
   return `${pad(shard, 3)}|${pad(epoch, 12)}|${pad(seq, 12)}`
 }
 
-export function encodeDigests(digests: EventDigest[]): string {
-  const buf = Buffer.allocUnsafe(digests.length * 16)
-  digests.forEach((d, i) => {
-    buf.writeUInt32BE(d.hi1, i * 16)
-    buf.writeUInt32BE(d.hi0, i * 16 + 4)
-    buf.writeUInt32BE(d.lo1, i * 16 + 8)
-    buf.writeUInt32BE(d.lo0, i * 16 + 12)
-  })
-  return buf.toString('base64')
+/** A counted event's key and timestamp (ms): what a marker names, and what the dedup store keeps. */
+export interface MarkedKey {
+  d: EventDigest
+  ms: number
 }
 
-export function decodeDigests(text: string): EventDigest[] {
-  const buf = Buffer.from(text, 'base64')
-  const out: EventDigest[] = []
-  for (let o = 0; o + 16 <= buf.length; o += 16) {
-    out.push({ hi1: buf.readUInt32BE(o), hi0: buf.readUInt32BE(o + 4), lo1: buf.readUInt32BE(o + 8), lo0: buf.readUInt32BE(o + 12) })
+/** Markers name their events by key and time (24 bytes each, base64), after this prefix. */
+const FORMAT = '2:'
+
+export function encodeKeys(keys: MarkedKey[]): string {
+  const buf = Buffer.allocUnsafe(keys.length * 24)
+  keys.forEach(({ d, ms }, i) => {
+    const o = i * 24
+    buf.writeUInt32BE(d.hi1, o)
+    buf.writeUInt32BE(d.hi0, o + 4)
+    buf.writeUInt32BE(d.lo1, o + 8)
+    buf.writeUInt32BE(d.lo0, o + 12)
+    buf.writeBigInt64BE(BigInt(ms), o + 16)
+  })
+  return FORMAT + buf.toString('base64')
+}
+
+export function decodeKeys(text: string): MarkedKey[] {
+  if (!text.startsWith(FORMAT)) {
+    throw new Error('an in-doubt write of the earlier key format (event id alone): start the earlier version once to finish it (npm run up, then npm run down), then upgrade')
+  }
+  const buf = Buffer.from(text.slice(FORMAT.length), 'base64')
+  const out: MarkedKey[] = []
+  for (let o = 0; o + 24 <= buf.length; o += 24) {
+    out.push({ d: { hi1: buf.readUInt32BE(o), hi0: buf.readUInt32BE(o + 4), lo1: buf.readUInt32BE(o + 8), lo0: buf.readUInt32BE(o + 12) }, ms: Number(buf.readBigInt64BE(o + 16)) })
   }
   return out
 }
 
 /** The marker row of one write, shard and month (yyyymm). Column order of meter_buckets. */
-export function markerRow(shard: number, epoch: bigint, seq: bigint, month: number, digests: EventDigest[]): unknown[] {
+export function markerRow(shard: number, epoch: bigint, seq: bigint, month: number, keys: MarkedKey[]): unknown[] {
   const monthStart = Date.UTC(Math.floor(month / 100), (month % 100) - 1, 1) / 1000
-  return ['', '', MARKER_METER, markerId(shard, epoch, seq), monthStart, [], '', '0', 0, '0', [0, '', '0'], [], encodeDigests(digests), [], '']
+  return ['', '', MARKER_METER, markerId(shard, epoch, seq), monthStart, [], '', '0', 0, '0', [0, '', '0'], [], encodeKeys(keys), [], '']
 }
 
 export interface Marker {
   epoch: bigint
   seq: bigint
-  digests: EventDigest[]
+  keys: MarkedKey[]
 }
 
 /** Markers of a shard written after (epoch, seq), in write order (months of one write merged). */
 export async function markersAfter(ch: ClickHouse, shard: number, epoch: bigint, seq: bigint): Promise<Marker[]> {
-  const rows = await ch.query<{ id: string; digests: string }>(
-    `SELECT external_customer_id AS id, ledger AS digests FROM ${ch.table('meter_buckets')}
+  const rows = await ch.query<{ id: string; keys: string }>(
+    `SELECT external_customer_id AS id, ledger AS keys FROM ${ch.table('meter_buckets')}
       WHERE tenant_id = '' AND environment_id = '' AND meter_id = '${MARKER_METER}'
         AND external_customer_id > '${markerId(shard, epoch, seq)}' AND external_customer_id < '${pad(shard, 3)}|~'
       ORDER BY id`,
@@ -59,9 +73,9 @@ export async function markersAfter(ch: ClickHouse, shard: number, epoch: bigint,
   for (const r of rows) {
     const [, e, s] = r.id.split('|')
     const last = out[out.length - 1]
-    const digests = decodeDigests(r.digests)
-    if (last && last.epoch === BigInt(e) && last.seq === BigInt(s)) last.digests.push(...digests)
-    else out.push({ epoch: BigInt(e), seq: BigInt(s), digests })
+    const keys = decodeKeys(r.keys)
+    if (last && last.epoch === BigInt(e) && last.seq === BigInt(s)) last.keys.push(...keys)
+    else out.push({ epoch: BigInt(e), seq: BigInt(s), keys })
   }
   return out
 }

@@ -1,11 +1,12 @@
-// Events ready to send: each with its event_id fixed before the first attempt, in requests of
-// at most 1000 (the bulk route's limit). The event_id is the idempotency key: the aggregator
-// counts an event_id once per tenant and environment, whenever and however often it arrives, so
-// every resend of a request must carry the same ids (never new ones).
+// Events ready to send: each with its event_id and timestamp fixed before the first attempt, in
+// requests of at most 1000 (the bulk route's limit). An event is its (event_id, timestamp): the
+// aggregator counts it once per tenant and environment, whenever and however often it arrives
+// within the dedup horizon, so every resend of a request must carry the same ids and times (a
+// timestamp left to the server would be the time of each attempt: another event).
 import type { paths } from './schema.js'
 
 export type EventInput = paths['/v1/events/raw/bulk']['post']['requestBody']['content']['application/json']['events'][number]
-export type KeyedEvent = EventInput & { event_id: string }
+export type KeyedEvent = EventInput & { event_id: string; timestamp: string }
 
 export const MAX_EVENTS_PER_REQUEST = 1000
 
@@ -13,9 +14,10 @@ export function newEventId(): string {
   return `evt_${globalThis.crypto.randomUUID()}`
 }
 
-/** Keeps the ids the caller chose; gives the others one, once. */
-export function withEventIds(events: readonly EventInput[], newId: () => string = newEventId): KeyedEvent[] {
-  return events.map((e) => (e.event_id ? { ...e, event_id: e.event_id } : { ...e, event_id: newId() }))
+/** Keeps the ids and timestamps the caller chose; gives the others one, once (the time of this call). */
+export function withEventIds(events: readonly EventInput[], newId: () => string = newEventId, now = new Date()): KeyedEvent[] {
+  const at = now.toISOString()
+  return events.map((e) => ({ ...e, event_id: e.event_id || newId(), timestamp: e.timestamp ?? at }))
 }
 
 export function toRequests<T>(events: readonly T[], size = MAX_EVENTS_PER_REQUEST): T[][] {

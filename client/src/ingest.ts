@@ -1,7 +1,7 @@
-// Ingest with retries that cannot double count: event ids are fixed before the first attempt
+// Ingest with retries that cannot double count: event ids and timestamps are fixed before the first attempt
 // (event-batches.ts) and every attempt of a request sends the very same body. A request whose
 // answer was lost (the server may have accepted it) is simply sent again; the duplicate events
-// are dropped by the aggregator's event_id dedup.
+// are dropped by the aggregator's dedup of (event_id, timestamp).
 import type { ErrorResponse, MeterlineClient } from './client.js'
 import { toRequests, withEventIds, type EventInput, type KeyedEvent } from './event-batches.js'
 import { DEFAULT_RETRY_POLICY, isRetryable, retryAfterMs, retryDelayMs, type RetryPolicy } from './retry-policy.js'

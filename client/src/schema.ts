@@ -8064,12 +8064,16 @@ export interface paths {
                 content: {
                     "application/json": {
                         customer_id?: string;
+                        /** @description Your idempotency key (generated when absent). An event is its (event_id, timestamp): a copy with both the same counts once, whenever it arrives within the dedup horizon; the same event_id with another timestamp is another event. */
                         event_id?: string;
                         event_name: string;
                         external_customer_id: string;
                         properties?: Record<string, unknown>;
                         source?: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (default: when ingest received it). Part of the event's identity: resend an event with the timestamp it was first sent with.
+                         */
                         timestamp?: string;
                     };
                 };
@@ -8233,12 +8237,16 @@ export interface paths {
                     "application/json": {
                         events: {
                             customer_id?: string;
+                            /** @description Your idempotency key (generated when absent). An event is its (event_id, timestamp): a copy with both the same counts once, whenever it arrives within the dedup horizon; the same event_id with another timestamp is another event. */
                             event_id?: string;
                             event_name: string;
                             external_customer_id: string;
                             properties?: Record<string, unknown>;
                             source?: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the event happened (default: when ingest received it). Part of the event's identity: resend an event with the timestamp it was first sent with.
+                             */
                             timestamp?: string;
                         }[];
                     };

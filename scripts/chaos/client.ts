@@ -13,6 +13,8 @@ export interface ChaosEvent {
   /** the event's JSON, fixed at creation: every resend carries the same bytes */
   json: string
   acked: boolean
+  /** the event's timestamp (ms) */
+  at: number
 }
 
 export interface ClientStats {
@@ -26,6 +28,12 @@ export interface ClientStats {
   mixedBatches: number
   lateBatches: number
   abandonedResent: number
+  /** events sent again after they were acknowledged (copies), in requests that got a 202 */
+  copies: number
+  /** of those, copies whose timestamp was older than the aggregators' hot window when sent: checked in dedup_events */
+  coldCopies: number
+  /** events in requests that got a 202, copies included */
+  eventsAccepted: number
 }
 
 export interface ChaosClient {
@@ -47,6 +55,8 @@ export interface ClientOptions {
   rate: number
   concurrency: number
   customers: number
+  /** the aggregators' hot window (AGGREGATOR_HOT_WINDOW_MINUTES): a copy older than it takes the cold path */
+  hotWindowMs: number
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -59,6 +69,7 @@ export function startChaosClient(opts: ClientOptions): ChaosClient {
   const abandoned: ChaosEvent[] = []
   const stats: ClientStats = {
     requests: 0, accepted: 0, failed: 0, timeouts: 0, resent: 0, rejected: 0, abandonedBatches: 0, mixedBatches: 0, lateBatches: 0, abandonedResent: 0,
+    copies: 0, coldCopies: 0, eventsAccepted: 0,
   }
   const rejections: string[] = []
   let next = 0
@@ -66,14 +77,15 @@ export function startChaosClient(opts: ClientOptions): ChaosClient {
 
   function newEvent(): ChaosEvent {
     const id = `${opts.runId}-${next++}`
+    const at = Date.now()
     const json = JSON.stringify({
       event_id: id,
       event_name: opts.eventName,
       external_customer_id: `cust-${next % opts.customers}`,
-      timestamp: new Date().toISOString(),
+      timestamp: new Date(at).toISOString(),
       properties: { n: 1, eid: id },
     })
-    const e = { id, json, acked: false }
+    const e = { id, json, acked: false, at }
     events.set(id, e)
     order.push(e)
     return e
@@ -107,6 +119,7 @@ export function startChaosClient(opts: ClientOptions): ChaosClient {
   async function send(r: Rng, batch: ChaosEvent[]): Promise<boolean> {
     const body = `{"events":[${batch.map((e) => e.json).join(',')}]}`
     const attempts = pickWeighted(r, [[1, 4], [3, 12], [40, 84]] as [number, number][])
+    const sentAt = Date.now()
     let backoff = 100
     for (let attempt = 1; ; attempt++) {
       // now and then the answer is "lost": the client gives up waiting after a few ms
@@ -120,7 +133,10 @@ export function startChaosClient(opts: ClientOptions): ChaosClient {
         const text = await res.text()
         if (res.status === 202) {
           stats.accepted++
+          stats.eventsAccepted += batch.length
           for (const e of batch) {
+            if (e.acked) stats.copies++
+            if (e.acked && sentAt - e.at > opts.hotWindowMs) stats.coldCopies++
             if (!e.acked) ackedOrder.push(e)
             e.acked = true
           }

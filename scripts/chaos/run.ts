@@ -1,6 +1,7 @@
 // One chaos run: the platform up, an audit meter, the client streaming while the seeded fault
 // schedule runs, then the catch-up wait, the per-event audit through the usage API,
 // `npm run down` and `npm run usage:verify`. Used by `npm run chaos` and test/chaos/.
+import { settingDefault } from '../../platform/settings.js'
 import { auditCounts, meterTotal, perEventCounts, type AuditMeter, type MeterAudit, type Window } from './audit.js'
 import { startChaosClient, type ClientStats } from './client.js'
 import { failed, httpApi, type Api } from './http.js'
@@ -92,6 +93,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
 
   const client = startChaosClient({
     url: p.url, apiKey: demo.apiKey, eventName, runId, seed: opts.seed, rate: opts.rate ?? 100, concurrency: opts.concurrency ?? 3, customers: CUSTOMERS,
+    hotWindowMs: Number(opts.env.AGGREGATOR_HOT_WINDOW_MINUTES ?? settingDefault('AGGREGATOR_HOT_WINDOW_MINUTES')) * 60_000,
   })
   const faults: FaultRecord[] = []
   let joined = false

@@ -12,6 +12,7 @@ export function formatSummary(s: ChaosSummary): string {
     `faults: ${s.faults.length} (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')})`,
     ...s.faults.map((f, i) => `  ${String(i + 1).padStart(3)} ${String(f.atS).padStart(7)}s ${f.kind.padEnd(17)} ${f.ms} ms  ${f.note}`),
     `requests ${c.requests} (202: ${c.accepted}, failed ${c.failed}, timed out ${c.timeouts}, resent ${c.resent}, refused ${c.rejected}); batches abandoned ${c.abandonedBatches}, mixed ${c.mixedBatches}, late resends ${c.lateBatches}, abandoned events resent ${c.abandonedResent}`,
+    `events in accepted requests ${c.eventsAccepted}: copies of acknowledged events ${c.copies}, of which older than the hot window ${c.coldCopies} (${c.eventsAccepted ? ((100 * c.coldCopies) / c.eventsAccepted).toFixed(1) : '0'} % of the events: the cold path)`,
     `sent ${s.sent}, acknowledged ${s.acknowledged}, unacknowledged ${s.sent - s.acknowledged}; caught up ${s.settleMs} ms after the stream`,
     ...s.meters.map((a) => `  meter ${a.meter.name} ${a.meter.aggregation}: counted ${a.counted}, total ${a.total}, doubled ${a.doubled.length}, lost ${a.lost.length}, unacknowledged counted ${a.unackedCounted}, unknown ${a.unknown.length}`),
     `doubled ${s.doubled.length}${s.doubled.length ? `: ${s.doubled.slice(0, 20).join(' ')}` : ''}`,

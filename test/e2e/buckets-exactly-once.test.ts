@@ -112,7 +112,7 @@ test('a backfill that fails after writing rows is retried, its partial rows remo
   await assertAudit(tenantId)
 })
 
-test('an event_id re-sent days later, in another batch and after an aggregator restart, counts once', async () => {
+test('an event re-sent days later (its id and timestamp), in another batch and after an aggregator restart, counts once; its id with another timestamp is another event', async () => {
   const { api } = await p.newTenant()
   const sum = await created(api.post('/v1/meters', { name: 's', event_name: 'calls', aggregation: { type: 'SUM', field: 'n' } }))
   const latest = await created(api.post('/v1/meters', { name: 'l', event_name: 'calls', aggregation: { type: 'LATEST', field: 'n' } }))
@@ -123,13 +123,16 @@ test('an event_id re-sent days later, in another batch and after an aggregator r
   await p.aggregator!.stop()
   const restarted = await groupAggregator(p, 'aggregator-after-restart')
   try {
-    // 40 days later the client re-sends order-1 with another timestamp and value, next to a new event.
-    await ingestAll(api, [ev('order-1', 999, '2026-11-10T09:00:00Z'), ev('order-3', 5, '2026-11-10T09:00:00Z')])
+    // 40 days later the client re-sends order-1 (its timestamp, another value), next to a new event.
+    await ingestAll(api, [ev('order-1', 999, '2026-10-01T09:00:00Z'), ev('order-3', 5, '2026-11-10T09:00:00Z')])
     const u = await settled(api, sum.id, 3)
     assert.equal(u.value, '35')
     assert.equal((await usage(api, latest.id, {})).value, '5', 'the resend is not the latest value either')
     assert.equal((await usage(api, sum.id, { start_time: '2026-11-01T00:00:00Z', end_time: '2026-12-01T00:00:00Z' })).event_count, 1)
     assert.ok(restarted.stats.duplicates >= 1)
+    // An event is its (event_id, timestamp): the same id at another time is a new event.
+    await ingestAll(api, [ev('order-2', 7, '2026-11-10T10:00:00Z')])
+    assert.equal((await settled(api, sum.id, 4)).value, '42')
   } finally {
     await restarted.stop()
   }

@@ -4,10 +4,10 @@
 // not counted, since a copy of it could no longer be recognised.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { dayOf } from '../../aggregator/key-set.js'
+import { storedKeyOf } from '../../clickhouse/queries/dedup-keys.js'
 import { createKafka, createProducer } from '../../platform/kafka.js'
 import { encodeBatch } from '../../schemas/events.js'
-import { eventDigest, keyText, shardOf } from '../../schemas/shards.js'
+import { keyText } from '../../schemas/shards.js'
 import { assertError } from '../support/assertions.js'
 import { created, ingestAll, usage } from '../support/fixtures.js'
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.js'
@@ -63,14 +63,14 @@ test('an event older than the window is refused; one inside counts once; an expi
   await new Promise((r) => setTimeout(r, 1500))
   assert.equal((await usage(api, m.id, {})).event_count, 2)
 
-  // The keys carry their event's day, which the table's TTL reads.
-  const d = eventDigest(tenantId, environments.production, 'inside')
-  const rows = await p.ctx.ch.query<{ day: number }>(
-    `SELECT toUInt16(event_day) AS day FROM ${p.ctx.ch.table('dedup_keys')} WHERE shard = ${shardOf(d)} AND key = ${keyText(d)}`,
+  // The keys carry their event's time, which the table's TTL reads.
+  const k = storedKeyOf(tenantId, environments.production, 'inside', Date.parse(iso(now - 34 * DAY)))
+  const rows = await p.ctx.ch.query<{ ms: string }>(
+    `SELECT toString(ms) AS ms FROM ${p.ctx.ch.table('dedup_events')} WHERE shard = ${k.shard} AND key = ${keyText(k.d)}`,
   )
-  assert.deepEqual(rows.map((r) => Number(r.day)), [dayOf(now - 34 * DAY)])
-  const [ddl] = await p.ctx.ch.query<{ q: string }>(`SELECT create_table_query AS q FROM system.tables WHERE database = '${p.ctx.ch.database}' AND name = 'dedup_keys'`)
-  assert.match(ddl.q, /TTL event_day \+ toIntervalDay\(37\)/)
+  assert.deepEqual(rows.map((r) => Number(r.ms)), [now - 34 * DAY])
+  const [ddl] = await p.ctx.ch.query<{ q: string }>(`SELECT create_table_query AS q FROM system.tables WHERE database = '${p.ctx.ch.database}' AND name = 'dedup_events'`)
+  assert.match(ddl.q, /TTL toDateTime\(intDiv\(ms, 1000\)\) \+ toIntervalDay\(37\)/)
   const [raw] = await p.ctx.ch.query<{ q: string }>(`SELECT create_table_query AS q FROM system.tables WHERE database = '${p.ctx.ch.database}' AND name = 'events_raw'`)
   assert.match(raw.q, /TTL toDateTime\(timestamp\) \+ toIntervalDay\(400\)/)
 })

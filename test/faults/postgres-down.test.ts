@@ -37,7 +37,7 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
 
 async function meterEventCount(tenantId: string): Promise<number> {
   const [row] = await p.ctx.ch.query<{ n: string }>(
-    `SELECT count() AS n FROM (SELECT event_id FROM ${p.ctx.ch.table('meter_events')} WHERE tenant_id = {t:String} LIMIT 1 BY event_id)`,
+    `SELECT count() AS n FROM (SELECT event_id, timestamp FROM ${p.ctx.ch.table('meter_events')} WHERE tenant_id = {t:String} LIMIT 1 BY event_id, timestamp)`,
     { t: tenantId },
   )
   return Number(row.n)
