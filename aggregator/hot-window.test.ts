@@ -112,3 +112,29 @@ test('a write of 25,000 events older than the window looks them up in statements
   const afterTakeover = await b.stage.add(old.piece(tenant, 'bulk-copy-2', evs))
   assert.deepEqual([afterTakeover.duplicates, afterTakeover.cold], [25_000, 25_000])
 })
+
+test('an event sent without a timestamp is its id: a resend (stamped anew on arrival) is a duplicate in memory, after a restart, and when both arrive late', async () => {
+  const { tenant, cnt } = recent.fixture()
+  const meters = source([cnt])
+  const clock = steppedClock()
+  const a = await recent.writer(meters, ALL, { hotWindowMinutes: 10, clock: clock.now })
+  const evs = recent.events('unstamped', 30)
+  const arrival = NOW - 2 * MIN
+  const first = await a.stage.add(recent.stampedPiece(tenant, 'first', evs, arrival))
+  assert.equal(first.duplicates, 0)
+  const resent = await a.stage.add(recent.stampedPiece(tenant, 'resent', evs, arrival + 5_000))
+  assert.equal(resent.duplicates, 30, 'the resend, stamped 5 s later, is the same event')
+  const b = await recent.writer(meters, ALL, { hotWindowMinutes: 10, clock: clock.now }) // a restart
+  const afterRestart = await b.stage.add(recent.stampedPiece(tenant, 'after-restart', evs, arrival + 9_000))
+  assert.equal(afterRestart.duplicates, 30, 'a takeover loads them with the window')
+
+  // The aggregator lags: both copies reach it after their arrival left the window.
+  const late = recent.events('unstamped-late', 30)
+  const lateArrival = NOW - 3 * 86_400_000
+  const lateFirst = await b.stage.add(recent.stampedPiece(tenant, 'late-first', late, lateArrival))
+  assert.equal(lateFirst.duplicates, 0)
+  await evictAll(b, recent.piece, tenant)
+  const lateResent = await b.stage.add(recent.stampedPiece(tenant, 'late-resent', late, lateArrival + 5_000))
+  assert.equal(lateResent.duplicates, 30, 'kept in memory for the window after it was counted')
+  assert.equal(await recent.usage(tenant, cnt), '30')
+})

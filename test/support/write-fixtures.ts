@@ -22,6 +22,11 @@ export function meterSource(initial: MeterDefinition[]): MeterSource & { set(m: 
 export function writeFixtures(ch: () => ClickHouse, t0: number, prefix: string) {
   let tenants = 0
   let offsets = 0n
+  const piece = (tenant: string, batchId: string, evs: UsageEvent[], receivedAt: number): Piece => {
+    const batch: IngestBatch = { batch_id: batchId, tenant_id: tenant, environment_id: 'env', ingested_at: receivedAt, events: evs }
+    const at = offsets++
+    return { stream: 'test', first: at, last: at, records: [{ offset: at, batch }] }
+  }
   return {
     fixture: () => {
       const tenant = `${prefix}-${++tenants}`
@@ -43,11 +48,12 @@ export function writeFixtures(ch: () => ClickHouse, t0: number, prefix: string) 
       }))
     },
 
-    piece: (tenant: string, batchId: string, evs: UsageEvent[]): Piece => {
-      const batch: IngestBatch = { batch_id: batchId, tenant_id: tenant, environment_id: 'env', ingested_at: t0, events: evs }
-      const at = offsets++
-      return { stream: 'test', first: at, last: at, records: [{ offset: at, batch }] }
-    },
+    /** A record of events that carry their own timestamps (received the millisecond before t0). */
+    piece: (tenant: string, batchId: string, evs: UsageEvent[]): Piece => piece(tenant, batchId, evs, t0 - 1),
+
+    /** A record of events sent without timestamps: ingest stamped each with its arrival, `at`. */
+    stampedPiece: (tenant: string, batchId: string, evs: UsageEvent[], at: number): Piece =>
+      piece(tenant, batchId, evs.map((e) => ({ ...e, timestamp: at })), at),
 
     /** Events of the given shards only (what the partitions of those shards would carry). */
     inShards: (tenant: string, shards: number[], evs: UsageEvent[]) => evs.filter((e) => shards.includes(eventShard(tenant, 'env', e.event_id))),
