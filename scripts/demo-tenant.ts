@@ -6,7 +6,19 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import { candidateHashes, type ApiKeyHashing } from '../billing-api/auth/index.js'
 import { ApiKeySchema } from '../billing-api/auth/api-key.entity.js'
 import { createTenant, type CreatedTenant } from '../billing-api/tenants/index.js'
-export async function ensureDemoTenant(orm: MikroORM, dataDir: string, keyHashing: ApiKeyHashing): Promise<CreatedTenant> {
+import { retryingFor } from '../platform/retry.js'
+
+/** Waits (up to a few minutes) for a Postgres that is restarting, as the rest of the start-up does. */
+export async function ensureDemoTenant(
+  orm: MikroORM, dataDir: string, keyHashing: ApiKeyHashing, log: (msg: string) => void = (m) => console.error(m),
+): Promise<CreatedTenant> {
+  return retryingFor(() => findOrCreate(orm, dataDir, keyHashing), {
+    forMs: 180_000,
+    onRetry: (err, wait) => log(`the demo tenant step could not reach Postgres (${err instanceof Error ? err.message : String(err)}); trying again in ${wait} ms`),
+  })
+}
+
+async function findOrCreate(orm: MikroORM, dataDir: string, keyHashing: ApiKeyHashing): Promise<CreatedTenant> {
   const file = join(dataDir, 'demo.json')
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as CreatedTenant
