@@ -80,15 +80,16 @@ export class OnlineAudit {
     const { meter } = s
     const start = new Date(s.minute * 1000)
     const end = new Date(s.minute * 1000 + 60_000)
-    const raw = await this.ch.query<{ event_id: string; properties: string; ts: string }>(
-      `SELECT event_id, any(properties) AS properties, toString(toUnixTimestamp64Milli(timestamp)) AS ts
+    const raw = await this.ch.query<{ event_id: string; properties: string; ts: string; received: string }>(
+      `SELECT event_id, any(properties) AS properties, toString(toUnixTimestamp64Milli(timestamp)) AS ts,
+              toString(toUnixTimestamp64Milli(any(ingested_at))) AS received
          FROM ${this.ch.table('events_raw')}
         WHERE tenant_id = {t:String} AND environment_id = {e:String} AND event_name = {n:String} AND external_customer_id = {c:String}
           AND timestamp >= fromUnixTimestamp64Milli(${start.getTime()}) AND timestamp < fromUnixTimestamp64Milli(${end.getTime()})
         GROUP BY event_id, timestamp`,
       { t: meter.tenant_id, e: meter.environment_id, n: meter.event_name, c: s.customer },
     )
-    const keys = raw.map((r) => storedKeyOf(meter.tenant_id, meter.environment_id, r.event_id, Number(r.ts)))
+    const keys = raw.map((r) => storedKeyOf(meter.tenant_id, meter.environment_id, r.event_id, Number(r.ts), r.ts === r.received))
     const counted = await countedBy(this.ch, keys)
     const index = indexMeters([meter])
     let value = new Decimal(0)

@@ -68,6 +68,16 @@ export class ShardTable {
   }
 
   /**
+   * The minute a counted key stays in memory for: its event's. An event sent without a timestamp
+   * stays at least the window from when it is counted, so a resend (stamped anew on arrival)
+   * that reaches a lagging aggregator right after it is still recognised; the dedup store finds
+   * it only under its own timestamp.
+   */
+  keepMinute(ms: number, stamped: boolean): number {
+    return stamped ? Math.max(minuteOf(ms), minuteOf(this.hotStart + this.hotWindowMs)) : minuteOf(ms)
+  }
+
+  /**
    * Between writes (every key written to dedup_events, or the shard dirty and not evicted):
    * drops the keys of events before the window's minute, once per minute the window moved, in
    * at most `perCall` shards (a rebuild costs time in proportion to the keys: spread over writes).

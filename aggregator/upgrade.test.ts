@@ -64,12 +64,13 @@ test('a database of the earlier write path migrates and counts on exactly', asyn
 
   const applied = await migrateClickHouse(ch)
   assert.deepEqual(applied, ['0005_sharded_write_path.sql', '0006_dedup_horizon.sql', '0007_dedup_by_time.sql'])
-  // The counted events' keys, under the identity (event_id, timestamp), each with its event's time and its id's shard.
+  // The counted events' keys, under the identity (event_id, timestamp), each with its event's time and its id's shard;
+  // old-0 was sent without a timestamp (stamped with its batch's arrival, T0): it keeps its id's key.
   const keys = await ch.query<{ shard: number; ms: string; key: string; check: string }>(
     `SELECT shard, toString(ms) AS ms, toString(key) AS key, toString(check) AS check FROM ${ch.table('dedup_events')} ORDER BY ms`,
   )
   assert.deepEqual(keys.map((k) => ({ ...k, shard: Number(k.shard) })), olds.map((e) => {
-    const k = storedKeyOf('up', 'env', e.event_id, e.timestamp)
+    const k = storedKeyOf('up', 'env', e.event_id, e.timestamp, e.timestamp === batch.ingested_at)
     return { shard: k.shard, ms: String(e.timestamp), key: keyText(k.d), check: checkText(k.d) }
   }), 'the earlier keys moved to the time-ordered store')
   assert.equal(eventShard('up', 'env', 'old-1') >= 0, true)

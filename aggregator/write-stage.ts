@@ -13,9 +13,8 @@
 import { randomUUID } from 'node:crypto'
 import type { ClickHouse } from '../clickhouse/client.js'
 import { insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
-import { minuteOf } from './key-set.js'
 import { markerRow, type MarkedKey } from '../clickhouse/queries/write-markers.js'
-import type { IngestBatch, UsageEvent } from '../schemas/events.js'
+import { stampedOnArrival, type IngestBatch, type UsageEvent } from '../schemas/events.js'
 import type { CommittedBucket, CommittedWriteListener } from '../schemas/committed-write.js'
 import type { MeterDefinition } from '../schemas/meters.js'
 import { checkText, eventDigest, eventKey, keyText, partitionOfShard, shardOf, type EventDigest } from '../schemas/shards.js'
@@ -307,7 +306,12 @@ export class WriteStage {
     const items = mine.map((ref) => {
       ref.result.events++
       const { batch, e } = ref
-      return { ref, result: ref.result, state: this.shards.owned.get(ref.shard)!, key: eventKey(batch.tenant_id, batch.environment_id, e.event_id, e.timestamp), ms: e.timestamp }
+      const stamped = stampedOnArrival(batch, e)
+      return {
+        ref, result: ref.result, state: this.shards.owned.get(ref.shard)!, ms: e.timestamp,
+        key: eventKey(batch.tenant_id, batch.environment_id, e.event_id, stamped ? undefined : e.timestamp),
+        keepMinute: this.shards.keepMinute(e.timestamp, stamped),
+      }
     })
     const fresh = await newEvents(this.ch, items, { hotFrom, keepFromDay: this.shards.keepFrom() })
 
@@ -358,7 +362,7 @@ export class WriteStage {
     let bucketBlock: Promise<void> = Promise.resolve()
     const counted = () => {
       // A copy arriving later (even if the keys below fail) is a duplicate.
-      for (const { state, key, ms } of fresh) state.keys.add(key, minuteOf(ms))
+      for (const { state, key, keepMinute } of fresh) state.keys.add(key, keepMinute)
     }
     const queryId = `meterline-buckets-${randomUUID()}`
     let t2 = t1, t3 = t1, t4 = t1

@@ -9,14 +9,14 @@ export const eventSchema = {
   properties: {
     event_id: {
       type: 'string', minLength: 1, maxLength: 255,
-      description: 'Your idempotency key (generated when absent). An event is its (event_id, timestamp): a copy with both the same counts once, whenever it arrives within the dedup horizon; the same event_id with another timestamp is another event.',
+      description: 'Your idempotency key (generated when absent). An event is its (event_id, timestamp): a copy with both the same counts once, whenever it arrives within the dedup horizon; the same event_id with another timestamp is another event. An event sent without a timestamp is its event_id: a resend counts once while the first copy is within the hot window of the aggregators (AGGREGATOR_HOT_WINDOW_MINUTES).',
     },
     event_name: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
     external_customer_id: { type: 'string', minLength: 1, maxLength: 255 },
     customer_id: { type: 'string', maxLength: 255 },
     timestamp: {
       type: 'string', format: 'date-time',
-      description: 'When the event happened (default: when ingest received it). Part of the event\'s identity: resend an event with the timestamp it was first sent with.',
+      description: 'When the event happened (default: when ingest received it). Part of the event\'s identity: resend an event with the timestamp it was first sent with (exact at any age).',
     },
     source: { type: 'string', maxLength: 255 },
     properties: { type: 'object' },

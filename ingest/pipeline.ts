@@ -14,7 +14,13 @@ export interface Tenancy {
   environmentId: string
 }
 
-export function enrich(inputs: EventInput[], tenancy: Tenancy, nowMs: number): IngestBatch {
+export function enrich(inputs: EventInput[], tenancy: Tenancy, receivedMs: number): IngestBatch {
+  // The arrival instant stamps the events sent without a timestamp, and only them: no timestamp
+  // sent in the batch may equal it (schemas/events.ts stampedOnArrival), so it moves on a
+  // millisecond past any that does.
+  const sent = new Set(inputs.flatMap((e) => (e.timestamp ? [Date.parse(e.timestamp)] : [])))
+  let nowMs = receivedMs
+  while (sent.has(nowMs)) nowMs++
   const events: UsageEvent[] = inputs.map((e) => ({
     event_id: e.event_id ?? `evt_${ulid(nowMs)}`,
     event_name: e.event_name.trim(),

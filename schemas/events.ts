@@ -27,6 +27,14 @@ const schema = JSON.parse(readFileSync(new URL('./ingest-batch.avsc', import.met
 // Timestamps travel as plain longs (epoch ms); no logical-type objects on the hot path.
 const batchType = avro.Type.forSchema(schema)
 
+/**
+ * The event was sent without a timestamp: ingest stamped it with its arrival, the batch's
+ * `ingested_at`, and never lets a timestamp sent with the batch equal that instant (enrich).
+ */
+export function stampedOnArrival(batch: IngestBatch, e: UsageEvent): boolean {
+  return e.timestamp === batch.ingested_at
+}
+
 export function encodeBatch(batch: IngestBatch): Buffer {
   return batchType.toBuffer(batch)
 }

@@ -1,8 +1,10 @@
 // Event identity and ownership, shared by ingest (which routes) and the aggregator (which
-// writes). An event is its (tenant, environment, event_id, timestamp): its dedup key is
-// md5(tenant \0 environment \0 event_id \0 timestamp in ms), so every copy of it carries the
-// time that places it in or out of the writers' hot window (docs/architecture.md, "Dedup keys
-// in memory and on disk"). Every event id has one owning shard for life: the low bits of
+// writes). An event sent with a timestamp is its (tenant, environment, event_id, timestamp): its
+// dedup key is md5(tenant \0 environment \0 event_id \0 timestamp in ms), so every copy of it
+// carries the time that places it in or out of the writers' hot window. An event sent without
+// one (stamped on arrival) is its (tenant, environment, event_id): its key is the id's digest,
+// so a resend stamped anew is the same event (docs/architecture.md, "Dedup keys in memory and
+// on disk"). Every event id has one owning shard for life: the low bits of
 // md5(tenant \0 environment \0 event_id). A shard's events always travel in the same Kafka
 // partition (shard mod partitions), and one writer at a time holds a shard (aggregator/shard-fence.ts).
 import { hash } from 'node:crypto'
@@ -24,9 +26,10 @@ export function eventDigest(tenantId: string, environmentId: string, eventId: st
   return digestOf(hash('md5', `${tenantId}\u0000${environmentId}\u0000${eventId}`, 'buffer'))
 }
 
-/** The dedup key of an event: its id and its timestamp (epoch milliseconds). */
-export function eventKey(tenantId: string, environmentId: string, eventId: string, timestampMs: number): EventDigest {
-  return digestOf(hash('md5', `${tenantId}\u0000${environmentId}\u0000${eventId}\u0000${timestampMs}`, 'buffer'))
+/** The dedup key of an event: its id and the timestamp it was sent with (epoch ms); its id alone when it was sent without one. */
+export function eventKey(tenantId: string, environmentId: string, eventId: string, sentTimestampMs: number | undefined): EventDigest {
+  if (sentTimestampMs === undefined) return eventDigest(tenantId, environmentId, eventId)
+  return digestOf(hash('md5', `${tenantId}\u0000${environmentId}\u0000${eventId}\u0000${sentTimestampMs}`, 'buffer'))
 }
 
 function digestOf(d: Buffer): EventDigest {

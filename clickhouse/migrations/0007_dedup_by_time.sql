@@ -1,8 +1,9 @@
 -- Dedup keys in time order (docs/architecture.md, "Dedup keys in memory and on disk").
 --
--- An event is its (tenant, environment, event_id, timestamp): its dedup key becomes
--- md5(tenant \0 environment \0 event_id \0 timestamp in ms), so every copy of an event carries
--- the time that puts it in or out of the writers' hot window. dedup_events holds one row per
+-- An event sent with a timestamp is its (tenant, environment, event_id, timestamp): its dedup key
+-- becomes md5(tenant \0 environment \0 event_id \0 timestamp in ms), so every copy of it carries
+-- the time that puts it in or out of the writers' hot window. An event sent without one (ingest
+-- stamped it with the batch's arrival, ingested_at) keeps its id's key. dedup_events holds one row per
 -- counted event in (shard, time, key) order: a takeover reads a shard's hot window as one key
 -- range (rows read follow the window, not the history), and a lookup of an older event reads
 -- one 256-row granule of its (shard, time, key) per part of its day. Daily partitions: a day's
@@ -29,10 +30,10 @@ SETTINGS index_granularity = 256;
 INSERT INTO {db}.dedup_events
 SELECT k.shard, r.ms, reinterpretAsUInt64(reverse(substring(r.h, 1, 8))), reinterpretAsUInt64(reverse(substring(r.h, 9, 8))), k.epoch, k.seq
 FROM (
-    SELECT ms, MD5(concat(tenant_id, '\0', environment_id, '\0', event_id, '\0', toString(ms))) AS h,
+    SELECT ms, if(ms = received, id_hash, MD5(concat(tenant_id, '\0', environment_id, '\0', event_id, '\0', toString(ms)))) AS h,
            reinterpretAsUInt64(reverse(substring(id_hash, 1, 8))) AS id_key, reinterpretAsUInt64(reverse(substring(id_hash, 9, 8))) AS id_check
     FROM (
-        SELECT tenant_id, environment_id, event_id, toUnixTimestamp64Milli(timestamp) AS ms,
+        SELECT tenant_id, environment_id, event_id, toUnixTimestamp64Milli(timestamp) AS ms, toUnixTimestamp64Milli(ingested_at) AS received,
                MD5(concat(tenant_id, '\0', environment_id, '\0', event_id)) AS id_hash
         FROM {db}.events_raw FINAL
     )

@@ -12,9 +12,9 @@ export interface StoredKey {
   d: EventDigest
 }
 
-/** Where an event's key is kept. */
-export function storedKeyOf(tenantId: string, environmentId: string, eventId: string, ms: number): StoredKey {
-  return { shard: eventShard(tenantId, environmentId, eventId), ms, d: eventKey(tenantId, environmentId, eventId, ms) }
+/** Where an event's key is kept; `stamped`: it was sent without a timestamp (schemas/events.ts stampedOnArrival). */
+export function storedKeyOf(tenantId: string, environmentId: string, eventId: string, ms: number, stamped = false): StoredKey {
+  return { shard: eventShard(tenantId, environmentId, eventId), ms, d: eventKey(tenantId, environmentId, eventId, stamped ? undefined : ms) }
 }
 
 /** `key:check` of a digest, as countedBy names the keys it found. */

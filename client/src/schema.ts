@@ -8064,7 +8064,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         customer_id?: string;
-                        /** @description Your idempotency key (generated when absent). An event is its (event_id, timestamp): a copy with both the same counts once, whenever it arrives within the dedup horizon; the same event_id with another timestamp is another event. */
+                        /** @description Your idempotency key (generated when absent). An event is its (event_id, timestamp): a copy with both the same counts once, whenever it arrives within the dedup horizon; the same event_id with another timestamp is another event. An event sent without a timestamp is its event_id: a resend counts once while the first copy is within the hot window of the aggregators (AGGREGATOR_HOT_WINDOW_MINUTES). */
                         event_id?: string;
                         event_name: string;
                         external_customer_id: string;
@@ -8072,7 +8072,7 @@ export interface paths {
                         source?: string;
                         /**
                          * Format: date-time
-                         * @description When the event happened (default: when ingest received it). Part of the event's identity: resend an event with the timestamp it was first sent with.
+                         * @description When the event happened (default: when ingest received it). Part of the event's identity: resend an event with the timestamp it was first sent with (exact at any age).
                          */
                         timestamp?: string;
                     };
@@ -8237,7 +8237,7 @@ export interface paths {
                     "application/json": {
                         events: {
                             customer_id?: string;
-                            /** @description Your idempotency key (generated when absent). An event is its (event_id, timestamp): a copy with both the same counts once, whenever it arrives within the dedup horizon; the same event_id with another timestamp is another event. */
+                            /** @description Your idempotency key (generated when absent). An event is its (event_id, timestamp): a copy with both the same counts once, whenever it arrives within the dedup horizon; the same event_id with another timestamp is another event. An event sent without a timestamp is its event_id: a resend counts once while the first copy is within the hot window of the aggregators (AGGREGATOR_HOT_WINDOW_MINUTES). */
                             event_id?: string;
                             event_name: string;
                             external_customer_id: string;
@@ -8245,7 +8245,7 @@ export interface paths {
                             source?: string;
                             /**
                              * Format: date-time
-                             * @description When the event happened (default: when ingest received it). Part of the event's identity: resend an event with the timestamp it was first sent with.
+                             * @description When the event happened (default: when ingest received it). Part of the event's identity: resend an event with the timestamp it was first sent with (exact at any age).
                              */
                             timestamp?: string;
                         }[];
