@@ -1,6 +1,6 @@
 // Creates the demo tenant once and remembers its key in .data/demo.json (local use only:
 // the database stores only the key's hash).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { candidateHashes, type ApiKeyHashing } from '../billing-api/auth/index.js'
@@ -29,6 +29,8 @@ async function findOrCreate(orm: MikroORM, dataDir: string, keyHashing: ApiKeyHa
     name: 'Demo Inc.',
     billing_details: { email: 'billing@demo.example', address: { address_line1: '1 Demo Street', address_city: 'Berlin', address_country: 'DE' } },
   }, keyHashing)
-  writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 })
+  // Written whole, then renamed: a reader that waits for the file (the fault tests, chaos) never sees it half-written.
+  writeFileSync(`${file}.tmp`, JSON.stringify(created, null, 2), { mode: 0o600 })
+  renameSync(`${file}.tmp`, file)
   return created
 }
