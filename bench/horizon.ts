@@ -6,7 +6,9 @@
 // events/s for HORIZON_SECONDS through one writer, RSS sampled every 10 s: the slope over the
 // last window and the bound rate x window x bytes per key. Prints one table.
 // Env: HORIZON_KEYS (200000000), HORIZON_RATE (10000), HORIZON_SECONDS (600),
-// AGGREGATOR_HOT_WINDOW_MINUTES (the window; 30). The local stack must run (Postgres: the fence).
+// AGGREGATOR_HOT_WINDOW_MINUTES (the window; 30), HORIZON_GRANULARITIES (e.g. `64,128`: copies of
+// dedup_events with those index granularities, and one with no rows, looked up alternately with
+// the table itself after the merges). The local stack must run (Postgres: the fence).
 import { rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -15,7 +17,8 @@ import { openStandaloneWriter, type Writer } from '../aggregator/writer.js'
 import type { Piece } from '../aggregator/write-stage.js'
 import { ClickHouse } from '../clickhouse/client.js'
 import { migrateClickHouse } from '../clickhouse/migrate.js'
-import { countedBy, LOOKUP_SETTINGS, storedKeyOf, tuples as keyTuples } from '../clickhouse/queries/dedup-keys.js'
+import { countedBy, LOOKUP_SETTINGS, lookupSql, storedKeyOf, type StoredKey } from '../clickhouse/queries/dedup-keys.js'
+import { checkText, keyText } from '../schemas/shards.js'
 import { loadConfig } from '../platform/config.js'
 import type { UsageEvent } from '../schemas/events.js'
 import type { MeterDefinition } from '../schemas/meters.js'
@@ -33,6 +36,9 @@ const HISTORY_SPAN = 37 * DAY - WINDOW_MS
 const TENANT = 'bench'
 const ENV = 'env'
 const STEP = 40_503 // spreads seed n over the span: ms = from + (n * STEP) mod span, the same in SQL and here
+
+/** The keys written out as SQL tuples: the earlier lookup form, timed beside the current one. */
+const keyTuples = (keys: StoredKey[]) => keys.map((k) => `(${k.shard},${k.ms},${keyText(k.d)},${checkText(k.d)})`).join(',')
 
 const seedMs = (n: number) => HISTORY_FROM + ((n * STEP) % HISTORY_SPAN)
 
@@ -117,21 +123,58 @@ async function coldLookup(label: string): Promise<void> {
   })
   const tuples = keyTuples(keys)
   const oneIn = `SELECT toString(key) AS k FROM ${ch.table('dedup_events')} WHERE (shard, ms, key, check) IN (${tuples})`
-  // Alternated: the lookup as written (one branch per day) and one IN over every part.
-  const times: Record<string, number[]> = { 'per day': [], 'one IN': [] }
+  // Alternated: the lookup as written (the keys as one format() string) and the keys written out as tuples.
+  const times: Record<string, number[]> = { 'format': [], 'tuples': [] }
   let found = 0
   for (let round = 0; round < 2; round++) {
     let t0 = performance.now()
     found = (await countedBy(ch, keys)).size
-    times['per day'].push(performance.now() - t0)
+    times['format'].push(performance.now() - t0)
     t0 = performance.now()
     await ch.query(oneIn, undefined, LOOKUP_SETTINGS)
-    times['one IN'].push(performance.now() - t0)
+    times['tuples'].push(performance.now() - t0)
   }
-  const read = await estimate(`SELECT key FROM ${ch.table('dedup_events')} WHERE (shard, ms, key, check) IN (${tuples})`)
+  const read = await estimate(lookupSql(ch, keys))
   const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ')
   row(`20,000-key lookup of old events at ${label} stored`,
-    `${fmt(times['per day'])} ms (one IN over every part: ${fmt(times['one IN'])} ms); ${found} found; rows read ${read.toLocaleString('en')} (${(read / 20_000).toFixed(0)} a key); load ${load()}`, '< 1 s')
+    `${fmt(times['format'])} ms (the keys written out as tuples: ${fmt(times['tuples'])} ms); ${found} found; rows read ${read.toLocaleString('en')} (${(read / 20_000).toFixed(0)} a key); load ${load()}`, '< 1 s')
+}
+
+/**
+ * The lookup against copies of the store that differ in granule size, and against an empty copy
+ * (what parsing the statement and building its sets cost alone), alternated round by round.
+ */
+async function lookupVariants(label: string, granularities: number[]): Promise<void> {
+  const base = ch.table('dedup_events')
+  const variants = [{ name: 'dedup_events', g: 256 }]
+  for (const g of granularities) {
+    const name = `dedup_events_g${g}`
+    await ch.command(`CREATE TABLE IF NOT EXISTS ${ch.table(name)} AS ${base} ENGINE = ReplacingMergeTree PARTITION BY intDiv(ms, 86400000) ORDER BY (shard, ms, key, check) SETTINGS index_granularity = ${g}`)
+    await ch.command(`INSERT INTO ${ch.table(name)} SELECT * FROM ${base}`, undefined, { max_partitions_per_insert_block: '1000' })
+    await ch.command(`OPTIMIZE TABLE ${ch.table(name)} FINAL`)
+    variants.push({ name, g })
+  }
+  await ch.command(`CREATE TABLE IF NOT EXISTS ${ch.table('dedup_events_empty')} AS ${base}`)
+  variants.push({ name: 'dedup_events_empty', g: 0 })
+  await ch.command(`OPTIMIZE TABLE ${base} FINAL`)
+  const keys = Array.from({ length: 20_000 }, (_, i) => {
+    const n = Math.floor((i * 9_973_331 + 17) % Math.min(KEYS, 2 ** 31))
+    return storedKeyOf(TENANT, ENV, `seed-${n}`, seedMs(n))
+  })
+  const times = new Map<string, number[]>(variants.map((v) => [v.name, []]))
+  for (let round = 0; round < 5; round++) {
+    for (const v of variants) {
+      const t0 = performance.now()
+      await ch.query(lookupSql(ch, keys, v.name), undefined, LOOKUP_SETTINGS)
+      times.get(v.name)!.push(performance.now() - t0)
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  for (const v of variants) {
+    const read = v.g === 0 ? 0 : await estimate(lookupSql(ch, keys, v.name))
+    row(`20,000-key lookup at ${label}, ${v.g === 0 ? 'empty table (statement and sets alone)' : `granules of ${v.g} rows, one part a day`}`,
+      `median ${median(times.get(v.name)!).toFixed(0)} ms of 5 (${times.get(v.name)!.map((x) => x.toFixed(0)).join(', ')})${v.g ? `; rows read ${read.toLocaleString('en')} (${(read / 20_000).toFixed(0)} a key)` : ''}; load ${load()}`, '< 1 s')
+  }
 }
 
 async function exactness(w: Writer, label: string): Promise<void> {
@@ -203,8 +246,10 @@ await coldLookup(`${millions(KEYS)} (parts as seeded: ${await partsPerDay()} a d
 // Stored over weeks, a day's keys sit in a few merged parts; seeded at once, they arrive as many.
 await settleMerges(Number(env.HORIZON_MERGE_WAIT_S ?? 300))
 await coldLookup(`${millions(KEYS)} (after merges: ${await partsPerDay()} parts a day)`)
+const granularities = (env.HORIZON_GRANULARITIES ?? '').split(',').filter(Boolean).map(Number)
+if (granularities.length) await lookupVariants(millions(KEYS), granularities)
 await exactness(w, millions(KEYS))
-await steady(w)
+if (SECONDS > 0) await steady(w)
 
 console.log(`\n| figure | measured | goal |\n|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}`)
 console.log(`load ${load()}, ${os.cpus().length} cores`)
