@@ -197,9 +197,15 @@ async function exactness(w: Writer, label: string): Promise<void> {
     `copies counted ${copiesCounted}; new counted ${newCounted}; 20,000 of the new re-sent: ${again.events - again.duplicates} counted`, 'copies 0, new 100,000, re-sent 0')
 }
 
+/** The memory the engine tracks itself (its caches, parts in memory, merges). */
+async function engineMemory(): Promise<number> {
+  const [r] = await ch.query<{ v: string }>(`SELECT toString(value) AS v FROM system.metrics WHERE metric = 'MemoryTracking'`)
+  return Number(r?.v ?? 0)
+}
+
 async function steady(w: Writer): Promise<void> {
   // RATE events/s timestamped now, one write a second, RSS every 10 s.
-  const samples: { s: number; rss: number; keys: number }[] = []
+  const samples: { s: number; rss: number; keys: number; heap: number; external: number; engine: number }[] = []
   const start = performance.now()
   const baseline = process.memoryUsage().rss
   let next = 0
@@ -208,7 +214,8 @@ async function steady(w: Writer): Promise<void> {
     await w.stage.add(piece(Array.from({ length: RATE }, () => event(`live-${next++}`, Date.now())), `live-${next}`))
     const elapsed = (performance.now() - start) / 1000
     if (samples.length === 0 || elapsed - samples[samples.length - 1].s >= 10) {
-      samples.push({ s: elapsed, rss: process.memoryUsage().rss, keys: [...w.shards.owned.values()].reduce((n, st) => n + st.keys.size, 0) })
+      const m = process.memoryUsage()
+      samples.push({ s: elapsed, rss: m.rss, heap: m.heapUsed, external: m.external, engine: await engineMemory(), keys: [...w.shards.owned.values()].reduce((n, st) => n + st.keys.size, 0) })
     }
     const left = 1000 - (performance.now() - sec)
     if (left > 0) await new Promise((r) => setTimeout(r, left))
@@ -221,7 +228,8 @@ async function steady(w: Writer): Promise<void> {
   const cov = last.reduce((n, x) => n + (x.s - ms) * (x.rss - mr), 0)
   const vs = last.reduce((n, x) => n + (x.s - ms) ** 2, 0)
   const slope = last.length > 1 && vs > 0 ? (cov / vs) * 60 : 0
-  console.log(`  RSS samples (s, MiB, keys): ${samples.map((x) => `${x.s.toFixed(0)} ${(x.rss / 2 ** 20).toFixed(0)} ${x.keys}`).join('; ')}`)
+  const mib = (n: number) => (n / 2 ** 20).toFixed(0)
+  console.log(`  samples (s, RSS MiB, JS heap MiB, external MiB, engine's tracked MiB, keys): ${samples.map((x) => `${x.s.toFixed(0)} ${mib(x.rss)} ${mib(x.heap)} ${mib(x.external)} ${mib(x.engine)} ${x.keys}`).join('; ')}`)
   const peak = Math.max(...samples.map((x) => x.rss))
   const bound = baseline + (WINDOW_MS / 1000) * RATE * 57
   const achieved = next / ((performance.now() - start) / 1000)
