@@ -1,6 +1,6 @@
 // The dedup keys of one shard's hot window, in memory: an open-addressing hash set of 128-bit
 // digests, each with the minute (minutes since 1970) of its event's timestamp, in one
-// Uint32Array (20 bytes a slot; 29-57 bytes a key at the load kept, since a rebuild sizes the
+// Uint32Array (20 bytes a slot; 57-114 bytes a key after a rebuild, which sizes the
 // table for twice the live keys). The shard's owner loads it from dedup_events at takeover
 // (the keys of the hot window) and adds every key it counts, so a lookup of a recent event costs
 // no statement. `evictBefore` drops the keys of events before a minute (older than the hot
