@@ -24,6 +24,10 @@ import { openWriter } from './writer.js'
 export interface AggregatorHooks extends WriteStageHooks, BackfillHooks {
   /** Called after the ClickHouse writes and before the offset commit (fault-injection point for tests). */
   afterInsert?: (info: { partition: number; lastOffset: string; events: number }) => Promise<void> | void
+  /** Called as a fetched batch is handed over; `seq` numbers the batches this consumer handled */
+  beforeBatch?: (info: { partition: number; fetchedOffset: string; seq: number }) => void
+  /** Called after a batch's offsets were committed */
+  afterCommit?: (info: { partition: number; seq: number }) => void
 }
 
 export interface AggregatorOptions {
@@ -74,6 +78,8 @@ export interface Aggregator {
 /** the broker generation a piece was fetched in */
 interface Fetched {
   restarts: number
+  /** the batch's number (hooks) */
+  seq: number
   /** the local broker's generation topic (null: a broker without one) */
   name: string | null
 }
@@ -114,6 +120,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   let stopping = false
   /** broker restarts seen (a piece fetched before one is not committed) */
   let restarts = 0
+  let batchSeq = 0
   /** the broker's generation watch (set below, once the consumer runs) */
   const broker: { watch?: GenerationWatch } = {}
 
@@ -155,6 +162,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     // Fetched from a broker that has restarted empty since: its offsets mean nothing now.
     if (generation.restarts !== restarts) return
     await commit(consumer, topic, partition, piece, generation.name)
+    opts.hooks?.afterCommit?.({ partition, seq: generation.seq })
     state.next = piece.last + 1n
     opts.onCommitted?.({ bytes })
     stats.batches++
@@ -225,6 +233,8 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kafkajs hands these over as plain functions
   async function eachBatch({ batch, resolveOffset, heartbeat }: EachBatchPayload): Promise<void> {
     if (batch.messages.length === 0) return
+    const seq = ++batchSeq
+    opts.hooks?.beforeBatch?.({ partition: batch.partition, fetchedOffset: String((batch as { fetchedOffset?: string }).fetchedOffset), seq })
     const { piece, bytes } = decode(opts.groupId, batch)
     const { first, last } = piece
     let state = partitions.get(batch.partition)
@@ -237,7 +247,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     // (the local broker returns one producer batch per partition and fetch); offsets are
     // committed in order on the chain. A piece written after an earlier one failed is replayed
     // with it from the last commit, and its events are then duplicates.
-    const fetched: Fetched = { restarts, name: broker.watch?.current ?? null }
+    const fetched: Fetched = { restarts, seq, name: broker.watch?.current ?? null }
     const written = piece.records.length === 0 ? undefined : write(stage, piece)
     written?.catch(() => undefined)
     const previous = state.chain
