@@ -32,15 +32,16 @@ test('a batch fetched before a broker restart that the consumer handles after it
   let armed = true
   let stale: { partition: number; seq: number } | undefined
   const committed: { partition: number; seq: number }[] = []
-  let agg: Aggregator | undefined
-  agg = await groupAggregator(p, 'stale-fetch', {
+  // The first batch may be handed over before groupAggregator returns: the hook reaches it through this.
+  const held: { agg?: Aggregator } = {}
+  const agg = held.agg = await groupAggregator(p, 'stale-fetch', {
     watchBroker: true, name: 'stale-fetch', groupId: `${p.config.aggregatorGroupId}-stale-fetch`,
     hooks: {
       beforeBatch: ({ partition, fetchedOffset, seq }) => {
         // The restart is noticed between this batch's fetch and its handling.
-        if (armed && !stale && fetchedOffset === '0') {
+        if (armed && !stale && fetchedOffset === '0' && held.agg) {
           stale = { partition, seq }
-          agg!.brokerRestarted()
+          held.agg.brokerRestarted()
         }
       },
       afterCommit: ({ partition, seq }) => void committed.push({ partition, seq }),
