@@ -121,6 +121,21 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
   /** broker restarts seen (a piece fetched before one is not committed) */
   let restarts = 0
   let batchSeq = 0
+  /**
+   * The restarts seen when each broker node's fetch in progress began. kafkajs hands a fetch's
+   * batches over before that node's next fetch starts, so a batch handed over now was fetched
+   * under the oldest of these: one fetched before a restart the watch noticed since is tagged
+   * with the count before it, whenever it is handed over (a broker seconds old returns batches
+   * from offset 0, just like the re-read of the new one). A node that stopped fetching (gone
+   * after a restart) is forgotten after a minute; a fetch's batches are handed over within
+   * milliseconds of its answer.
+   */
+  const fetchStarts = new Map<number, { restarts: number; at: number }>()
+  consumer.on(consumer.events.FETCH_START, ({ payload }) => void fetchStarts.set(payload.nodeId, { restarts, at: Date.now() }))
+  const fetchedUnder = () => {
+    const recent = Date.now() - 60_000
+    return Math.min(restarts, ...[...fetchStarts.values()].filter((f) => f.at > recent).map((f) => f.restarts))
+  }
   /** the broker's generation watch (set below, once the consumer runs) */
   const broker: { watch?: GenerationWatch } = {}
 
@@ -247,7 +262,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     // (the local broker returns one producer batch per partition and fetch); offsets are
     // committed in order on the chain. A piece written after an earlier one failed is replayed
     // with it from the last commit, and its events are then duplicates.
-    const fetched: Fetched = { restarts, seq, name: broker.watch?.current ?? null }
+    const fetched: Fetched = { restarts: fetchedUnder(), seq, name: broker.watch?.current ?? null }
     const written = piece.records.length === 0 ? undefined : write(stage, piece)
     written?.catch(() => undefined)
     const previous = state.chain
