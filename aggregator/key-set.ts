@@ -1,7 +1,7 @@
 // The dedup keys of one shard's hot window, in memory: an open-addressing hash set of 128-bit
 // digests, each with the minute (minutes since 1970) of its event's timestamp, in one
-// Uint32Array (20 bytes a slot; 57-114 bytes a key after a rebuild, which sizes the
-// table for twice the live keys). The shard's owner loads it from dedup_events at takeover
+// Uint32Array (20 bytes a slot). Growth past 70 % load doubles the table; an eviction rebuilds it
+// for its live keys and a quarter more, in a power of two: 36-71 bytes a key after an eviction. The shard's owner loads it from dedup_events at takeover
 // (the keys of the hot window) and adds every key it counts, so a lookup of a recent event costs
 // no statement. `evictBefore` drops the keys of events before a minute (older than the hot
 // window, and written to dedup_events): the write stage calls it between writes.
@@ -48,7 +48,7 @@ export class KeySet {
       this.zero = Math.max(this.zero ?? 0, minute)
       return !had
     }
-    if ((this.count + 1) > (this.mask + 1) * MAX_LOAD) this.rebuild(0)
+    if ((this.count + 1) > (this.mask + 1) * MAX_LOAD) this.rebuild(0, 2)
     return this.insert(d.hi1 >>> 0, d.hi0 >>> 0, d.lo1 >>> 0, d.lo0 >>> 0, minute >>> 0)
   }
 
@@ -56,7 +56,8 @@ export class KeySet {
   evictBefore(minute: number): number {
     const before = this.size
     if (this.zero !== undefined && this.zero < minute) this.zero = undefined
-    this.rebuild(minute)
+    // A window loses about a minute of keys here and gains as many by the next eviction.
+    this.rebuild(minute, 1.25)
     return before - this.size
   }
 
@@ -77,14 +78,14 @@ export class KeySet {
     }
   }
 
-  /** The keys of `keepFrom` on move to a table with room for as many again. */
-  private rebuild(keepFrom: number): void {
+  /** The keys of `keepFrom` on move to a table with room for `room` times as many. */
+  private rebuild(keepFrom: number, room: number): void {
     const old = this.table
     let live = 0
     for (let o = 0; o < old.length; o += WORDS) {
       if ((old[o] | old[o + 1] | old[o + 2] | old[o + 3]) !== 0 && old[o + 4] >= keepFrom) live++
     }
-    this.table = new Uint32Array(slotsFor(Math.max(1024, live * 2)) * WORDS)
+    this.table = new Uint32Array(slotsFor(Math.max(1024, Math.ceil(live * room))) * WORDS)
     this.mask = this.table.length / WORDS - 1
     this.count = 0
     for (let o = 0; o < old.length; o += WORDS) {
