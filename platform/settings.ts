@@ -275,6 +275,7 @@ export const SETTINGS = {
   HORIZON_KEYS: { default: '200000000', readBy: 'benchmarks', meaning: '`bench:horizon`: dedup keys seeded over 37 event days (a quarter first, then the rest)' },
   HORIZON_RATE: { default: '10000', readBy: 'benchmarks', meaning: '`bench:horizon`: events per second of its steady part (and the hot window seeded: rate x window)' },
   HORIZON_SECONDS: { default: '600', readBy: 'benchmarks', meaning: '`bench:horizon`: seconds of its steady part (at least twice the window)' },
+  HORIZON_GRANULARITIES: { readBy: 'benchmarks', shown: 'unset', meaning: '`bench:horizon`: comma-separated index granularities (e.g. `64,128`): copies of `dedup_events` built with them, and an empty one, whose lookups are timed beside the table\'s own; empty: none' },
   HORIZON_MERGE_WAIT_S: { default: '300', readBy: 'benchmarks', meaning: '`bench:horizon`: how long it lets background merges of the seeded keys run before it measures lookups again' },
   WRITERS: { default: '1', readBy: 'benchmarks', meaning: '`bench:aggregator`: aggregator consumers of one group in the bench process' },
   BATCH: { default: '1000', readBy: 'benchmarks', meaning: 'events per ingest request' },

@@ -50,8 +50,9 @@ test('customer.created is delivered once; a rolled-back event never is', async (
   } finally {
     await producer.disconnect()
   }
-  await eventually(async () => (received.some((e) => e.event_name === 'test.marker') ? true : undefined), 'the marker event')
-  // Events of different entities may sit on different partitions: compare without order.
+  // Events of different entities may sit on different partitions: wait for both, compare without order.
+  const arrived = (name: string) => received.some((e) => e.tenant_id === t.tenantId && e.event_name === name)
+  await eventually(async () => (arrived('test.marker') && arrived('customer.created') ? true : undefined), 'the marker and customer events')
   const mine = received.filter((e) => e.tenant_id === t.tenantId).sort((a, b) => a.event_name.localeCompare(b.event_name))
   assert.deepEqual(mine.map((e) => e.event_name), ['customer.created', 'test.marker'])
   assert.equal(mine[0].entity_type, 'customer')
