@@ -155,7 +155,7 @@ export class Backfills {
       const size = this.hooks.backfillPageSize ?? PAGE
       const page = await rawEventsPage(this.ch, scope, after, size)
       if (page.length === 0) return counted
-      const keys = page.map((r) => storedKeyOf(meter.tenant_id, meter.environment_id, r.event_id, Number(r.timestamp_ms), r.timestamp_ms === r.ingested_at_ms))
+      const keys = page.map((r) => storedKeyOf(meter.tenant_id, meter.environment_id, r.event_id, Number(r.timestamp_ms), Number(r.ingested_at_ms)))
       const writes = await countedBy(this.ch, keys)
       const events: unknown[][] = []
       const folder = new BucketFolder()

@@ -1,8 +1,8 @@
 // The dedup keys of one shard's hot window, in memory: an open-addressing hash set of 128-bit
 // digests, each with the minute (minutes since 1970) of its event's timestamp, in one
 // Uint32Array (20 bytes a slot). Growth past 70 % load doubles the table; an eviction rebuilds it
-// for its live keys and a quarter more, in a power of two: 36-71 bytes a key after an eviction. The shard's owner loads it from dedup_events at takeover
-// (the keys of the hot window) and adds every key it counts, so a lookup of a recent event costs
+// for its live keys and a quarter more, in a power of two: 36-71 bytes a key after an eviction.
+// The shard's owner loads it from dedup_events at takeover (the keys of the hot window) and adds every key it counts, so a lookup of a recent event costs
 // no statement. `evictBefore` drops the keys of events before a minute (older than the hot
 // window, and written to dedup_events): the write stage calls it between writes.
 import type { EventDigest } from '../schemas/shards.js'

@@ -89,7 +89,7 @@ export class OnlineAudit {
         GROUP BY event_id, timestamp`,
       { t: meter.tenant_id, e: meter.environment_id, n: meter.event_name, c: s.customer },
     )
-    const keys = raw.map((r) => storedKeyOf(meter.tenant_id, meter.environment_id, r.event_id, Number(r.ts), r.ts === r.received))
+    const keys = raw.map((r) => storedKeyOf(meter.tenant_id, meter.environment_id, r.event_id, Number(r.ts), Number(r.received)))
     const counted = await countedBy(this.ch, keys)
     const index = indexMeters([meter])
     let value = new Decimal(0)

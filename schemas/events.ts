@@ -32,7 +32,12 @@ const batchType = avro.Type.forSchema(schema)
  * `ingested_at`, and never lets a timestamp sent with the batch equal that instant (enrich).
  */
 export function stampedOnArrival(batch: IngestBatch, e: UsageEvent): boolean {
-  return e.timestamp === batch.ingested_at
+  return isArrivalStamp(e.timestamp, batch.ingested_at)
+}
+
+/** The same rule on stored rows: an event's timestamp and its batch's `ingested_at` (epoch ms). */
+export function isArrivalStamp(timestampMs: number, ingestedAtMs: number): boolean {
+  return timestampMs === ingestedAtMs
 }
 
 export function encodeBatch(batch: IngestBatch): Buffer {

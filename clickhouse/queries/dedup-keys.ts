@@ -1,6 +1,7 @@
 // The dedup store (dedup_events): which events were counted, by which write, in (shard, event
 // time, key) order (clickhouse/migrations/0007_dedup_by_time.sql).
 import type { ClickHouse } from '../client.js'
+import { isArrivalStamp } from '../../schemas/events.js'
 import { checkText, eventKey, eventShard, keyText, type EventDigest } from '../../schemas/shards.js'
 
 export type DedupKeyRow = [shard: number, ms: number, key: string, check: string, epoch: string, seq: string]
@@ -12,8 +13,12 @@ export interface StoredKey {
   d: EventDigest
 }
 
-/** Where an event's key is kept; `stamped`: it was sent without a timestamp (schemas/events.ts stampedOnArrival). */
-export function storedKeyOf(tenantId: string, environmentId: string, eventId: string, ms: number, stamped = false): StoredKey {
+/**
+ * Where an event's key is kept. `ingestedAtMs`: its batch's arrival, which tells an event sent
+ * without a timestamp (schemas/events.ts isArrivalStamp); absent: one sent with it.
+ */
+export function storedKeyOf(tenantId: string, environmentId: string, eventId: string, ms: number, ingestedAtMs?: number): StoredKey {
+  const stamped = ingestedAtMs !== undefined && isArrivalStamp(ms, ingestedAtMs)
   return { shard: eventShard(tenantId, environmentId, eventId), ms, d: eventKey(tenantId, environmentId, eventId, stamped ? undefined : ms) }
 }
 
