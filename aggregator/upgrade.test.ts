@@ -63,7 +63,11 @@ test('a database of the earlier write path migrates and counts on exactly', asyn
   await ch.insertCompact('meter_activations', [[active.id, '1790000000000000'], [halfway.id, '0']])
 
   const applied = await migrateClickHouse(ch)
-  assert.deepEqual(applied, ['0005_sharded_write_path.sql', '0006_dedup_horizon.sql', '0007_dedup_by_time.sql'])
+  assert.deepEqual(applied, ['0005_sharded_write_path.sql', '0006_dedup_horizon.sql', '0007_dedup_by_time.sql', '0008_dedup_lookup_layout.sql'])
+  const [layout] = await ch.query<{ primary_key: string; sorting_key: string }>(
+    `SELECT primary_key, sorting_key FROM system.tables WHERE database = '${ch.database}' AND name = 'dedup_events'`,
+  )
+  assert.deepEqual({ ...layout }, { primary_key: 'shard, ms', sorting_key: 'shard, ms, key, check' }, 'the lookup layout (0008): keys found by (shard, ms)')
   // The counted events' keys, under the identity (event_id, timestamp), each with its event's time and its id's shard;
   // old-0 was sent without a timestamp (stamped with its batch's arrival, T0): it keeps its id's key.
   const keys = await ch.query<{ shard: number; ms: string; key: string; check: string }>(

@@ -149,7 +149,7 @@ async function lookupVariants(label: string, granularities: number[]): Promise<v
   const variants = [{ name: 'dedup_events', g: 256 }]
   for (const g of granularities) {
     const name = `dedup_events_g${g}`
-    await ch.command(`CREATE TABLE IF NOT EXISTS ${ch.table(name)} AS ${base} ENGINE = ReplacingMergeTree PARTITION BY intDiv(ms, 86400000) ORDER BY (shard, ms, key, check) SETTINGS index_granularity = ${g}`)
+    await ch.command(`CREATE TABLE IF NOT EXISTS ${ch.table(name)} AS ${base} ENGINE = ReplacingMergeTree PARTITION BY intDiv(ms, 86400000) PRIMARY KEY (shard, ms) ORDER BY (shard, ms, key, check) SETTINGS index_granularity = ${g}, min_compress_block_size = 4096, max_compress_block_size = 8192`)
     await ch.command(`INSERT INTO ${ch.table(name)} SELECT * FROM ${base}`, undefined, { max_partitions_per_insert_block: '1000' })
     await ch.command(`OPTIMIZE TABLE ${ch.table(name)} FINAL`)
     variants.push({ name, g })
