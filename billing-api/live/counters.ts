@@ -115,7 +115,7 @@ interface Scope {
   ready: Promise<void>
   /** high-water marks when the last whole read started */
   fence: Map<string, bigint>
-  /** usage_as_of when the last whole read started (an inactive meter's counters report it) */
+  /** usage_as_of when the last whole read started (an inactive meter's counters report null) */
   asOf: number | null
   inactive: boolean
   /** wall-clock ms when its latest read (whole or re-read) returned */
@@ -282,6 +282,14 @@ export class LiveCounters {
     this.onApplied?.(touched)
   }
 
+  /**
+   * The usage_as_of a read of this meter straight from the buckets may claim, asked before it
+   * starts: null while the meter's backfill runs (its buckets hold part of its earlier events).
+   */
+  async readAsOf(meterId: string): Promise<number | null> {
+    return (await this.isActive(meterId)) ? this.asOf : null
+  }
+
   async get(q: CounterQuery): Promise<CounterValue> {
     if (this.scopeLoad && FROM_MEMORY.has(q.aggregation)) {
       const s = this.scopeOf(q)
@@ -387,7 +395,8 @@ export class LiveCounters {
     if (s.loading) await s.ready
     if ((s.inactive || s.dirty.has(customer)) && s.rereading === null && this.scopes.get(s.key) === s) void this.reread(s)
     const u = s.usage.get(customer)
-    const asOf = s.inactive ? s.asOf : s.dirty.has(customer) ? (s.dirty.get(customer) ?? null) : this.asOf
+    // A meter whose backfill runs holds part of its earlier events whatever the time: no instant is true of it.
+    const asOf = s.inactive ? null : s.dirty.has(customer) ? (s.dirty.get(customer) ?? null) : this.asOf
     const agg = s.q.aggregation
     if (!u) return { value: '0', event_count: '0', asOf }
     const value = agg === 'COUNT' ? String(u.count) : quantityText(u.v)
@@ -462,7 +471,7 @@ export class LiveCounters {
   }
 
   private valueOf(e: Entry): CounterValue {
-    const asOf = e.dirty || e.stale || e.inactive ? e.asOf : this.asOf
+    const asOf = e.inactive ? null : e.dirty || e.stale ? e.asOf : this.asOf
     if (!e.memory) return { ...e.read, asOf }
     const agg = e.q.aggregation
     const value = agg === 'COUNT' ? String(e.count) : agg === 'MAX' ? (e.max ?? new Decimal(0)).toFixed() : e.sum.toFixed()

@@ -15,7 +15,7 @@ export function liveUsageReader(ctx: BillingContext, counters: LiveCounters, asO
   return async (q) => {
     const simple = q.externalCustomerId !== undefined && !q.externalCustomerIds && !q.windowSize && !q.groupBy?.length && !q.bySource && !q.byCustomer
     if (!simple || !memory.has(q.aggregation)) {
-      const started = counters.asOf
+      const started = await counters.readAsOf(q.meterId)
       const rows = await fallback(q)
       asOf.value = asOf.value === undefined ? started : asOf.value === null || started === null ? null : Math.min(asOf.value, started)
       return rows
