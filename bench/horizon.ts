@@ -254,8 +254,8 @@ await coldLookup(`${millions(KEYS)} (parts as seeded: ${await partsPerDay()} a d
 // Stored over weeks, a day's keys sit in a few merged parts; seeded at once, they arrive as many.
 await settleMerges(Number(env.HORIZON_MERGE_WAIT_S ?? 300))
 await coldLookup(`${millions(KEYS)} (after merges: ${await partsPerDay()} parts a day)`)
-const granularities = (env.HORIZON_GRANULARITIES ?? '').split(',').filter(Boolean).map(Number)
-if (granularities.length) await lookupVariants(millions(KEYS), granularities)
+// Then one part a day (OPTIMIZE FINAL: a day at rest), with any granule-size copies beside it.
+await lookupVariants(millions(KEYS), (env.HORIZON_GRANULARITIES ?? '').split(',').filter(Boolean).map(Number))
 await exactness(w, millions(KEYS))
 if (SECONDS > 0) await steady(w)
 
