@@ -1,5 +1,5 @@
 // Response schemas of the invoice preview and compute routes.
-import { dateTimeOrNull, dateTimeString, integer, objectOf, str, stringOrNull } from '../http/response-schemas.js'
+import { dateTimeOrNull, dateTimeString, integer, objectOf, str, stringOrNull, money } from '../http/response-schemas.js'
 
 /** POST /invoices/internal/preview: the period's invoice as billing would compute it now (nothing stored). */
 export const invoicePreviewSchema = objectOf({
@@ -10,11 +10,11 @@ export const invoicePreviewSchema = objectOf({
   invoice_status: str,
   period_start: dateTimeString,
   period_end: dateTimeString,
-  subtotal: str,
-  total_discount: str,
-  total_tax: str,
-  total: str,
-  amount_due: str,
+  subtotal: money,
+  total_discount: money,
+  total_tax: money,
+  total: money,
+  amount_due: money,
   line_items: {
     type: 'array',
     items: objectOf({
@@ -24,7 +24,7 @@ export const invoicePreviewSchema = objectOf({
       meter_id: stringOrNull,
       display_name: stringOrNull,
       quantity: str,
-      amount: str,
+      amount: money,
       line_item_discount: str,
       invoice_level_discount: str,
       period_start: dateTimeString,
@@ -38,9 +38,9 @@ export const invoicePreviewSchema = objectOf({
       coupon_association_id: str,
       subscription_line_item_id: stringOrNull,
       discount_percentage: stringOrNull,
-      discounted_amount: str,
-      original_price: str,
-      final_price: str,
+      discounted_amount: money,
+      original_price: money,
+      final_price: money,
     }),
   },
 })

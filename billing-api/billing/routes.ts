@@ -13,6 +13,7 @@ import { recomputeInvoice } from './recompute.js'
 import { computeSubscriptionInvoice, type ComputedInvoice } from './subscription-invoice.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
+import { toMoneyString } from '../pricing/index.js'
 import { ref } from '../http/response-schemas.js'
 import { computeJobSchema, computeQueuedSchema, invoicePreviewSchema } from './response-schemas.js'
 
@@ -29,7 +30,7 @@ function serializePreview(c: ComputedInvoice) {
     subscription_id: c.subscription.id, customer_id: c.subscription.customer_id, currency: c.subscription.currency,
     billing_reason: c.reason, invoice_status: 'DRAFT', period_start: c.periodStart.toISOString(), period_end: c.periodEnd.toISOString(),
     // Taxes and credits are applied at finalization only, so a preview shows none.
-    subtotal: c.subtotal, total_discount: c.total_discount, total_tax: '0', total: c.total, amount_due: c.total,
+    subtotal: c.subtotal, total_discount: c.total_discount, total_tax: toMoneyString('0', c.subscription.currency), total: c.total, amount_due: c.total,
     line_items: c.lines.map((l) => ({
       subscription_line_item_id: l.lineItem.id, price_id: l.price.id, price_type: l.price.type, meter_id: l.price.meter_id,
       display_name: l.lineItem.display_name, quantity: l.quantity, amount: l.amount,

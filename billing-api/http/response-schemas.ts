@@ -15,6 +15,15 @@ export const integerOrNull = { type: ['integer', 'null'] } as const
 export const number = { type: 'number' } as const
 export const bool = { type: 'boolean' } as const
 export const booleanOrNull = { type: ['boolean', 'null'] } as const
+/**
+ * An amount in a currency: always printed with the currency's minor-unit digits ("7.50", JPY
+ * "300"; pricing/money.ts toMoneyString). The currency is the `currency` of its object or of the
+ * nearest enclosing one; test/contract checks every such field of every answer against it.
+ * Amounts a user defines (prices, coupon and commitment amounts, tax fixed values) keep the
+ * precision they were given, and credits are not money: neither is declared so.
+ */
+export const money = { type: 'string', format: 'money' } as const
+export const moneyOrNull = { type: ['string', 'null'], format: 'money' } as const
 export const dateTimeString = { type: 'string', format: 'date-time' } as const
 export const dateTimeOrNull = { type: ['string', 'null'], format: 'date-time' } as const
 /** Any JSON value: a column or field whose shape the API does not fix (rules, tiers, provider data). */

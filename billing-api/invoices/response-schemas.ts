@@ -1,5 +1,5 @@
 // Response schemas of the invoice routes (registered by module.ts, referred to by $id).
-import { anyJson, dateTimeOrNull, dateTimeString, integer, integerOrNull, objectOf, recordBaseProperties, recordSchema, ref, str, stringOrNull } from '../http/response-schemas.js'
+import { anyJson, dateTimeOrNull, dateTimeString, integer, integerOrNull, objectOf, recordBaseProperties, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
 
 const invoiceProperties = {
   customer_id: str,
@@ -11,17 +11,17 @@ const invoiceProperties = {
   currency: str,
   billing_reason: str,
   billing_period: stringOrNull,
-  subtotal: str,
-  total_discount: str,
-  total_tax: str,
-  total_prepaid_credits_applied: str,
-  adjustment_amount: str,
-  total: str,
-  amount_due: str,
-  amount_paid: str,
-  amount_remaining: str,
-  overpaid_amount: str,
-  refunded_amount: str,
+  subtotal: money,
+  total_discount: money,
+  total_tax: money,
+  total_prepaid_credits_applied: money,
+  adjustment_amount: money,
+  total: money,
+  amount_due: money,
+  amount_paid: money,
+  amount_remaining: money,
+  overpaid_amount: money,
+  refunded_amount: money,
   invoice_number: stringOrNull,
   billing_sequence: integerOrNull,
   idempotency_key: str,
@@ -60,12 +60,12 @@ export const invoiceLineItemSchema = recordSchema('InvoiceLineItem', {
   meter_id: stringOrNull,
   currency: str,
   display_name: stringOrNull,
-  amount: str,
+  amount: money,
   quantity: str,
   adjusted_entitlement_quantity: stringOrNull,
-  line_item_discount: str,
-  invoice_level_discount: str,
-  prepaid_credits_applied: str,
+  line_item_discount: money,
+  invoice_level_discount: money,
+  prepaid_credits_applied: money,
   /** usage lines: the usage by source and group (spec: usage_analytics) */
   usage_analytics: anyJson,
   usage_breakdown: anyJson,
@@ -85,9 +85,9 @@ export const couponApplicationSchema = recordSchema('CouponApplication', {
   /** the coupon as it was when applied */
   coupon_snapshot: anyJson,
   discount_percentage: stringOrNull,
-  discounted_amount: str,
-  original_price: str,
-  final_price: str,
+  discounted_amount: money,
+  original_price: money,
+  final_price: money,
 })
 
 export const appliedTaxSchema = recordSchema('AppliedTax', {
@@ -97,8 +97,8 @@ export const appliedTaxSchema = recordSchema('AppliedTax', {
   tax_association_id: stringOrNull,
   currency: str,
   idempotency_key: stringOrNull,
-  tax_amount: str,
-  taxable_amount: str,
+  tax_amount: money,
+  taxable_amount: money,
   applied_at: dateTimeString,
   tax_rate: {
     anyOf: [
@@ -110,7 +110,7 @@ export const appliedTaxSchema = recordSchema('AppliedTax', {
 
 export const invoicePaymentSchema = recordSchema('InvoicePayment', {
   invoice_id: str,
-  amount: str,
+  amount: money,
   currency: str,
   reference: stringOrNull,
   idempotency_key: stringOrNull,
@@ -120,7 +120,7 @@ export const invoicePaymentSchema = recordSchema('InvoicePayment', {
 /** POST /invoices/{id}/payments: the payment and the invoice after it. */
 export const recordedPaymentSchema = recordSchema('RecordedPayment', {
   invoice_id: str,
-  amount: str,
+  amount: money,
   currency: str,
   reference: stringOrNull,
   idempotency_key: stringOrNull,

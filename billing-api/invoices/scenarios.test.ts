@@ -407,7 +407,7 @@ test('preview shows coupon discounts and no taxes', async () => {
   const res = await w.api.post('/v1/invoices/internal/preview', { subscription_id: w.sub.id })
   assert.equal(res.status, 200, JSON.stringify(res.body))
   // 100.00 - 7.00 = 93.00; 7.00 over 80:20 -> 5.60 and 1.40
-  assert.deepEqual([res.body.subtotal, res.body.total_discount, res.body.total_tax, res.body.total], ['100.00', '7.00', '0', '93.00'])
+  assert.deepEqual([res.body.subtotal, res.body.total_discount, res.body.total_tax, res.body.total], ['100.00', '7.00', '0.00', '93.00'])
   assert.deepEqual(res.body.line_items.map((l: any) => [l.display_name, l.invoice_level_discount]).sort(), [['API', '1.40'], ['Fee', '5.60']])
   assert.equal(res.body.coupon_applications[0].discounted_amount, '7.00')
   assert.equal((await sql(p, 'SELECT count(*)::int AS n FROM invoices WHERE subscription_id = ?', [w.sub.id]))[0].n, 0, 'a preview writes nothing')

@@ -1,5 +1,6 @@
 // Wire forms of invoices and payments, and the payload of invoice system events.
 import { iso, serializeBase } from '../db/common.js'
+import { toMoneyString } from '../pricing/index.js'
 import { INVOICE_AMOUNT_FIELDS, type Invoice, type InvoiceLineItem } from './invoice.entity.js'
 import type { InvoicePayment } from './payment.entity.js'
 import type { CouponApplication } from './amounts.entity.js'
@@ -21,7 +22,7 @@ export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[], record
     invoice_type: inv.invoice_type,
     invoice_status: inv.invoice_status, payment_status: inv.payment_status, currency: inv.currency,
     billing_reason: inv.billing_reason, billing_period: inv.billing_period,
-    ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, inv[f]])),
+    ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, toMoneyString(inv[f] ?? '0', inv.currency)])),
     invoice_number: inv.invoice_number, billing_sequence: inv.billing_sequence, idempotency_key: inv.idempotency_key,
     description: inv.description, period_start: iso(inv.period_start), period_end: iso(inv.period_end),
     issue_date: iso(inv.issue_date), due_date: iso(inv.due_date), finalized_at: iso(inv.finalized_at), paid_at: iso(inv.paid_at),
@@ -32,10 +33,10 @@ export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[], record
           line_items: lines.map((l) => ({
             ...serializeBase(l), invoice_id: l.invoice_id, customer_id: l.customer_id, subscription_id: l.subscription_id,
             subscription_line_item_id: l.subscription_line_item_id, price_id: l.price_id, price_type: l.price_type,
-            meter_id: l.meter_id, currency: l.currency, display_name: l.display_name, amount: l.amount, quantity: l.quantity,
+            meter_id: l.meter_id, currency: l.currency, display_name: l.display_name, amount: toMoneyString(l.amount, l.currency), quantity: l.quantity,
             adjusted_entitlement_quantity: l.adjusted_entitlement_quantity ?? null,
-            line_item_discount: l.line_item_discount ?? '0', invoice_level_discount: l.invoice_level_discount ?? '0',
-            prepaid_credits_applied: l.prepaid_credits_applied ?? '0',
+            line_item_discount: toMoneyString(l.line_item_discount ?? '0', l.currency), invoice_level_discount: toMoneyString(l.invoice_level_discount ?? '0', l.currency),
+            prepaid_credits_applied: toMoneyString(l.prepaid_credits_applied ?? '0', l.currency),
             usage_analytics: l.usage_analytics ?? null, usage_breakdown: l.usage_breakdown ?? null,
             commitment_info: l.commitment_info ?? null, // commitments (helper C1)
             period_start: iso(l.period_start), period_end: iso(l.period_end),
@@ -55,8 +56,8 @@ export function serializeCouponApplication(a: CouponApplication) {
   return {
     ...serializeBase(a), invoice_id: a.invoice_id, invoice_line_item_id: a.invoice_line_item_id, subscription_id: a.subscription_id,
     coupon_id: a.coupon_id, coupon_association_id: a.coupon_association_id, currency: a.currency, applied_at: a.applied_at.toISOString(),
-    coupon_snapshot: a.coupon_snapshot, discount_percentage: a.discount_percentage, discounted_amount: a.discounted_amount,
-    original_price: a.original_price, final_price: a.final_price,
+    coupon_snapshot: a.coupon_snapshot, discount_percentage: a.discount_percentage, discounted_amount: toMoneyString(a.discounted_amount, a.currency),
+    original_price: toMoneyString(a.original_price, a.currency), final_price: toMoneyString(a.final_price, a.currency),
   }
 }
 
@@ -65,7 +66,7 @@ export function serializeAppliedTax(t: AppliedTaxView) {
   return {
     ...serializeBase(t), entity_type: t.entity_type, entity_id: t.entity_id, tax_rate_id: t.tax_rate_id,
     tax_association_id: t.tax_association_id, currency: t.currency, idempotency_key: t.idempotency_key,
-    tax_amount: t.tax_amount, taxable_amount: t.taxable_amount, applied_at: t.applied_at.toISOString(),
+    tax_amount: toMoneyString(t.tax_amount, t.currency), taxable_amount: toMoneyString(t.taxable_amount, t.currency), applied_at: t.applied_at.toISOString(),
     tax_rate: r
       ? { ...serializeBase(r), code: r.code, name: r.name, description: r.description, fixed_value: r.fixed_value, percentage_value: r.percentage_value, currency: r.currency }
       : null,
@@ -74,7 +75,7 @@ export function serializeAppliedTax(t: AppliedTaxView) {
 
 export function serializePayment(p: InvoicePayment) {
   return {
-    ...serializeBase(p), invoice_id: p.invoice_id, amount: p.amount, currency: p.currency, reference: p.reference,
+    ...serializeBase(p), invoice_id: p.invoice_id, amount: toMoneyString(p.amount, p.currency), currency: p.currency, reference: p.reference,
     idempotency_key: p.idempotency_key, paid_at: p.paid_at.toISOString(),
   }
 }
@@ -85,7 +86,7 @@ export function invoiceEventPayload(inv: Invoice) {
     id: inv.id, customer_id: inv.customer_id, subscription_id: inv.subscription_id, invoice_type: inv.invoice_type,
     invoice_status: inv.invoice_status, payment_status: inv.payment_status, currency: inv.currency,
     billing_reason: inv.billing_reason, invoice_number: inv.invoice_number, billing_sequence: inv.billing_sequence,
-    ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, inv[f]])),
+    ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, toMoneyString(inv[f] ?? '0', inv.currency)])),
     period_start: iso(inv.period_start), period_end: iso(inv.period_end), issue_date: iso(inv.issue_date),
     due_date: iso(inv.due_date), finalized_at: iso(inv.finalized_at), paid_at: iso(inv.paid_at), voided_at: iso(inv.voided_at),
   }

@@ -82,9 +82,9 @@ const liveBalanceResponse = {
         properties: {
           wallet_id: str, wallet_type: str, currency: str,
           credits: { type: 'string', description: 'the wallet\'s credits (decimal string)' },
-          balance: { type: 'string', description: 'what the credits are worth in the currency, rounded down to its minor unit' },
-          unbilled_usage: { type: 'string', description: 'usage charges of the current billing periods not yet invoiced, in the currency' },
-          live_balance: { type: 'string', description: 'balance - unbilled_usage; may be negative' },
+          balance: { type: 'string', format: 'money', description: 'what the credits are worth in the currency, rounded down to its minor unit' },
+          unbilled_usage: { type: 'string', format: 'money', description: 'usage charges of the current billing periods not yet invoiced, in the currency' },
+          live_balance: { type: 'string', format: 'money', description: 'balance - unbilled_usage; may be negative' },
         },
       },
     },
@@ -99,8 +99,8 @@ const projectedInvoice = {
   properties: {
     subscription_id: str, currency: str,
     period_start: { type: 'string', format: 'date-time' }, period_end: { type: 'string', format: 'date-time' },
-    amount: { type: 'string', description: 'the period invoice so far: subtotal - discounts (taxes and credits come at finalization)' },
-    usage_amount: { type: 'string', description: 'of which usage charges' },
+    amount: { type: 'string', format: 'money', description: 'the period invoice so far: subtotal - discounts (taxes and credits come at finalization)' },
+    usage_amount: { type: 'string', format: 'money', description: 'of which usage charges' },
   },
 } as const
 
@@ -124,7 +124,7 @@ const usageSummaryResponse = {
       },
     },
     invoices: { type: 'array', items: projectedInvoice },
-    projected_amounts: { type: 'array', items: { type: 'object', additionalProperties: false, properties: { currency: str, amount: str } } },
+    projected_amounts: { type: 'array', items: { type: 'object', additionalProperties: false, properties: { currency: str, amount: { type: 'string', format: 'money' } } } },
     usage_as_of: usageAsOf,
     as_of: { type: 'string', format: 'date-time' },
   },

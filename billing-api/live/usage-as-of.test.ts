@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { created } from '../../test/support/fixtures.js'
-import { startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
+import { eventually, startTestPlatform, type ApiClient, type TestPlatform } from '../../test/support/platform.js'
 import { liveAccess } from './live-access.js'
 
 let p: TestPlatform
@@ -84,4 +84,15 @@ test('usage_as_of holds its promise: 30 new meters and 30 requests on a warm one
   await answersKeepThePromise(warm, 100, await send(warm, 100), broken)
   for (let i = 0; i < 30; i++) await answersKeepThePromise(warm, 100, await send(warm, 100), broken)
   assert.deepEqual(broken, [], `${broken.length} answers claimed events they did not hold`)
+})
+
+test("the usage summary's projected amounts carry the currency's minor units, like the projected invoice beside them (was \"14\" beside \"14.00\")", async () => {
+  const w = await world(200)
+  await send(w, 200) // 40 x 0.35 = 14.00
+  const summary = await eventually(async () => {
+    const r = await api.get(`/v1/customers/${w.customerId}/usage-summary`)
+    assert.equal(r.status, 200, JSON.stringify(r.body))
+    return r.body.invoices[0]?.amount === '14.00' ? r.body : undefined
+  }, 'the projected invoice')
+  assert.deepEqual(summary.projected_amounts, [{ currency: 'USD', amount: '14.00' }])
 })

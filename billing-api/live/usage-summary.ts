@@ -3,7 +3,8 @@
 import type { BillingContext } from '../context.js'
 import type { Scope } from '../db/scope.js'
 import { grantsOf } from '../entitlements/index.js'
-import { D } from '../pricing/index.js'
+import type { Decimal } from 'decimal.js'
+import { D, toMoneyString } from '../pricing/index.js'
 import { checkFeature, type EntitlementCheck } from './check.js'
 import { projectInvoices, type ProjectedInvoice } from './balance.js'
 import type { LiveAccess } from './live-access.js'
@@ -32,8 +33,8 @@ export async function usageSummary(ctx: BillingContext, live: LiveAccess, scope:
     Promise.all(granted.map((f) => checkFeature(live, scope, h, cat, f, at))),
     projectInvoices(ctx, live.counters, ctx.orm.em.fork(), h, at),
   ])
-  const amounts = new Map<string, string>()
-  for (const i of projection.invoices) amounts.set(i.currency, D(amounts.get(i.currency) ?? '0').plus(i.amount).toFixed())
+  const amounts = new Map<string, Decimal>()
+  for (const i of projection.invoices) amounts.set(i.currency, (amounts.get(i.currency) ?? D(0)).plus(i.amount))
   const asOfs = [projection.asOf, ...checks.filter((c) => c.usage !== null).map((c) => (c.usage_as_of ? Date.parse(c.usage_as_of) : null))]
   const asOf = asOfs.includes(null) ? null : Math.min(...(asOfs as number[]))
   return {
@@ -45,7 +46,7 @@ export async function usageSummary(ctx: BillingContext, live: LiveAccess, scope:
       period_start: c.period_start, period_end: c.period_end, usage_reset_period: c.usage_reset_period,
     })),
     invoices: projection.invoices,
-    projected_amounts: [...amounts].map(([currency, amount]) => ({ currency, amount })),
+    projected_amounts: [...amounts].map(([currency, amount]) => ({ currency, amount: toMoneyString(amount, currency) })),
     usage_as_of: iso(asOf),
     as_of: at.toISOString(),
   }

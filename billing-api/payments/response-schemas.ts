@@ -1,12 +1,12 @@
 // Response schemas of the refund, payment failure and payment link routes (registered by module.ts).
-import { dateTimeOrNull, dateTimeString, integer, objectOf, recordSchema, ref, str, stringOrNull, bool } from '../http/response-schemas.js'
+import { dateTimeOrNull, dateTimeString, integer, objectOf, recordSchema, ref, str, stringOrNull, bool, money } from '../http/response-schemas.js'
 
 export const invoiceRefundSchema = recordSchema('InvoiceRefund', {
   invoice_id: str,
   payment_id: stringOrNull,
-  amount: str,
-  excess_amount: str,
-  credited_amount: str,
+  amount: money,
+  excess_amount: money,
+  credited_amount: money,
   currency: str,
   reason: stringOrNull,
   reference: stringOrNull,
@@ -45,7 +45,7 @@ export const paymentLinkSchema = objectOf({
   provider: str,
   provider_session_id: str,
   mode: str,
-  amount: str,
+  amount: money,
   currency: str,
   url: str,
 })

@@ -1,5 +1,5 @@
 // Response schemas of the subscription routes (registered by module.ts, referred to by $id).
-import { anyJson, bool, dateTimeOrNull, dateTimeString, integer, objectOf, recordSchema, ref, str, stringArray, stringOrNull } from '../http/response-schemas.js'
+import { anyJson, bool, dateTimeOrNull, dateTimeString, integer, objectOf, recordSchema, ref, str, stringArray, stringOrNull, money } from '../http/response-schemas.js'
 
 const subscriptionProperties = {
   customer_id: str,
@@ -78,8 +78,8 @@ const prorationPreview = objectOf({
   billing_reason: str,
   period_start: dateTimeString,
   period_end: dateTimeString,
-  subtotal: str,
-  total: str,
+  subtotal: money,
+  total: money,
   line_items: {
     type: 'array',
     items: objectOf({
@@ -88,7 +88,7 @@ const prorationPreview = objectOf({
       price_type: str,
       display_name: stringOrNull,
       quantity: str,
-      amount: str,
+      amount: money,
       period_start: dateTimeString,
       period_end: dateTimeString,
     }),

@@ -1,5 +1,5 @@
 // Response schemas of the wallet routes (registered by module.ts, referred to by $id).
-import { dateTimeOrNull, integerOrNull, objectOf, recordSchema, ref, str, stringOrNull, bool } from '../http/response-schemas.js'
+import { dateTimeOrNull, integerOrNull, objectOf, recordSchema, ref, str, stringOrNull, bool, money } from '../http/response-schemas.js'
 
 export const walletSchema = recordSchema('Wallet', {
   customer_id: str,
@@ -10,7 +10,7 @@ export const walletSchema = recordSchema('Wallet', {
   /** in credits */
   balance: str,
   /** balance x conversion_rate, rounded half-up to the currency */
-  currency_balance: str,
+  currency_balance: money,
   /** null when not set; threshold in credits */
   balance_alert: objectOf({ threshold: str, state: str }, { nullable: true }),
   /** null when not set; amount in credits */

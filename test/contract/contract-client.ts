@@ -81,6 +81,7 @@ export class ContractClient {
     assert.ok(produced.found, `${where}: the route produced no JSON object`)
     const errors = this.validator.validate(method, template, res.status, produced.body)
     assert.deepEqual(errors, [], `${where}: the route's body does not match the declared schema`)
+    assert.deepEqual(this.validator.moneyErrors(method, template, res.status, body), [], `${where}: money not in its currency's minor units`)
     assert.deepEqual(body, produced.body, `${where}: serialization changed the body`)
     return { status: res.status, body, contentType }
   }
