@@ -138,7 +138,7 @@ test('usage moves forward in both processes; a write replayed after an aggregato
   await checkUntil(w.api, w, '23')
   await checkUntil(w.api2, w, '23')
   // null until the new meter's backfill is done
-  const first = await eventually(async () => (await check(w.api2, w)).usage_as_of ?? undefined, 'a usage_as_of once the meter is active')
+  await eventually(async () => (await check(w.api2, w)).usage_as_of ?? undefined, 'a usage_as_of once the meter is active')
 
   // The restarted aggregator says hello (every process rebuilds its counters from the buckets)
   // and replays the write that carried these events, with its identity.
