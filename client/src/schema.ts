@@ -5543,14 +5543,23 @@ export interface paths {
                              */
                             usage_as_of?: string | null;
                             wallets?: {
-                                /** @description what the credits are worth in the currency, rounded down to its minor unit */
+                                /**
+                                 * Format: money
+                                 * @description what the credits are worth in the currency, rounded down to its minor unit
+                                 */
                                 balance?: string;
                                 /** @description the wallet's credits (decimal string) */
                                 credits?: string;
                                 currency?: string;
-                                /** @description balance - unbilled_usage; may be negative */
+                                /**
+                                 * Format: money
+                                 * @description balance - unbilled_usage; may be negative
+                                 */
                                 live_balance?: string;
-                                /** @description usage charges of the current billing periods not yet invoiced, in the currency */
+                                /**
+                                 * Format: money
+                                 * @description usage charges of the current billing periods not yet invoiced, in the currency
+                                 */
                                 unbilled_usage?: string;
                                 wallet_id?: string;
                                 wallet_type?: string;
@@ -5707,7 +5716,10 @@ export interface paths {
                                 usage_reset_period?: "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY" | "NEVER" | null;
                             }[];
                             invoices?: {
-                                /** @description the period invoice so far: subtotal - discounts (taxes and credits come at finalization) */
+                                /**
+                                 * Format: money
+                                 * @description the period invoice so far: subtotal - discounts (taxes and credits come at finalization)
+                                 */
                                 amount?: string;
                                 currency?: string;
                                 /** Format: date-time */
@@ -5715,10 +5727,14 @@ export interface paths {
                                 /** Format: date-time */
                                 period_start?: string;
                                 subscription_id?: string;
-                                /** @description of which usage charges */
+                                /**
+                                 * Format: money
+                                 * @description of which usage charges
+                                 */
                                 usage_amount?: string;
                             }[];
                             projected_amounts?: {
+                                /** Format: money */
                                 amount?: string;
                                 currency?: string;
                             }[];
@@ -12100,6 +12116,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** Format: money */
                             amount: string;
                             currency: string;
                             invoice_id: string;
@@ -13161,14 +13178,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** Format: money */
                             amount_due: string;
                             billing_reason: string;
                             coupon_applications: {
                                 coupon_association_id: string;
                                 coupon_id: string;
                                 discount_percentage: string | null;
+                                /** Format: money */
                                 discounted_amount: string;
+                                /** Format: money */
                                 final_price: string;
+                                /** Format: money */
                                 original_price: string;
                                 subscription_line_item_id: string | null;
                             }[];
@@ -13176,6 +13197,7 @@ export interface paths {
                             customer_id: string;
                             invoice_status: string;
                             line_items: {
+                                /** Format: money */
                                 amount: string;
                                 display_name: string | null;
                                 invoice_level_discount: string;
@@ -13195,9 +13217,13 @@ export interface paths {
                             /** Format: date-time */
                             period_start: string;
                             subscription_id: string;
+                            /** Format: money */
                             subtotal: string;
+                            /** Format: money */
                             total: string;
+                            /** Format: money */
                             total_discount: string;
+                            /** Format: money */
                             total_tax: string;
                         };
                     };
@@ -19453,6 +19479,7 @@ export interface paths {
                                 currency: string;
                                 customer_id: string;
                                 line_items: {
+                                    /** Format: money */
                                     amount: string;
                                     display_name: string | null;
                                     /** Format: date-time */
@@ -19469,7 +19496,9 @@ export interface paths {
                                 /** Format: date-time */
                                 period_start: string;
                                 subscription_id: string;
+                                /** Format: money */
                                 subtotal: string;
+                                /** Format: money */
                                 total: string;
                             };
                             line_item_id: string | null;
@@ -19492,6 +19521,7 @@ export interface paths {
                                 currency: string;
                                 customer_id: string;
                                 line_items: {
+                                    /** Format: money */
                                     amount: string;
                                     display_name: string | null;
                                     /** Format: date-time */
@@ -19508,7 +19538,9 @@ export interface paths {
                                 /** Format: date-time */
                                 period_start: string;
                                 subscription_id: string;
+                                /** Format: money */
                                 subtotal: string;
+                                /** Format: money */
                                 total: string;
                             };
                             new_line_items: {
@@ -25154,6 +25186,7 @@ export interface components {
                 [key: string]: string;
             };
             status: string;
+            /** Format: money */
             tax_amount: string;
             tax_association_id: string | null;
             tax_rate: {
@@ -25178,6 +25211,7 @@ export interface components {
                 updated_by: string | null;
             } | null;
             tax_rate_id: string;
+            /** Format: money */
             taxable_amount: string;
             tenant_id: string;
             /** Format: date-time */
@@ -25226,8 +25260,10 @@ export interface components {
             created_by: string | null;
             currency: string;
             discount_percentage: string | null;
+            /** Format: money */
             discounted_amount: string;
             environment_id: string;
+            /** Format: money */
             final_price: string;
             id: string;
             invoice_id: string;
@@ -25235,6 +25271,7 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** Format: money */
             original_price: string;
             status: string;
             subscription_id: string | null;
@@ -25535,9 +25572,13 @@ export interface components {
             updated_by: string | null;
         };
         Invoice: {
+            /** Format: money */
             adjustment_amount: string;
+            /** Format: money */
             amount_due: string;
+            /** Format: money */
             amount_paid: string;
+            /** Format: money */
             amount_remaining: string;
             billing_period: string | null;
             billing_reason: string;
@@ -25569,6 +25610,7 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** Format: money */
             overpaid_amount: string;
             /** Format: date-time */
             paid_at: string | null;
@@ -25577,17 +25619,23 @@ export interface components {
             period_end: string | null;
             /** Format: date-time */
             period_start: string | null;
+            /** Format: money */
             refunded_amount: string;
             status: string;
             subscription?: components["schemas"]["Subscription"] | (never | null);
             subscription_customer_id: string | null;
             subscription_id: string | null;
+            /** Format: money */
             subtotal: string;
             taxes?: components["schemas"]["AppliedTax"][];
             tenant_id: string;
+            /** Format: money */
             total: string;
+            /** Format: money */
             total_discount: string;
+            /** Format: money */
             total_prepaid_credits_applied: string;
+            /** Format: money */
             total_tax: string;
             /** Format: date-time */
             updated_at: string;
@@ -25598,6 +25646,7 @@ export interface components {
         };
         InvoiceLineItem: {
             adjusted_entitlement_quantity: string | null;
+            /** Format: money */
             amount: string;
             commitment_info: unknown;
             /** Format: date-time */
@@ -25609,7 +25658,9 @@ export interface components {
             environment_id: string;
             id: string;
             invoice_id: string;
+            /** Format: money */
             invoice_level_discount: string;
+            /** Format: money */
             line_item_discount: string;
             metadata: {
                 [key: string]: string;
@@ -25619,6 +25670,7 @@ export interface components {
             period_end: string | null;
             /** Format: date-time */
             period_start: string | null;
+            /** Format: money */
             prepaid_credits_applied: string;
             price_id: string | null;
             price_type: string | null;
@@ -25634,6 +25686,7 @@ export interface components {
             usage_breakdown: unknown;
         };
         InvoicePayment: {
+            /** Format: money */
             amount: string;
             /** Format: date-time */
             created_at: string;
@@ -25656,14 +25709,17 @@ export interface components {
             updated_by: string | null;
         };
         InvoiceRefund: {
+            /** Format: money */
             amount: string;
             /** Format: date-time */
             created_at: string;
             created_by: string | null;
             credit_note_id: string | null;
+            /** Format: money */
             credited_amount: string;
             currency: string;
             environment_id: string;
+            /** Format: money */
             excess_amount: string;
             id: string;
             idempotency_key: string | null;
@@ -25818,6 +25874,7 @@ export interface components {
             updated_by: string | null;
         };
         RecordedPayment: {
+            /** Format: money */
             amount: string;
             /** Format: date-time */
             created_at: string;
@@ -26106,6 +26163,7 @@ export interface components {
             created_at: string;
             created_by: string | null;
             currency: string;
+            /** Format: money */
             currency_balance: string;
             customer_id: string;
             environment_id: string;
