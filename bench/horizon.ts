@@ -2,7 +2,8 @@
 // dedup_events over 37 event days plus a full hot window's worth, then, at HORIZON_KEYS / 4 and
 // at HORIZON_KEYS stored: a takeover of every shard (time, rows read), a 20,000-key lookup of
 // old events (time, rows read per key), 100,000 copies of seeded events 1 to 35 days old (none
-// may count) and 100,000 new events on those days (each counted once). Last, HORIZON_RATE
+// may count) and 100,000 new events on those days (each counted once); after merges, the lookup
+// at one part a day in this layout and in the one before migration 0008, alternated. Last, HORIZON_RATE
 // events/s for HORIZON_SECONDS through one writer, RSS sampled every 10 s: the slope over the
 // last window and the bound rate x window x bytes per key. Prints one table.
 // Env: HORIZON_KEYS (200000000), HORIZON_RATE (10000), HORIZON_SECONDS (600),
@@ -147,6 +148,12 @@ async function coldLookup(label: string): Promise<void> {
 async function lookupVariants(label: string, granularities: number[]): Promise<void> {
   const base = ch.table('dedup_events')
   const variants = [{ name: 'dedup_events', g: 256 }]
+  // The layout before migration 0008: the primary index on all four columns, default compressed blocks.
+  const earlier = 'dedup_events_earlier'
+  await ch.command(`CREATE TABLE IF NOT EXISTS ${ch.table(earlier)} AS ${base} ENGINE = ReplacingMergeTree PARTITION BY intDiv(ms, 86400000) ORDER BY (shard, ms, key, check) SETTINGS index_granularity = 256`)
+  await ch.command(`INSERT INTO ${ch.table(earlier)} SELECT * FROM ${base}`, undefined, { max_partitions_per_insert_block: '1000' })
+  await ch.command(`OPTIMIZE TABLE ${ch.table(earlier)} FINAL`)
+  variants.push({ name: earlier, g: -256 })
   for (const g of granularities) {
     const name = `dedup_events_g${g}`
     await ch.command(`CREATE TABLE IF NOT EXISTS ${ch.table(name)} AS ${base} ENGINE = ReplacingMergeTree PARTITION BY intDiv(ms, 86400000) PRIMARY KEY (shard, ms) ORDER BY (shard, ms, key, check) SETTINGS index_granularity = ${g}, min_compress_block_size = 4096, max_compress_block_size = 8192`)
@@ -172,7 +179,8 @@ async function lookupVariants(label: string, granularities: number[]): Promise<v
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
   for (const v of variants) {
     const read = v.g === 0 ? 0 : await estimate(lookupSql(ch, keys, v.name))
-    row(`20,000-key lookup at ${label}, ${v.g === 0 ? 'empty table (statement and sets alone)' : `granules of ${v.g} rows, one part a day`}`,
+    const what = v.g === 0 ? 'empty table (statement and sets alone)' : v.g < 0 ? 'the layout before migration 0008, one part a day' : `granules of ${v.g} rows, one part a day`
+    row(`20,000-key lookup at ${label}, ${what}`,
       `median ${median(times.get(v.name)!).toFixed(0)} ms of 5 (${times.get(v.name)!.map((x) => x.toFixed(0)).join(', ')})${v.g ? `; rows read ${read.toLocaleString('en')} (${(read / 20_000).toFixed(0)} a key)` : ''}; load ${load()}`, '< 1 s')
   }
 }
@@ -260,8 +268,8 @@ await ch.command(`ALTER TABLE ${ch.table('dedup_events')} MODIFY SETTING min_age
 await new Promise((r) => setTimeout(r, 70_000))
 await settleMerges(Number(env.HORIZON_MERGE_WAIT_S ?? 300))
 await coldLookup(`${millions(KEYS)} (a day at rest merged into one part: ${await partsPerDay()} parts a day)`)
-const granularities = (env.HORIZON_GRANULARITIES ?? '').split(',').filter(Boolean).map(Number)
-if (granularities.length) await lookupVariants(millions(KEYS), granularities)
+// One part a day in this layout and in the earlier one, alternated (and any granule-size copies).
+await lookupVariants(millions(KEYS), (env.HORIZON_GRANULARITIES ?? '').split(',').filter(Boolean).map(Number))
 await exactness(w, millions(KEYS))
 if (SECONDS > 0) await steady(w)
 
