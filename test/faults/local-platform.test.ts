@@ -24,6 +24,12 @@ after(async () => {
   await stack?.destroy()
 })
 
+test('a clean start logs no error (the write publisher waits for Redis instead of failing before it is connected)', async () => {
+  await new Promise((r) => setTimeout(r, 3000)) // heartbeats and the first writes of the demo tenant's start
+  const errors = stack.log().split('\n').filter((l) => /"level":(50|60)\b/.test(l))
+  assert.deepEqual(errors, [], 'error lines in the log of a clean npm run up')
+})
+
 async function api(path: string, body: unknown) {
   const res = await fetch(`${stack.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) })
   return { status: res.status, body: await res.json() }

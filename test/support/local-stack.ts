@@ -13,6 +13,8 @@ export interface LocalStack {
   env: NodeJS.ProcessEnv
   /** `npm run up`; resolves once /health answers, with the time that took (at once with wait: false) */
   up(opts?: { wait?: boolean }): Promise<{ ms: number }>
+  /** what the platform wrote to its standard output (its log) since this stack was created */
+  log(): string
   /** the demo tenant `up` created */
   demo(): { tenantId: string; apiKey: string }
   /** kill -9 of the platform process; resolves when up.sh has returned */
@@ -52,6 +54,7 @@ export function createLocalStack(): LocalStack {
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'KAFKA_BROKERS', 'CHDB_PATH', 'SPOOL_DIR', 'REDIS_PREFIX', 'KAFKA_EVENTS_TOPIC']) delete env[name]
   const url = `http://127.0.0.1:${port}`
   let upProcess: ChildProcess | undefined
+  let output = ''
   let upExited: Promise<void> = Promise.resolve()
 
   const readPid = (file: string) => {
@@ -96,7 +99,11 @@ export function createLocalStack(): LocalStack {
     env,
     async up({ wait = true } = {}) {
       const t0 = Date.now()
-      const child = spawn('bash', ['scripts/up.sh'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] })
+      const child = spawn('bash', ['scripts/up.sh'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] })
+      // Kept (the last 4 MB) for the tests that read the log; read so the pipe never fills.
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output = (output + chunk.toString('utf8')).slice(-4 * 2 ** 20)
+      })
       upProcess = child
       upExited = new Promise((resolve) => child.once('exit', () => resolve()))
       if (!wait) return { ms: 0 }
@@ -107,6 +114,7 @@ export function createLocalStack(): LocalStack {
       while (!existsSync(join(dataDir, 'demo.json')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
       return { ms }
     },
+    log: () => output,
     demo() {
       return JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'))
     },
