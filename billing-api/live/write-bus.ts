@@ -65,12 +65,28 @@ export function startWritePublisher(redis: Redis, prefix: string, opts: {
   heartbeatMs: number
   local?: LiveCounters
   log: (msg: string, err?: unknown) => void
+  /** not connected this long after the start: Redis is down, and that is logged (default 5 s) */
+  connectGraceMs?: number
 }): WritePublisher {
   const id = randomBytes(6).toString('hex')
   const channel = channelOf(prefix)
   if (opts.local) opts.local.ownPublisher = id
   let failing = false
+  // Until the connection is first ready nothing is sent (without an offline queue a send fails
+  // at once) and nothing is lost: the hello sent once it is ready makes every subscriber read its
+  // counters again, and the high-water marks recorded meanwhile go with it.
+  let connected = redis.status === 'ready'
+  const held = new Map<string, string>()
+  const startedAt = Date.now()
+  const hold = (hwm: [string, string][] = []) => {
+    for (const [field, seq] of hwm) if (!held.has(field) || BigInt(seq) > BigInt(held.get(field)!)) held.set(field, seq)
+    if (!failing && Date.now() - startedAt >= (opts.connectGraceMs ?? 5000)) {
+      opts.log('publishing a committed write to Redis failed: Redis has not been reachable since this process started; live counters fall behind until it is')
+      failing = true
+    }
+  }
   const send = (m: Message, hwm?: [string, string][]) => {
+    if (!connected) return hold(hwm)
     const multi = redis.multi()
     for (const [field, seq] of hwm ?? []) multi.eval(RAISE, 1, hwmKeyOf(prefix), field, seq)
     multi.publish(channel, `${id}|${JSON.stringify(m)}`)
@@ -84,7 +100,13 @@ export function startWritePublisher(redis: Redis, prefix: string, opts: {
       },
     )
   }
-  send({ as_of: opts.asOf(), hello: true })
+  const hello = () => {
+    connected = true
+    send({ as_of: opts.asOf(), hello: true }, [...held])
+    held.clear()
+  }
+  if (connected) hello()
+  else redis.once('ready', hello)
   const timer = setInterval(() => {
     const asOf = opts.asOf()
     opts.local?.heard(asOf)
@@ -105,6 +127,7 @@ export function startWritePublisher(redis: Redis, prefix: string, opts: {
     },
     stop() {
       clearInterval(timer)
+      redis.off('ready', hello)
     },
   }
 }
