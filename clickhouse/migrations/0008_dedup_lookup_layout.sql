@@ -10,15 +10,7 @@
 -- an old day that receives new events is rewritten once, an hour after the last). The table is
 -- rebuilt in the new layout and swapped in (stop the aggregators first: npm run down drains them);
 -- the horizon's TTL is set again at start-up (clickhouse/retention.ts).
-CREATE TABLE IF NOT EXISTS {db}.dedup_events_next
-(
-    shard  UInt16,
-    ms     Int64,
-    key    UInt64,
-    check  UInt64,
-    epoch  UInt64,
-    seq    UInt64
-)
+CREATE TABLE IF NOT EXISTS {db}.dedup_events_next AS {db}.dedup_events
 ENGINE = ReplacingMergeTree
 PARTITION BY intDiv(ms, 86400000)
 PRIMARY KEY (shard, ms)
