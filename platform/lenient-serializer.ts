@@ -24,7 +24,5 @@ export function withoutRequired(schema: unknown): unknown {
  */
 export function buildLenientSerializer(externalSchemas?: unknown): (route: { schema?: unknown }) => (data: unknown) => string {
   const shared = withoutRequired(externalSchemas ?? {}) as Record<string, fastJson.Schema>
-  // `money` (billing-api/http/response-schemas.ts) tells readers of the document how an amount is
-  // written; the serializer writes it as the string it is (its anyOf branches are told the name).
-  return ({ schema }) => fastJson(withoutRequired(schema) as fastJson.Schema, { schema: shared, ajv: { formats: { money: true } } })
+  return ({ schema }) => fastJson(withoutRequired(schema) as fastJson.Schema, { schema: shared })
 }
