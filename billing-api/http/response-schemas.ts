@@ -23,7 +23,6 @@ export const booleanOrNull = { type: ['boolean', 'null'] } as const
  * precision they were given, and credits are not money: neither is declared so.
  */
 export const money = { type: 'string', format: 'money' } as const
-export const moneyOrNull = { type: ['string', 'null'], format: 'money' } as const
 export const dateTimeString = { type: 'string', format: 'date-time' } as const
 export const dateTimeOrNull = { type: ['string', 'null'], format: 'date-time' } as const
 /** Any JSON value: a column or field whose shape the API does not fix (rules, tiers, provider data). */

@@ -14,9 +14,8 @@ import { checkEntitlement, checkEntitlements } from './check.js'
 import { liveAccess } from './live-access.js'
 import { usageSummary } from './usage-summary.js'
 import { READS } from '../http/route-access.js'
+import { money, str, stringOrNull } from '../http/response-schemas.js'
 
-const str = { type: 'string' } as const
-const nullableStr = { type: ['string', 'null'] } as const
 const customerRef = {
   external_customer_id: { type: 'string', minLength: 1, maxLength: 255 },
   customer_id: refIdSchema,
@@ -38,7 +37,7 @@ const batchBody = {
 } as const
 
 const usageAsOf = {
-  ...nullableStr, format: 'date-time',
+  ...stringOrNull, format: 'date-time',
   description: 'every event acknowledged by ingest before this instant is included in usage; null: not metered, or this process cannot tell',
 } as const
 
@@ -53,14 +52,14 @@ export const entitlementCheckResponse = {
     feature_type: { type: 'string', enum: FEATURE_TYPES },
     is_enabled: { type: 'boolean' },
     has_access: { type: 'boolean' },
-    static_value: nullableStr,
-    usage_limit: { ...nullableStr, description: 'sum of the enabled grants\' limits (decimal string); null: unlimited' },
+    static_value: stringOrNull,
+    usage_limit: { ...stringOrNull, description: 'sum of the enabled grants\' limits (decimal string); null: unlimited' },
     is_soft_limit: { type: 'boolean' },
     usage_reset_period: { type: ['string', 'null'], enum: [...USAGE_RESET_PERIODS, null] },
-    period_start: { ...nullableStr, format: 'date-time' },
-    period_end: { ...nullableStr, format: 'date-time' },
-    usage: { ...nullableStr, description: 'usage in the current reset period (decimal string); metered features only' },
-    remaining: { ...nullableStr, description: 'usage_limit - usage, never below 0; null when unlimited' },
+    period_start: { ...stringOrNull, format: 'date-time' },
+    period_end: { ...stringOrNull, format: 'date-time' },
+    usage: { ...stringOrNull, description: 'usage in the current reset period (decimal string); metered features only' },
+    remaining: { ...stringOrNull, description: 'usage_limit - usage, never below 0; null when unlimited' },
     reported_usage: reportedUsageSchema,
     usage_as_of: usageAsOf,
     entitlement_ids: { type: 'array', items: str },
@@ -82,9 +81,9 @@ const liveBalanceResponse = {
         properties: {
           wallet_id: str, wallet_type: str, currency: str,
           credits: { type: 'string', description: 'the wallet\'s credits (decimal string)' },
-          balance: { type: 'string', format: 'money', description: 'what the credits are worth in the currency, rounded down to its minor unit' },
-          unbilled_usage: { type: 'string', format: 'money', description: 'usage charges of the current billing periods not yet invoiced, in the currency' },
-          live_balance: { type: 'string', format: 'money', description: 'balance - unbilled_usage; may be negative' },
+          balance: { ...money, description: 'what the credits are worth in the currency, rounded down to its minor unit' },
+          unbilled_usage: { ...money, description: 'usage charges of the current billing periods not yet invoiced, in the currency' },
+          live_balance: { ...money, description: 'balance - unbilled_usage; may be negative' },
         },
       },
     },
@@ -99,8 +98,8 @@ const projectedInvoice = {
   properties: {
     subscription_id: str, currency: str,
     period_start: { type: 'string', format: 'date-time' }, period_end: { type: 'string', format: 'date-time' },
-    amount: { type: 'string', format: 'money', description: 'the period invoice so far: subtotal - discounts (taxes and credits come at finalization)' },
-    usage_amount: { type: 'string', format: 'money', description: 'of which usage charges' },
+    amount: { ...money, description: 'the period invoice so far: subtotal - discounts (taxes and credits come at finalization)' },
+    usage_amount: { ...money, description: 'of which usage charges' },
   },
 } as const
 
@@ -117,14 +116,14 @@ const usageSummaryResponse = {
         additionalProperties: false,
         properties: {
           feature_id: str, feature_lookup_key: str, feature_type: { type: 'string', enum: FEATURE_TYPES },
-          is_enabled: { type: 'boolean' }, has_access: { type: 'boolean' }, usage_limit: nullableStr, is_soft_limit: { type: 'boolean' },
-          usage: nullableStr, remaining: nullableStr, period_start: { ...nullableStr, format: 'date-time' },
-          period_end: { ...nullableStr, format: 'date-time' }, usage_reset_period: { type: ['string', 'null'], enum: [...USAGE_RESET_PERIODS, null] },
+          is_enabled: { type: 'boolean' }, has_access: { type: 'boolean' }, usage_limit: stringOrNull, is_soft_limit: { type: 'boolean' },
+          usage: stringOrNull, remaining: stringOrNull, period_start: { ...stringOrNull, format: 'date-time' },
+          period_end: { ...stringOrNull, format: 'date-time' }, usage_reset_period: { type: ['string', 'null'], enum: [...USAGE_RESET_PERIODS, null] },
         },
       },
     },
     invoices: { type: 'array', items: projectedInvoice },
-    projected_amounts: { type: 'array', items: { type: 'object', additionalProperties: false, properties: { currency: str, amount: { type: 'string', format: 'money' } } } },
+    projected_amounts: { type: 'array', items: { type: 'object', additionalProperties: false, properties: { currency: str, amount: money } } },
     usage_as_of: usageAsOf,
     as_of: { type: 'string', format: 'date-time' },
   },
