@@ -15,6 +15,11 @@ export interface InvoiceAmountRecords {
 /** The invoice's PDF document (document-routes.ts), relative to the API's base address. */
 export const invoicePdfPath = (id: string): string => `/v1/invoices/${id}/pdf`
 
+/** The invoice's amount fields, each in its currency's minor units. */
+function invoiceAmounts(inv: Invoice): Record<string, string> {
+  return Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, toMoneyString(inv[f] ?? '0', inv.currency)]))
+}
+
 export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[], records?: InvoiceAmountRecords) {
   return {
     ...serializeBase(inv),
@@ -22,7 +27,7 @@ export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[], record
     invoice_type: inv.invoice_type,
     invoice_status: inv.invoice_status, payment_status: inv.payment_status, currency: inv.currency,
     billing_reason: inv.billing_reason, billing_period: inv.billing_period,
-    ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, toMoneyString(inv[f] ?? '0', inv.currency)])),
+    ...invoiceAmounts(inv),
     invoice_number: inv.invoice_number, billing_sequence: inv.billing_sequence, idempotency_key: inv.idempotency_key,
     description: inv.description, period_start: iso(inv.period_start), period_end: iso(inv.period_end),
     issue_date: iso(inv.issue_date), due_date: iso(inv.due_date), finalized_at: iso(inv.finalized_at), paid_at: iso(inv.paid_at),
@@ -86,7 +91,7 @@ export function invoiceEventPayload(inv: Invoice) {
     id: inv.id, customer_id: inv.customer_id, subscription_id: inv.subscription_id, invoice_type: inv.invoice_type,
     invoice_status: inv.invoice_status, payment_status: inv.payment_status, currency: inv.currency,
     billing_reason: inv.billing_reason, invoice_number: inv.invoice_number, billing_sequence: inv.billing_sequence,
-    ...Object.fromEntries(INVOICE_AMOUNT_FIELDS.map((f) => [f, toMoneyString(inv[f] ?? '0', inv.currency)])),
+    ...invoiceAmounts(inv),
     period_start: iso(inv.period_start), period_end: iso(inv.period_end), issue_date: iso(inv.issue_date),
     due_date: iso(inv.due_date), finalized_at: iso(inv.finalized_at), paid_at: iso(inv.paid_at), voided_at: iso(inv.voided_at),
   }
