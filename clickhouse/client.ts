@@ -1,34 +1,17 @@
-// The one module that owns ClickHouse access. Locally it runs the embedded chDB engine
-// in-process (one data directory per process); with CLICKHOUSE_URL set it talks to a real
-// ClickHouse server over HTTP. The SQL is the same for both; only the transport differs, and an
-// aggregator in a worker thread reaches the process's engine through a message port
-// (clickhouse/thread-transport.ts): chDB binds its engine to one session per process.
+// The one module that owns ClickHouse access. With CLICKHOUSE_URL set it talks to a ClickHouse
+// server over HTTP (a real one, or the local endpoint that serves the embedded engine:
+// clickhouse/endpoint/); without it, the embedded chDB engine runs in this process (one data
+// directory per process; clickhouse/embedded/). The SQL is the same for both; only the transport
+// differs, and an aggregator in a worker thread reaches the process's engine through a message
+// port (clickhouse/thread-transport.ts).
 import { Readable } from 'node:stream'
-import { createClient, type ClickHouseClient } from '@clickhouse/client'
-import { createChdbConnection } from 'chdb/connection'
-import { mkdirSync } from 'node:fs'
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
+import { EmbeddedTransport } from './embedded/transport.js'
 import type { Config } from '../platform/config.js'
 import { clickhouseInsertSeconds } from '../platform/metrics.js'
 
-export type QueryParams = Record<string, unknown>
-export type Settings = Record<string, string>
-
-/** How statements reach the engine: the client (HTTP or chDB) or another thread's client. */
-export interface ClickHouseTransport {
-  command(query: string, params?: QueryParams, settings?: Settings): Promise<void>
-  queryJson(query: string, params?: QueryParams, settings?: Settings): Promise<unknown[]>
-  queryText(query: string, settings?: Settings): Promise<string>
-  /** `body`: rows already formatted as JSONCompactEachRow lines; `queryId` names it for `settle` */
-  insert(table: string, body: Uint8Array, settings?: Settings, queryId?: string): Promise<void>
-  /**
-   * After a statement failed for its caller: returns once the statement named `queryId` can no
-   * longer change anything (finished, or killed). A remote server may still be running an insert
-   * whose connection broke or timed out, and commit it afterwards.
-   */
-  settle(queryId: string): Promise<void>
-  ping(): Promise<boolean>
-  close(): Promise<void>
-}
+export type { ClickHouseTransport, QueryParams, Settings } from './transport.js'
+import type { ClickHouseTransport, QueryParams, Settings } from './transport.js'
 
 /** DateTime64(3) literal in UTC, accepted by every ClickHouse input format without best-effort parsing. */
 export function chDateTime(ms: number): string {
@@ -38,16 +21,8 @@ export function chDateTime(ms: number): string {
 // Parsed chunks (parallel parsing) are squashed back into one block before the table sees them.
 const ONE_BLOCK = { min_insert_block_size_rows: '1000000000', min_insert_block_size_bytes: String(64 * 1024 ** 3), max_insert_block_size: '1000000000' }
 
-interface ChdbRaw {
-  rawInsert(params: { table: string; values: Uint8Array; format: 'JSONCompactEachRow'; settings?: Settings }): Promise<unknown>
-}
-
 class ClientTransport implements ClickHouseTransport {
-  constructor(
-    private readonly client: ClickHouseClient,
-    /** chDB: inserts hand the bytes to the engine's parser as they are (no copy into the SQL text) */
-    private readonly raw?: ChdbRaw,
-  ) {}
+  constructor(private readonly client: ClickHouseClient) {}
 
   async command(query: string, params?: QueryParams, settings?: Settings): Promise<void> {
     await this.client.command({ query, query_params: params, clickhouse_settings: settings })
@@ -64,19 +39,19 @@ class ClientTransport implements ClickHouseTransport {
   }
 
   async insert(table: string, body: Uint8Array, settings?: Settings, queryId?: string): Promise<void> {
-    if (this.raw) {
-      await this.raw.rawInsert({ table, values: body, format: 'JSONCompactEachRow', settings })
-      return
-    }
-    await this.client.insert({
-      table, values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)]), format: 'JSONCompactEachRow',
+    // The lines are already JSONCompactEachRow: exec sends the bytes as they are (insert() would
+    // encode each chunk again as a JSON value).
+    const result = await this.client.exec({
+      query: `INSERT INTO ${table} FORMAT JSONCompactEachRow`,
+      values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)], { objectMode: false }),
       clickhouse_settings: settings, query_id: queryId,
     })
+    for await (const _ of result.stream) {
+      // an insert answers with an empty body; read it so the socket goes back to the pool
+    }
   }
 
   async settle(queryId: string): Promise<void> {
-    // The embedded engine runs a statement inside this process: when its promise failed, it ended.
-    if (this.raw) return
     // A server: kill it if it still runs (SYNC waits for the kill), then make sure it is gone.
     for (let attempt = 0; ; attempt++) {
       await this.client.command({ query: 'KILL QUERY WHERE query_id = {id:String} SYNC', query_params: { id: queryId } })
@@ -183,21 +158,22 @@ export class ClickHouse {
 }
 
 export function openTransport(config: Config['clickhouse']): ClickHouseTransport {
-  if (config.url) {
-    const client = createClient({
-      url: config.url,
-      username: config.user,
-      password: config.password,
-      request_timeout: 120_000,
-      clickhouse_settings: { date_time_input_format: 'best_effort' },
-    })
-    return new ClientTransport(client)
-  }
-  mkdirSync(config.chdbPath, { recursive: true })
-  const connection = createChdbConnection({ path: config.chdbPath })
-  // The connection hook is typed against the client's internal Connection interface.
-  const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0])
-  return new ClientTransport(client, (connection as unknown as { chdb: ChdbRaw }).chdb)
+  if (!config.url) return new EmbeddedTransport(config.chdbPath, config.chdbConnections)
+  const client = createClient({
+    url: config.url,
+    username: config.user,
+    password: config.password,
+    request_timeout: config.requestTimeoutMs,
+    // Failures reach our callers, who log them once with their context.
+    log: { level: ClickHouseLogLevel.OFF },
+    clickhouse_settings: {
+      date_time_input_format: 'best_effort',
+      // One rule in every mode: a block sent twice is stored twice (the write path's ledger, not
+      // the server, decides what was counted; replicated tables would otherwise drop a retry).
+      insert_deduplicate: 0,
+    },
+  })
+  return new ClientTransport(client)
 }
 
 /** JSONCompactEachRow: one JSON array per line, as the client itself would write them. */

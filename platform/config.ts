@@ -19,6 +19,10 @@ export const DEDUP_MARGIN_DAYS = 2
 export interface Config {
   host: string
   port: number
+  /** `npm run up`: the roles as separate processes, or all in one */
+  topology: 'processes' | 'all-in-one'
+  topologyAggregators: number
+  clickhouseEndpointPort: number
   logLevel: string
   dataDir: string
   databaseUrl: string
@@ -37,7 +41,7 @@ export interface Config {
   ingestThread: 'worker' | 'main'
   systemEventsTopic: string
   aggregatorGroupId: string
-  clickhouse: { url?: string; chdbPath: string; database: string; user?: string; password?: string }
+  clickhouse: { url?: string; chdbPath: string; chdbConnections: number; database: string; user?: string; password?: string; requestTimeoutMs: number }
   ingestBodyLimitBytes: number
   /** accepted event timestamps: not before `minTime`, not more than `maxFutureMinutes` ahead of the clock */
   ingestTimeWindow: { minTime: Date; maxFutureMinutes: number; maxAgeDays: number }
@@ -317,6 +321,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const config: Config = {
     host: str(env, 'HOST'),
     port: int(env, 'PORT'),
+    topology: oneOf(env, 'PLATFORM_TOPOLOGY', ['processes', 'all-in-one'] as const),
+    topologyAggregators: int(env, 'TOPOLOGY_AGGREGATORS', 1),
+    clickhouseEndpointPort: int(env, 'CLICKHOUSE_ENDPOINT_PORT'),
     logLevel: str(env, 'LOG_LEVEL'),
     dataDir,
     // The local stack's ports (scripts/stack.sh) decide the default URLs, so PG_PORT and REDIS_PORT suffice.
@@ -337,6 +344,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     clickhouse: {
       url: clickhouseUrl,
       chdbPath: resolve(str(env, 'CHDB_PATH', join(dataDir, 'chdb'))),
+      chdbConnections: int(env, 'CHDB_CONNECTIONS', 1),
+      requestTimeoutMs: int(env, 'CLICKHOUSE_REQUEST_TIMEOUT_MS', 1000),
       database: str(env, 'CLICKHOUSE_DATABASE'),
       user: env.CLICKHOUSE_USER,
       password: env.CLICKHOUSE_PASSWORD,

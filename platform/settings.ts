@@ -18,6 +18,11 @@ export const SETTINGS = {
   // services: platform/config.ts
   HOST: { default: '127.0.0.1', readBy: 'services', meaning: 'HTTP listen address' },
   PORT: { default: '8080', readBy: 'services', meaning: 'HTTP listen port' },
+  PLATFORM_TOPOLOGY: {
+    default: 'all-in-one', readBy: 'services',
+    meaning: "`npm run up`: `processes` runs the production topology (the local ClickHouse endpoint, ingest, `TOPOLOGY_AGGREGATORS` aggregators, billing-api and the scheduler as supervised processes over HTTP; ingest at `PORT`+1, the scheduler at `PORT`+2, aggregator i at `PORT`+10+i); `all-in-one`: the four services in one process with the engine in-process",
+  },
+  TOPOLOGY_AGGREGATORS: { default: '2', readBy: 'services', meaning: 'aggregator processes of the `processes` topology' },
   LOG_LEVEL: { default: 'info', readBy: 'services', meaning: 'pino log level (`fatal` ... `trace`)' },
   NODE_ENV: { readBy: 'services', shown: 'unset', meaning: '`production` makes `INTEGRATIONS_ENCRYPTION_KEY` and `API_KEY_HASH_SECRET` required' },
   METERLINE_DATA_DIR: {
@@ -73,6 +78,13 @@ export const SETTINGS = {
   CLICKHOUSE_USER: { readBy: 'services', shown: 'unset', meaning: 'ClickHouse server user' },
   CLICKHOUSE_PASSWORD: { readBy: 'services', shown: 'unset', meaning: 'ClickHouse server password' },
   CLICKHOUSE_DATABASE: { default: 'meterline', readBy: 'services', meaning: 'ClickHouse database (a plain identifier)' },
+  CLICKHOUSE_ENDPOINT_PORT: {
+    default: '8123', readBy: 'services',
+    meaning: "port of the local ClickHouse endpoint (`npm run up`'s process that owns chDB and serves ClickHouse's HTTP interface; the roles reach it with `CLICKHOUSE_URL`)",
+  },
+  CLICKHOUSE_ENDPOINT_FAULTS: { default: 'false', readBy: 'services', meaning: '`true`: the local ClickHouse endpoint takes fault rules at `POST /__faults` (tests and `npm run chaos`)' },
+  CHDB_CONNECTIONS: { default: '8', readBy: 'services', meaning: 'connections to the embedded chDB engine (statements it runs at once), in-process or behind the local ClickHouse endpoint' },
+  CLICKHOUSE_REQUEST_TIMEOUT_MS: { default: '120000', readBy: 'services', meaning: 'how long a statement sent over HTTP (`CLICKHOUSE_URL`) may take before the client gives up on it' },
   CHDB_PATH: { readBy: 'services', shown: '`$METERLINE_DATA_DIR/chdb`', meaning: "the embedded chDB's data directory (bound to one process)" },
   INGEST_BODY_LIMIT_BYTES: { default: '10485760', shown: '`10485760` (10 MiB)', readBy: 'services', meaning: 'maximum ingest request body' },
   INGEST_MIN_EVENT_TIME: { default: '2000-01-01T00:00:00Z', readBy: 'services', meaning: 'earliest accepted event `timestamp` (ISO 8601)' },

@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DATA="${METERLINE_DATA_DIR:-$ROOT/.data}"
 uppid="$DATA/up.pid"
-pidfile="$DATA/all-in-one.pid"
+pidfile="$DATA/platform.pid"
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 # An `npm run up` that is starting or running stops the platform and the stack itself.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `npm run up`: installs what is missing, starts Postgres, Redis and the Kafka-protocol broker
-# on loopback (data under .data/), a local Prometheus scraping the platform (scripts/prometheus.sh), then ingest + aggregator + billing-api + scheduler in one
-# process (the embedded ClickHouse binds its data directory to one process), with a demo
-# tenant. Ctrl-C or `npm run down` stops everything. If the platform process dies on its own
+# on loopback (data under .data/), a local Prometheus scraping the platform (scripts/prometheus.sh), then ingest + aggregator + billing-api + scheduler
+# in one process, or (PLATFORM_TOPOLOGY=processes) each role its own supervised process reaching
+# the local ClickHouse endpoint over HTTP (scripts/platform-processes.ts), with a demo tenant. Ctrl-C or `npm run down` stops everything. If the platform process dies on its own
 # (a crash, kill -9), the databases and the broker keep running and keep what they hold:
 # `npm run up` again starts the platform alone, and its spool sends again what was not safe.
 set -euo pipefail
@@ -53,13 +53,15 @@ if [ -z "${ADMIN_TOKEN:-}" ]; then
   export ADMIN_TOKEN
 fi
 
-pidfile="$METERLINE_DATA_DIR/all-in-one.pid"
+pidfile="$METERLINE_DATA_DIR/platform.pid"
 if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
   echo "the platform is already running (pid $(cat "$pidfile")); npm run down stops it" >&2
   exit 1
 fi
 [ "$stopping" = 1 ] && stop_stack_and_exit
-node --import tsx scripts/all-in-one.ts --demo ${prometheus_url:+--prometheus "$prometheus_url"} &
+entry=scripts/all-in-one.ts
+[ "${PLATFORM_TOPOLOGY:-all-in-one}" = processes ] && entry=scripts/platform-processes.ts
+node --import tsx "$entry" --demo ${prometheus_url:+--prometheus "$prometheus_url"} &
 pid=$!
 echo "$pid" > "$pidfile"
 # A stop that arrived between the check above and `pid=$!` found no pid to signal.

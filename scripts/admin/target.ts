@@ -54,7 +54,7 @@ export type PlatformState = { running: true } | { running: false; why: string }
 export async function platformState(target: AdminTarget): Promise<PlatformState> {
   if (target.explicit) return { running: true }
   if (await answers(target.url)) return { running: true }
-  const pid = pidAlive(join(target.dataDir, 'all-in-one.pid'))
+  const pid = pidAlive(join(target.dataDir, 'platform.pid'))
   if (pid) throw new Error(`the platform runs (pid ${pid}) but ${target.url} does not answer; wait for it to start, or set METERLINE_API_URL`)
   return { running: false, why: `nothing answers at ${target.url}` }
 }

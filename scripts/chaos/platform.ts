@@ -111,12 +111,12 @@ export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
       return Date.now() - t0
     },
     async kill9() {
-      const pid = readPid('all-in-one.pid')
+      const pid = readPid('platform.pid')
       expectExit = true
       if (pid) process.kill(pid, 'SIGKILL')
       await within(upExited, 10_000)
       // up.sh removes the pid file when its wait returns; wait for the process to be gone too
-      for (let i = 0; i < 100 && pid && readPid('all-in-one.pid') === pid; i++) await sleep(50)
+      for (let i = 0; i < 100 && pid && readPid('platform.pid') === pid; i++) await sleep(50)
     },
     async down() {
       expectExit = true

@@ -36,7 +36,7 @@ export interface LocalStack {
 
 const pick = (base: number) => base + Math.floor(Math.random() * 900)
 
-export function createLocalStack(): LocalStack {
+export function createLocalStack(extraEnv: Record<string, string> = {}): LocalStack {
   const dataDir = mkdtempSync(join(tmpdir(), 'meterline-faults-'))
   chmodSync(dataDir, 0o755) // the postgres user must reach its data directory inside
   const port = pick(28100)
@@ -50,6 +50,8 @@ export function createLocalStack(): LocalStack {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     PG_DB_NAMES: 'meterline',
     PROMETHEUS_PORT: '0',
+    CLICKHOUSE_ENDPOINT_PORT: String(pick(29100)),
+    ...extraEnv,
   }
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'KAFKA_BROKERS', 'CHDB_PATH', 'SPOOL_DIR', 'REDIS_PREFIX', 'KAFKA_EVENTS_TOPIC']) delete env[name]
   const url = `http://127.0.0.1:${port}`
@@ -118,7 +120,7 @@ export function createLocalStack(): LocalStack {
     demo() {
       return JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'))
     },
-    appPid: () => readPid('all-in-one.pid'),
+    appPid: () => readPid('platform.pid'),
     brokerPid: () => readPid('kafka/kafka-mock.pid'),
     async killApp() {
       const pid = stack.appPid()

@@ -1,0 +1,141 @@
+// The embedded engine (chDB) as a server runs statements: a few connections to one data
+// directory, each carrying the settings of the statement it runs (a statement's settings never
+// leak into the next one), parameters in their text form as the HTTP interface receives them,
+// and statements with parameters one at a time (the engine's parameter state is per process, not
+// per connection: two at once clobber each other). The in-process transport and the local
+// endpoint both run statements here, so both modes behave alike.
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { mkdirSync } from 'node:fs'
+
+interface NativeResult { bytes?: Uint8Array; rowsRead?: number; bytesRead?: number; rowsWritten?: number; bytesWritten?: number; elapsed?: number }
+interface Native {
+  CreateConnection(path: string): unknown
+  CloseConnection?(connection: unknown): void
+  QueryAsyncConnection(connection: unknown, sql: string, format: string, params?: Record<string, string>): Promise<NativeResult>
+  InsertRawAsyncConnection(connection: unknown, prefix: string, data: Buffer, countLines: boolean): Promise<NativeResult>
+}
+
+const require = createRequire(import.meta.url)
+// The bindings' own loader: parameters go to the engine in their text form as the HTTP
+// interface receives them (the package's JavaScript API would escape them a second time).
+const loader = require(join(dirname(require.resolve('chdb')), 'dist/loader.js')) as { loadNative(): Native }
+const native = loader.loadNative()
+// The bindings report it quoted ("26.7.2.1"); in a worker thread, as `unknown`.
+export const engineVersion = String((require('chdb') as { version(): { libchdb: unknown } }).version().libchdb).replace(/"/g, '')
+
+export interface Outcome {
+  bytes: Buffer
+  readRows: number
+  readBytes: number
+  writtenRows: number
+  writtenBytes: number
+  elapsedNs: number
+}
+
+interface Connection {
+  handle: unknown
+  /** settings this connection has away from their defaults */
+  applied: Map<string, string>
+  database: string
+}
+
+export interface EngineStatement {
+  sql: string
+  data?: Buffer
+  params: Record<string, string>
+  settings: Map<string, string>
+  database?: string
+  format: string
+}
+
+const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+const INSERT_WITH_FORMAT = /^\s*INSERT\s+INTO\s+.+\s+FORMAT\s+(JSONEachRow|JSONCompactEachRow|TabSeparated|TSV|CSV)\s*$/is
+
+export class Engine {
+  private readonly idle: Connection[] = []
+  private readonly waiting: ((c: Connection) => void)[] = []
+  private paramTail: Promise<unknown> = Promise.resolve()
+
+  constructor(path: string, connections: number) {
+    mkdirSync(path, { recursive: true })
+    const key = resolve(path)
+    for (let i = 0; i < connections; i++) this.idle.push({ handle: native.CreateConnection(key), applied: new Map(), database: 'default' })
+  }
+
+  async run(st: EngineStatement): Promise<Outcome> {
+    const exec = () => this.withConnection((c) => this.execute(c, st))
+    if (Object.keys(st.params).length === 0) return exec()
+    const result = this.paramTail.then(exec)
+    this.paramTail = result.catch(() => undefined)
+    return result
+  }
+
+  private async execute(c: Connection, st: EngineStatement): Promise<Outcome> {
+    await this.applySettings(c, st.settings)
+    if (st.database && st.database !== c.database) {
+      await native.QueryAsyncConnection(c.handle, `USE ${quoteIdentifier(st.database)}`, 'TabSeparated')
+      c.database = st.database
+    }
+    const t0 = process.hrtime.bigint()
+    const raw = st.data && INSERT_WITH_FORMAT.test(st.sql)
+      ? await native.InsertRawAsyncConnection(c.handle, st.sql.trim(), st.data, true)
+      : await native.QueryAsyncConnection(c.handle, st.data ? `${st.sql}\n${st.data.toString('utf8')}` : st.sql, st.format, hasKeys(st.params) ? st.params : undefined)
+    return {
+      bytes: raw.bytes ? Buffer.from(raw.bytes.buffer, raw.bytes.byteOffset, raw.bytes.byteLength) : Buffer.alloc(0),
+      readRows: raw.rowsRead ?? 0, readBytes: raw.bytesRead ?? 0,
+      writtenRows: raw.rowsWritten ?? 0, writtenBytes: raw.bytesWritten ?? 0,
+      elapsedNs: Number(process.hrtime.bigint() - t0),
+    }
+  }
+
+  /** SET what differs from the connection's state, back to DEFAULT what this statement does not set. */
+  private async applySettings(c: Connection, wanted: Map<string, string>): Promise<void> {
+    const changes: string[] = []
+    for (const name of c.applied.keys()) if (!wanted.has(name)) changes.push(`${name} = DEFAULT`)
+    for (const [name, value] of wanted) {
+      if (!SETTING_NAME.test(name)) throw new Error(`Code: 115. DB::Exception: Unknown setting '${name}'. (UNKNOWN_SETTING)`)
+      if (c.applied.get(name) !== value) changes.push(`${name} = ${quoteString(value)}`)
+    }
+    if (changes.length === 0) return
+    try {
+      await native.QueryAsyncConnection(c.handle, `SET ${changes.join(', ')}`, 'TabSeparated')
+      c.applied = new Map(wanted)
+    } catch (err) {
+      // The connection's state is unknown now: every setting this statement named goes back.
+      const names = new Set([...c.applied.keys(), ...[...wanted.keys()].filter((n) => SETTING_NAME.test(n))])
+      for (const name of names) await native.QueryAsyncConnection(c.handle, `SET ${name} = DEFAULT`, 'TabSeparated').catch(() => undefined)
+      c.applied = new Map()
+      throw err
+    }
+  }
+
+  private async withConnection<T>(work: (c: Connection) => Promise<T>): Promise<T> {
+    const c = this.idle.pop() ?? (await new Promise<Connection>((r) => this.waiting.push(r)))
+    try {
+      return await work(c)
+    } finally {
+      const next = this.waiting.shift()
+      if (next) next(c)
+      else this.idle.push(c)
+    }
+  }
+
+  close(): void {
+    for (const c of this.idle) native.CloseConnection?.(c.handle)
+    this.idle.length = 0
+  }
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true
+  return false
+}
+
+function quoteString(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
+}
+
+function quoteIdentifier(name: string): string {
+  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``
+}

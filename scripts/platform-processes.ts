@@ -1,0 +1,43 @@
+// The local platform as production runs it: every role its own supervised process, ClickHouse
+// over HTTP (scripts/topology/).
+//   node --import tsx scripts/platform-processes.ts [--demo] [--prometheus <url>]
+import { openOrm } from '../billing-api/database.js'
+import { loadConfigOrExit } from '../platform/config.js'
+import { ensureDemoTenant } from './demo-tenant.js'
+import { demoBanner } from './banner.js'
+import { startTopology } from './topology/platform.js'
+import type { CreatedTenant } from '../billing-api/tenants/index.js'
+
+const config = loadConfigOrExit()
+let demo: CreatedTenant | undefined
+const topology = await startTopology(config, process.env, {
+  aggregators: config.topologyAggregators,
+  faults: process.env.CLICKHOUSE_ENDPOINT_FAULTS === 'true',
+  // The demo tenant before billing-api serves, so its key works from the first request.
+  beforeRoles: async () => {
+    if (!process.argv.includes('--demo')) return
+    const orm = await openOrm(config.databaseUrl, 2, config.postgres)
+    try {
+      demo = await ensureDemoTenant(orm, config.dataDir, config.apiKeyHashing)
+    } finally {
+      await orm.close()
+    }
+  },
+})
+const roles = topology.supervisor.states().map((p) => `${p.name} (pid ${p.pid}, :${p.port})`).join(', ')
+if (demo) console.log(demoBanner({ apiUrl: topology.apiUrl, ingestUrl: topology.ingestUrl, what: `one process per role: ${roles}`, demo }))
+else console.log(`[topology] running: ${roles}`)
+
+let stopping = false
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    console.log(`${signal}: stopping ingest, then billing-api and the scheduler, then the aggregators, then the ClickHouse endpoint`)
+    const t0 = Date.now()
+    void topology.stop().then(({ caughtUp }) => {
+      console.log(`stopped in ${Date.now() - t0} ms${caughtUp ? '; the aggregators had committed every event' : ''}`)
+      process.exit(0)
+    })
+  })
+}

@@ -1,0 +1,65 @@
+// Starts the production topology on one machine and stops it without losing an event: the
+// endpoint, the migrations, the roles (roles.ts) under a supervisor; on SIGINT/SIGTERM, ingest
+// first (its spool drains into Kafka), then billing-api and the scheduler, then the aggregators
+// once they have committed everything, the endpoint last.
+import type { Config } from '../../platform/config.js'
+import { createKafka } from '../../platform/kafka.js'
+import { aggregatorsCaughtUp } from './drain.js'
+import { endpointRole, serviceRoles, type TopologyPorts } from './roles.js'
+import { Supervisor } from './supervisor.js'
+
+export interface Topology {
+  supervisor: Supervisor
+  ports: TopologyPorts
+  /** billing-api's and ingest's URLs */
+  apiUrl: string
+  ingestUrl: string
+  clickhouseUrl: string
+  stop(): Promise<{ caughtUp: boolean }>
+}
+
+export interface TopologyOptions {
+  aggregators: number
+  /** the endpoint takes fault rules (tests, chaos) */
+  faults?: boolean
+  log?: (msg: string) => void
+  /** run after the migrations, before the roles start (the demo tenant) */
+  beforeRoles?: () => Promise<void>
+}
+
+export async function startTopology(config: Config, env: Record<string, string | undefined>, opts: TopologyOptions): Promise<Topology> {
+  const log = opts.log ?? ((msg: string) => console.log(`[topology] ${msg}`))
+  const ports: TopologyPorts = { api: config.port, clickhouse: config.clickhouseEndpointPort }
+  const clickhouseUrl = `http://127.0.0.1:${ports.clickhouse}`
+  const roleEnv = { ...env, CLICKHOUSE_URL: clickhouseUrl, HOST: '127.0.0.1' }
+  const supervisor = new Supervisor({ dataDir: config.dataDir, env: roleEnv, log })
+  const stop = async () => {
+    const names = supervisor.names()
+    const of = (kind: string) => names.filter((n) => n === kind || n.startsWith(`${kind}-`))
+    await supervisor.stop(of('ingest'), config.shutdownDrainMs + 10_000)
+    await supervisor.stop([...of('billing-api'), ...of('scheduler')], 15_000)
+    const caughtUp = await aggregatorsCaughtUp(createKafka(config, 'topology-drain'), config.eventsTopic, config.aggregatorGroupId, config.shutdownDrainMs)
+    if (!caughtUp) log(`the aggregators had not committed every event after ${config.shutdownDrainMs} ms; the broker keeps the rest until it stops`)
+    await supervisor.stop(of('aggregator'), 20_000)
+    await supervisor.stop(of('clickhouse-endpoint'), 10_000)
+    return { caughtUp }
+  }
+  try {
+    await supervisor.start(endpointRole(ports, opts.faults ?? false), '/ping')
+    await migrate(roleEnv)
+    await opts.beforeRoles?.()
+    for (const role of serviceRoles(ports, opts.aggregators)) await supervisor.start(role)
+  } catch (err) {
+    await stop().catch(() => undefined)
+    throw err
+  }
+  return { supervisor, ports, apiUrl: `http://127.0.0.1:${ports.api}`, ingestUrl: `http://127.0.0.1:${ports.api + 1}`, clickhouseUrl, stop }
+}
+
+async function migrate(env: Record<string, string | undefined>): Promise<void> {
+  const { spawn } = await import('node:child_process')
+  const { fileURLToPath } = await import('node:url')
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { cwd: fileURLToPath(new URL('../..', import.meta.url)), env: { ...process.env, ...env }, stdio: 'inherit' })
+  const code = await new Promise<number | null>((r) => child.once('exit', r))
+  if (code !== 0) throw new Error(`the migrations failed (exit ${code})`)
+}

@@ -1,0 +1,150 @@
+// Runs each role as its own process and keeps it running: a role that dies is started again
+// (after 1 s, doubling to 10 s while it keeps dying) and the log says so. The state of every
+// process is written to `topology.json` in the data directory (the health route reads it).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Role } from './roles.js'
+
+const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+export interface ProcessState {
+  name: string
+  kind: Role['kind']
+  pid?: number
+  port: number
+  state: 'starting' | 'running' | 'restarting' | 'stopped'
+  restarts: number
+  startedAt?: string
+  lastExit?: string
+}
+
+interface Supervised {
+  role: Role
+  child?: ChildProcess
+  state: ProcessState
+  stopping: boolean
+  timer?: NodeJS.Timeout
+}
+
+export class Supervisor {
+  private readonly procs = new Map<string, Supervised>()
+
+  constructor(
+    private readonly opts: { dataDir: string; env: Record<string, string | undefined>; log: (msg: string) => void },
+  ) {}
+
+  /** Starts a role and waits until it answers on its port. */
+  async start(role: Role, readyPath = '/health'): Promise<void> {
+    const p: Supervised = { role, stopping: false, state: { name: role.name, kind: role.kind, port: role.port, state: 'starting', restarts: 0 } }
+    this.procs.set(role.name, p)
+    this.spawn(p)
+    await this.ready(p, readyPath)
+  }
+
+  pid(name: string): number | undefined {
+    return this.procs.get(name)?.child?.pid
+  }
+
+  states(): ProcessState[] {
+    return [...this.procs.values()].map((p) => ({ ...p.state }))
+  }
+
+  /** Resolves when the named role was restarted after an exit and answers again. */
+  async restarted(name: string, after: number, readyPath = '/health'): Promise<void> {
+    const p = this.procs.get(name)
+    if (!p) throw new Error(`no role ${name}`)
+    while (p.state.restarts <= after) await new Promise((r) => setTimeout(r, 50))
+    await this.ready(p, readyPath)
+  }
+
+  /** Stops the named roles together (SIGTERM, then SIGKILL after `graceMs`). */
+  async stop(names: string[], graceMs: number): Promise<void> {
+    await Promise.all(names.map(async (name) => {
+      const p = this.procs.get(name)
+      if (!p) return
+      p.stopping = true
+      clearTimeout(p.timer)
+      const child = p.child
+      if (child && child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, 'exit')
+        child.kill('SIGTERM')
+        const kill = setTimeout(() => {
+          this.opts.log(`${name} did not stop in ${graceMs} ms; killing it`)
+          child.kill('SIGKILL')
+        }, graceMs)
+        await exited
+        clearTimeout(kill)
+      }
+      p.state.state = 'stopped'
+      this.write()
+    }))
+  }
+
+  names(): string[] {
+    return [...this.procs.keys()]
+  }
+
+  private spawn(p: Supervised): void {
+    const child = spawn(process.execPath, p.role.args, {
+      cwd: PROJECT_ROOT, env: { ...process.env, ...this.opts.env, ...p.role.env }, stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    p.child = child
+    p.state.pid = child.pid
+    p.state.startedAt = new Date().toISOString()
+    const prefix = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
+      let rest = ''
+      stream.on('data', (chunk: Buffer) => {
+        const lines = (rest + chunk.toString('utf8')).split('\n')
+        rest = lines.pop() ?? ''
+        for (const line of lines) out.write(`[${p.role.name}] ${line}\n`)
+      })
+    }
+    prefix(child.stdout!, process.stdout)
+    prefix(child.stderr!, process.stderr)
+    child.once('exit', (code, signal) => {
+      p.state.lastExit = `${new Date().toISOString()} ${signal ? `signal ${signal}` : `code ${code}`}`
+      if (p.stopping) return
+      const wait = Math.min(1000 * 2 ** Math.min(p.state.restarts, 4), 10_000)
+      p.state.state = 'restarting'
+      this.opts.log(`${p.role.name} (pid ${child.pid}) exited (${signal ? `signal ${signal}` : `code ${code}`}); starting it again in ${wait} ms`)
+      this.write()
+      p.timer = setTimeout(() => {
+        if (p.stopping) return
+        p.state.restarts++
+        this.spawn(p)
+        void this.ready(p, p.role.kind === 'clickhouse-endpoint' ? '/ping' : '/health').then(
+          () => this.opts.log(`${p.role.name} is running again (pid ${p.child?.pid}, restart ${p.state.restarts})`),
+          () => undefined,
+        )
+      }, wait)
+    })
+    this.write()
+  }
+
+  private async ready(p: Supervised, path: string): Promise<void> {
+    const child = p.child!
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${p.role.name} exited while starting`)
+      try {
+        const res = await fetch(`http://127.0.0.1:${p.role.port}${path}`)
+        if (res.ok) break
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    if (p.child === child) {
+      p.state.state = 'running'
+      this.write()
+    }
+  }
+
+  private write(): void {
+    const file = join(this.opts.dataDir, 'topology.json')
+    writeFileSync(`${file}.tmp`, JSON.stringify({ updatedAt: new Date().toISOString(), processes: this.states() }, null, 2))
+    renameSync(`${file}.tmp`, file)
+  }
+}

@@ -1,0 +1,173 @@
+// The production topology as `npm run up` runs it with PLATFORM_TOPOLOGY=processes: the local
+// ClickHouse endpoint, ingest, two aggregators, billing-api and the scheduler, each its own
+// process, every role reaching ClickHouse over HTTP. Faults across processes; after each, every
+// accepted event is counted exactly once.
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { PROJECT_ROOT } from '../../platform/config.js'
+import { createLocalStack } from '../support/local-stack.js'
+import { EventLoad } from '../support/event-load.js'
+
+const stack = createLocalStack({
+  PLATFORM_TOPOLOGY: 'processes', TOPOLOGY_AGGREGATORS: '2', AGGREGATOR_CONSUMERS: '1',
+  CLICKHOUSE_ENDPOINT_FAULTS: 'true', CLICKHOUSE_REQUEST_TIMEOUT_MS: '4000', SHUTDOWN_DRAIN_MS: '5000',
+})
+const port = Number(stack.env.PORT)
+const ingestUrl = `http://127.0.0.1:${port + 1}`
+const endpointUrl = `http://127.0.0.1:${stack.env.CLICKHOUSE_ENDPOINT_PORT}`
+let key = ''
+
+interface ProcessState { name: string; pid: number; port: number; state: string; restarts: number }
+const processes = (): ProcessState[] => (JSON.parse(readFileSync(join(stack.dataDir, 'topology.json'), 'utf8')) as { processes: ProcessState[] }).processes
+const processOf = (name: string) => processes().find((p) => p.name === name)!
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${stack.url}${path}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const json = (await res.json()) as T
+  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+const CUSTOMERS = 5
+
+async function counted(meterId: string): Promise<number> {
+  let total = 0
+  for (let c = 0; c < CUSTOMERS; c++) {
+    const u = await api<{ value: string }>('POST', `/v1/meters/${meterId}/usage`, { external_customer_id: `c-${c}`, start_time: '2020-01-01T00:00:00Z', end_time: '2100-01-01T00:00:00Z' })
+    total += Number(u.value)
+  }
+  return total
+}
+
+/** Streams events while `fault` runs, then waits until every accepted event is counted, and checks nothing more is. */
+async function exactThrough(fault: () => Promise<void>): Promise<{ accepted: number; retries: number }> {
+  const eventName = `topology_${Date.now()}_${Math.random().toString(36).slice(2, 6)}`
+  const meter = await api<{ id: string }>('POST', '/v1/meters', { name: eventName, event_name: eventName, aggregation: { type: 'COUNT' } })
+  const load = new EventLoad({ ingestUrl, apiKey: key, eventName, customers: CUSTOMERS, batchSize: 100, everyMs: 100 })
+  load.start()
+  await sleep(3000)
+  await fault()
+  await sleep(3000)
+  await load.stop()
+  const accepted = load.accepted.size
+  assert.ok(accepted >= 2000, `only ${accepted} events accepted`)
+  let total = -1
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(500)) {
+    total = await counted(meter.id).catch(() => -1)
+    if (total >= accepted) break
+  }
+  await sleep(2000)
+  assert.equal(await counted(meter.id), accepted, `counted ${total} of ${accepted} accepted events`)
+  return { accepted, retries: load.retries }
+}
+
+async function faults(rules: unknown[]): Promise<{ injected: Record<string, number>; pending: unknown[] }> {
+  const res = await fetch(`${endpointUrl}/__faults`, { method: 'POST', body: JSON.stringify(rules) })
+  assert.equal(res.status, 200)
+  return (await res.json()) as { injected: Record<string, number>; pending: unknown[] }
+}
+
+async function restartedAfter(name: string, restarts: number): Promise<void> {
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline; await sleep(200)) {
+    const p = processOf(name)
+    if (p.restarts > restarts && p.state === 'running') return
+  }
+  assert.fail(`${name} was not restarted`)
+}
+
+before(async () => {
+  await stack.up()
+  key = stack.demo().apiKey
+  // billing-api answers before the scheduler, the last role, has started
+  for (const deadline = Date.now() + 60_000; processes().length < 6 || processes().some((p) => p.state !== 'running'); await sleep(200)) {
+    if (Date.now() > deadline) assert.fail(`the topology did not start: ${JSON.stringify(processes())}`)
+  }
+})
+after(() => stack.destroy())
+
+describe('the production topology, one process per role over HTTP', () => {
+  it('runs the endpoint, ingest, two aggregators, billing-api and the scheduler as separate processes', async () => {
+    const ps = processes()
+    assert.deepEqual(ps.map((p) => p.name), ['clickhouse-endpoint', 'ingest', 'aggregator-1', 'aggregator-2', 'billing-api', 'scheduler'])
+    assert.equal(new Set(ps.map((p) => p.pid)).size, 6)
+    for (const p of ps) assert.equal(p.state, 'running', p.name)
+    for (const p of ps.filter((p) => p.name !== 'clickhouse-endpoint')) assert.equal((await fetch(`http://127.0.0.1:${p.port}/health`)).status, 200, p.name)
+  })
+
+  it('kill -9 of one aggregator while events stream: it is restarted, its shards taken over, every event counted once', async () => {
+    const before = processOf('aggregator-1')
+    await exactThrough(async () => {
+      process.kill(before.pid, 'SIGKILL')
+      await restartedAfter('aggregator-1', before.restarts)
+    })
+    assert.match(stack.log(), /aggregator-1 \(pid \d+\) exited \(signal SIGKILL\); starting it again/)
+  })
+
+  it('one aggregator stopped (SIGSTOP) past the group session and every fence, then continued: exact', async () => {
+    const { pid } = processOf('aggregator-2')
+    await exactThrough(async () => {
+      process.kill(pid, 'SIGSTOP')
+      await sleep(15_000)
+      process.kill(pid, 'SIGCONT')
+    })
+  })
+
+  it('the endpoint resets a stale keep-alive socket, resets after committing inserts, and runs one after its client timed out: exact', async () => {
+    let state: { injected: Record<string, number> } = { injected: {} }
+    await exactThrough(async () => {
+      await faults([
+        { kind: 'reset_reused_socket', match: 'insert into', count: 3 },
+        { kind: 'reset_after_commit', match: 'insert into', count: 3 },
+        { kind: 'stall_before_run', match: 'insert into', count: 1, ms: 6000 },
+      ])
+      await sleep(12_000)
+      state = await faults([])
+    })
+    assert.ok(state.injected.reset_after_commit >= 1, JSON.stringify(state))
+    assert.ok(state.injected.stall_before_run >= 1, JSON.stringify(state))
+  })
+
+  it('a third aggregator process started while events stream (a rebalance): exact', async () => {
+    let third: ChildProcess | undefined
+    try {
+      await exactThrough(async () => {
+        third = spawn(process.execPath, ['--import', 'tsx', 'scripts/run-service.ts', 'aggregator'], {
+          cwd: PROJECT_ROOT, stdio: 'ignore',
+          env: { ...stack.env, ...readEnvOfRoles(), PORT: String(port + 19) },
+        })
+        await sleep(8000)
+      })
+    } finally {
+      if (third && third.exitCode === null) {
+        third.kill('SIGTERM')
+        await once(third, 'exit')
+      }
+    }
+  })
+
+  it('the endpoint killed (kill -9) and restarted by the supervisor: nothing lost', async () => {
+    const before = processOf('clickhouse-endpoint')
+    await exactThrough(async () => {
+      process.kill(before.pid, 'SIGKILL')
+      await restartedAfter('clickhouse-endpoint', before.restarts)
+    })
+  })
+
+  it('npm run down stops the roles in order, after the aggregators committed everything', async () => {
+    const { output } = await stack.down()
+    const log = stack.log()
+    assert.match(log, /stopping ingest, then billing-api and the scheduler, then the aggregators, then the ClickHouse endpoint/)
+    assert.match(log, /the aggregators had committed every event/)
+    assert.ok(log.indexOf('[ingest] stopped') < log.indexOf('[aggregator-1] stopped'), output)
+  })
+})
+
+/** What the supervisor gives every role besides the stack's environment. */
+function readEnvOfRoles(): Record<string, string> {
+  return { CLICKHOUSE_URL: endpointUrl, HOST: '127.0.0.1', KAFKA_BROKERS: readFileSync(join(stack.dataDir, 'kafka', 'bootstrap'), 'utf8').trim() }
+}
