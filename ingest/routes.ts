@@ -1,4 +1,4 @@
-// POST /v1/events and POST /v1/events/raw/bulk. 202 only after the whole request is durable:
+// POST /v1/events and POST /v1/events/raw/bulk (also at /v1/events/bulk, where Flexprice's SDK sends it). 202 only after the whole request is durable:
 // fsync'ed in the ingest spool (ingest/spool), or, with the spool off, acknowledged by Kafka.
 // A failure answers 503 and the client retries with the same event_ids.
 import type { FastifyInstance } from 'fastify'
@@ -32,7 +32,8 @@ export interface IngestDeps {
 
 /** The two ingest routes (under /v1); the ingest thread's forwarding routes document the same schemas. */
 export const singleEventRoute = { url: '/events', schema: { tags: ['events'], body: eventSchema, response: { 202: eventAcceptedSchema } } } as const
-export const bulkEventsRoute = { url: '/events/raw/bulk', schema: { tags: ['events'], body: bulkSchema, response: { 202: bulkAcceptedSchema } } } as const
+const bulkEventsSchema = { tags: ['events'], body: bulkSchema, response: { 202: bulkAcceptedSchema } } as const
+export const bulkEventsRoutes = [{ url: '/events/raw/bulk', schema: bulkEventsSchema }, { url: '/events/bulk', schema: bulkEventsSchema }] as const
 
 /** Events in a request body that failed validation: the array's length, else one. */
 function eventCount(body: unknown): number {
@@ -107,9 +108,11 @@ export async function ingestRoutes(instance: FastifyInstance, deps: IngestDeps):
     return reply.code(202).send({ message: 'event accepted for processing', event_id: batch.events[0].event_id })
   })
 
-  app.post(bulkEventsRoute.url, { schema: bulkEventsRoute.schema }, async (request, reply) => {
-    const { events } = request.body
-    const batch = await accept(events, request.auth.tenantId, request.auth.environmentId, (i) => `events[${i}].`)
-    return reply.code(202).send({ message: 'events accepted for processing', count: events.length, batch_id: batch.batch_id })
-  })
+  for (const route of bulkEventsRoutes) {
+    app.post(route.url, { schema: route.schema }, async (request, reply) => {
+      const { events } = request.body
+      const batch = await accept(events, request.auth.tenantId, request.auth.environmentId, (i) => `events[${i}].`)
+      return reply.code(202).send({ message: 'events accepted for processing', count: events.length, batch_id: batch.batch_id })
+    })
+  }
 }

@@ -36,7 +36,7 @@ test('create, get, list with filters and pagination, update, delete', async () =
   assert.match(c1.id, /^cust_/)
   assert.deepEqual({ ...c1, id: undefined, created_at: undefined, updated_at: undefined }, {
     ...full, id: undefined, created_at: undefined, updated_at: undefined, tenant_id: tenantId, environment_id: environments.production,
-    status: 'published', created_by: userId, updated_by: userId, integrations: [],
+    status: 'published', created_by: userId, updated_by: userId, integrations: [], parent_customer_id: null, parent_customer: null,
   })
   assert.deepEqual((await api.get(`/v1/customers/${c1.id}`)).body, c1)
 

@@ -1,5 +1,5 @@
 // Response schemas of the customer routes (registered by module.ts, referred to by $id).
-import { recordSchema, ref, str, stringOrNull } from '../http/response-schemas.js'
+import { alwaysNull, recordSchema, ref, str, stringOrNull } from '../http/response-schemas.js'
 
 /** A customer's link to its record at a provider (spec: Customer.integrations). */
 export const customerIntegrationSchema = recordSchema('CustomerIntegration', {
@@ -19,4 +19,7 @@ export const customerSchema = recordSchema('Customer', {
   address_postal_code: stringOrNull,
   address_country: stringOrNull,
   integrations: { type: 'array', items: ref('CustomerIntegration') },
+  // customers form no hierarchy here (subscriptions do): null for clients that require the keys
+  parent_customer_id: alwaysNull,
+  parent_customer: alwaysNull,
 })

@@ -11,5 +11,7 @@ export function serializeCustomer(c: Customer, integrations: CustomerIntegration
     ...serializeBase(c),
     ...pick(c, ['external_id', 'name', 'email', 'address_line1', 'address_line2', 'address_city', 'address_state', 'address_postal_code', 'address_country']),
     integrations: integrations.map(serializeIntegration),
+    parent_customer_id: null,
+    parent_customer: null,
   }
 }

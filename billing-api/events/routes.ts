@@ -1,11 +1,12 @@
 // Read-only view of the latest counted events of the key's environment (GET /v1/events): what a
 // developer checks after wiring ingestion. Writes stay with ingest (POST /v1/events).
 import type { FastifyInstance } from 'fastify'
-import { latestEvents } from '../../clickhouse/queries/latest-events.js'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { listResponse } from '../http/schemas.js'
 import { typed } from '../http/typed-routes.js'
+import { queryEventsRoute } from './query-route.js'
+import { readLatestEvents } from './latest.js'
 
 const eventItem = {
   type: 'object',
@@ -34,15 +35,6 @@ const eventsResponse = {
   },
 } as const
 
-function parseProperties(text: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(text)
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {}
-  } catch {
-    return {}
-  }
-}
-
 export async function eventRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
   app.get('/events', {
@@ -64,16 +56,8 @@ export async function eventRoutes(instance: FastifyInstance, ctx: BillingContext
     },
   }, async (request) => {
     const q = request.query
-    const scope = scopeOf(request)
-    const { rows, total } = await latestEvents(ctx.ch, {
-      tenantId: scope.tenant_id, environmentId: scope.environment_id,
-      eventName: q.event_name?.trim(), externalCustomerId: q.external_customer_id, limit: q.limit, offset: q.offset,
-    })
-    const items = rows.map((r) => ({
-      event_id: r.event_id, event_name: r.event_name, external_customer_id: r.external_customer_id, customer_id: r.customer_id,
-      timestamp: new Date(Number(r.timestamp_ms)).toISOString(), source: r.source, properties: parseProperties(r.properties),
-      ingested_at: new Date(Number(r.ingested_at_ms)).toISOString(),
-    }))
+    const { items, total } = await readLatestEvents(ctx, scopeOf(request), q)
     return listResponse(items, total, q)
   })
+  queryEventsRoute(app, ctx)
 }

@@ -35,7 +35,7 @@ describe('create and read', () => {
     assert.deepEqual(f, {
       ...common(f, t.tenantId, t.environments.production, t.userId),
       metadata: { tier: 'gold' }, name: 'Storage', lookup_key: 'storage', description: 'Bytes stored', type: 'metered',
-      meter_id: meter.id, group_id: null, unit_singular: 'byte', unit_plural: 'bytes', alert_settings: alerts, reporting_unit: gb,
+      meter_id: meter.id, group_id: null, unit_singular: 'byte', unit_plural: 'bytes', alert_settings: alerts, reporting_unit: gb, meter: null,
     })
     assert.ok(!Number.isNaN(Date.parse(f.created_at)))
     assert.deepEqual((await t.api.get(`/v1/features/${f.id}`)).body, f)
@@ -50,7 +50,7 @@ describe('create and read', () => {
     assert.deepEqual(sso, {
       ...common(sso, t.tenantId, t.environments.production, t.userId),
       metadata: {}, name: 'SSO', lookup_key: 'sso', description: null, type: 'boolean', meter_id: null, group_id: null,
-      unit_singular: null, unit_plural: null, alert_settings: null, reporting_unit: null,
+      unit_singular: null, unit_plural: null, alert_settings: null, reporting_unit: null, meter: null,
     })
     const seats = await newFeature(t.api, { name: 'Seats', type: 'static', unit_singular: 'seat', unit_plural: 'seats' })
     assert.equal(seats.type, 'static')

@@ -1,5 +1,5 @@
 // Response schemas of the feature routes (registered by module.ts, referred to by $id).
-import { str, stringOrNull, anyJson, recordSchema } from '../http/response-schemas.js'
+import { alwaysNull, str, stringOrNull, anyJson, recordSchema } from '../http/response-schemas.js'
 
 export const featureSchema = recordSchema('Feature', {
   name: str,
@@ -12,4 +12,6 @@ export const featureSchema = recordSchema('Feature', {
   unit_plural: stringOrNull,
   alert_settings: anyJson,
   reporting_unit: anyJson,
+  /** the meter is not expanded: read it at /meters/{meter_id} */
+  meter: alwaysNull,
 })

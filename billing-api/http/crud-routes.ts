@@ -1,6 +1,8 @@
 // The five routes of a catalog resource (create, list, get, update, archive) with one shape:
 // the scope comes from the API key, the body and query are validated by their JSON schemas,
 // create answers 201 and archive 204. Resources with other routes register those beside it.
+// A listed resource is also searchable: POST <path>/search takes the list's filters as a JSON
+// body (the form Flexprice's SDK sends) and answers the same page.
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { scopeOf } from './request-auth.js'
@@ -8,6 +10,7 @@ import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { idParams, listResponse, type Page } from './schemas.js'
 import { noContent, pageOf, ref } from './response-schemas.js'
+import { READS } from './route-access.js'
 
 type Listed<T> = { items: T[]; total: number } | [T[], number]
 
@@ -45,12 +48,13 @@ export function registerCrudRoutes<T, Create, Update, Filter extends Page>(
     })
   }
   if (list) {
-    app.get(path, { schema: { tags, querystring: list.query, response: { 200: pageOf(one) } } }, async (request) => {
-      const filter = request.query as Filter
+    const page = async (request: FastifyRequest, filter: Filter) => {
       const listed = await list.run(em(), scopeOf(request), filter)
       const { items, total } = Array.isArray(listed) ? { items: listed[0], total: listed[1] } : listed
       return listResponse(items.map(serialize), total, filter)
-    })
+    }
+    app.get(path, { schema: { tags, querystring: list.query, response: { 200: pageOf(one) } } }, async (request) => page(request, request.query as Filter))
+    app.post(`${path}/search`, { config: READS, schema: { tags, body: list.query, response: { 200: pageOf(one) } } }, async (request) => page(request, request.body as Filter))
   }
   if (get) {
     app.get(`${path}/:id`, { schema: { tags, params: idParams, response: { 200: one } } }, async (request) => serialize(await get(em(), scopeOf(request), idOf(request))))

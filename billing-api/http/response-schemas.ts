@@ -27,6 +27,8 @@ export const dateTimeString = { type: 'string', format: 'date-time' } as const
 export const dateTimeOrNull = { type: ['string', 'null'], format: 'date-time' } as const
 /** Any JSON value: a column or field whose shape the API does not fix (rules, tiers, provider data). */
 export const anyJson = {} as const
+/** A field always null here: a relation Meterline does not have or does not expand, written for clients that require the key. */
+export const alwaysNull = { type: 'null' } as const
 /** metadata: string values, as the request schemas accept them */
 export const metadataResponse = { type: 'object', additionalProperties: { type: 'string' } } as const
 export const stringArray = { type: 'array', items: str } as const

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Authenticator } from '../../billing-api/app.js'
 import { registerIngestScope } from '../app.js'
-import { bulkEventsRoute, singleEventRoute } from '../routes.js'
+import { bulkEventsRoutes, singleEventRoute } from '../routes.js'
 import type { IngestThread } from './ingest-thread.js'
 
 const passThrough = () => () => true
@@ -15,7 +15,7 @@ export async function registerIngestForwarding(app: FastifyInstance, thread: Ing
     // Every body as bytes, whatever its type: the worker's server parses it as the main thread's would.
     v1.removeAllContentTypeParsers()
     v1.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
-    for (const route of [singleEventRoute, bulkEventsRoute]) {
+    for (const route of [singleEventRoute, ...bulkEventsRoutes]) {
       v1.post(route.url, { schema: route.schema, validatorCompiler: passThrough }, async (request, reply) => {
         const answer = await thread.forward({
           url: `/v1${route.url}`,

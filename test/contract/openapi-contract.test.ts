@@ -86,6 +86,11 @@ test('every operation answers what the OpenAPI document declares', async () => {
     return JSON.stringify(u.body).includes('1205') ? true : undefined
   }, 'the events counted')
   await api('GET /v1/events')
+  await api('POST /v1/events/query', { body: { external_customer_id: 'acme' } })
+  await api('POST /v1/events/bulk', {
+    body: { events: [{ event_id: 'e2', event_name: 'llm_call', external_customer_id: 'acme', timestamp: '2026-09-10T02:00:00Z', properties: { tokens: 1 } }] },
+    expect: 202,
+  })
 
   // --- customers
   const customer = await api('POST /v1/customers', { body: { external_id: 'acme', name: 'Acme', email: 'billing@acme.test' }, expect: 201 })
@@ -97,14 +102,17 @@ test('every operation answers what the OpenAPI document declares', async () => {
   // --- catalog: pricing units, features, groups, plans, prices, add-ons, entitlements, credit grants
   const unit = await api('POST /v1/pricing-units', { body: { name: 'Credits', code: 'crd', base_currency: 'usd', conversion_rate: '0.01' }, expect: 201 })
   await api('GET /v1/pricing-units')
+  await api('POST /v1/pricing-units/search', { body: {} })
   await api('GET /v1/pricing-units/{id}', { params: { id: id(unit) } })
   await api('PUT /v1/pricing-units/{id}', { params: { id: id(unit) }, body: { name: 'Credit points' } })
   const feature = await api('POST /v1/features', { body: { name: 'Tokens', type: 'metered', meter_id: id(meter), lookup_key: 'tokens' }, expect: 201 })
   await api('GET /v1/features')
+  await api('POST /v1/features/search', { body: { lookup_key: 'tokens' } })
   await api('GET /v1/features/{id}', { params: { id: id(feature) } })
   await api('PUT /v1/features/{id}', { params: { id: id(feature) }, body: { name: 'LLM tokens' } })
   const group = await api('POST /v1/groups', { body: { name: 'Usage', entity_type: 'price' }, expect: 201 })
   await api('GET /v1/groups')
+  await api('POST /v1/groups/search', { body: {} })
   await api('GET /v1/groups/{id}', { params: { id: id(group) } })
   await api('PUT /v1/groups/{id}', { params: { id: id(group) }, body: { name: 'Usage prices' } })
   const fee = { type: 'FIXED', billing_model: 'FLAT_FEE', amount: '20.00', currency: 'USD', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE' }
@@ -122,6 +130,7 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('PUT /v1/prices/{id}', { params: { id: id(price) }, body: { description: 'support' } })
   const addon = await api('POST /v1/addons', { body: { name: 'Extra', lookup_key: 'extra' }, expect: 201 })
   await api('GET /v1/addons')
+  await api('POST /v1/addons/search', { body: {} })
   await api('GET /v1/addons/{id}', { params: { id: id(addon) } })
   await api('PUT /v1/addons/{id}', { params: { id: id(addon) }, body: { name: 'Extras' } })
   const entitlement = await api('POST /v1/entitlements', {
@@ -132,19 +141,23 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('PUT /v1/entitlements/{id}', { params: { id: id(entitlement) }, body: { usage_limit: 2000000 } })
   const grant = await api('POST /v1/creditgrants', { body: { name: 'Welcome', credits: '10', period: 'MONTHLY', plan_id: id(plan) }, expect: 201 })
   await api('GET /v1/creditgrants')
+  await api('POST /v1/creditgrants/search', { body: {} })
   await api('GET /v1/creditgrants/{id}', { params: { id: id(grant) } })
   await api('PUT /v1/creditgrants/{id}', { params: { id: id(grant) }, body: { name: 'Welcome credits' } })
 
   // --- taxes and coupons
   const rate = await api('POST /v1/taxes/rates', { body: { name: 'VAT', code: 'vat', percentage_value: '20' }, expect: 201 })
   await api('GET /v1/taxes/rates')
+  await api('POST /v1/taxes/rates/search', { body: {} })
   await api('GET /v1/taxes/rates/{id}', { params: { id: id(rate) } })
   await api('PUT /v1/taxes/rates/{id}', { params: { id: id(rate) }, body: { name: 'VAT (FR)' } })
   const taxAssoc = await api('POST /v1/taxes/associations', { body: { tax_rate_id: id(rate), entity_type: 'customer', entity_id: id(customer) }, expect: 201 })
   await api('GET /v1/taxes/associations')
+  await api('POST /v1/taxes/associations/search', { body: {} })
   await api('GET /v1/taxes/associations/{id}', { params: { id: id(taxAssoc) } })
   const coupon = await api('POST /v1/coupons', { body: { name: 'Launch', type: 'percentage', percentage_off: '10', duration: 'forever' }, expect: 201 })
   await api('GET /v1/coupons')
+  await api('POST /v1/coupons/search', { body: {} })
   await api('GET /v1/coupons/{id}', { params: { id: id(coupon) } })
   await api('PUT /v1/coupons/{id}', { params: { id: id(coupon) }, body: { name: 'Launch 10' } })
 

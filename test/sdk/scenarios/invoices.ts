@@ -1,0 +1,77 @@
+// Invoices, payments and credit notes through the SDK.
+import assert from 'node:assert/strict'
+import { needing, type Scenario } from './context.js'
+
+const INVOICE_OPS = [
+  'invoices.createInvoice', 'invoices.getInvoice', 'invoices.queryInvoice', 'invoices.updateInvoice', 'invoices.getInvoicePdf',
+  'invoices.finalizeInvoice', 'invoices.getCustomerInvoiceSummary', 'invoices.recalculateInvoice', 'invoices.triggerInvoiceCommsWebhook',
+  'invoices.updateInvoicePaymentStatus', 'invoices.attemptInvoicePayment', 'invoices.voidInvoice', 'invoices.getInvoicePreview',
+]
+const PAYMENT_OPS = ['payments.createPayment', 'payments.getPayment', 'payments.listPayments', 'payments.updatePayment', 'payments.processPayment']
+const CREDIT_NOTE_OPS = ['creditNotes.createCreditNote', 'creditNotes.getCreditNote', 'creditNotes.processCreditNote', 'creditNotes.voidCreditNote']
+
+export async function invoices(s: Scenario): Promise<void> {
+  const { sdk, rec, ids } = s
+  await needing(s, ['customer'], [...INVOICE_OPS, ...PAYMENT_OPS, ...CREDIT_NOTE_OPS], async (customerId) => {
+    // 2 x 12.50 + 1 x 4.99: 29.99 before the customer's 20 % VAT
+    const inv = await rec.call('invoices.createInvoice', () => sdk.invoices.createInvoice({
+      customerId, currency: 'USD', invoiceType: 'ONE_OFF', subtotal: '29.99', total: '29.99', amountDue: '29.99',
+      lineItems: [{ displayName: 'Seats', amount: '25.00', quantity: '2' }, { displayName: 'Setup', amount: '4.99', quantity: '1' }],
+    }), (r) => {
+      assert.equal(r.customerId, customerId)
+      assert.equal(r.subtotal, '29.99')
+      assert.equal(r.lineItems?.length, 2)
+    })
+    if (!inv?.id) return [...INVOICE_OPS.slice(1), ...PAYMENT_OPS, ...CREDIT_NOTE_OPS].forEach((op) => rec.skip(op, 'an invoice'))
+    const id = inv.id
+    ids.invoice = id
+    await rec.call('invoices.getInvoice', () => sdk.invoices.getInvoice(id), (r) => assert.equal(r.total, '29.99'))
+    await rec.call('invoices.queryInvoice', () => sdk.invoices.queryInvoice({ customerId }), (r) => {
+      assert.deepEqual(r.items?.map((x) => x.id), [id])
+      assert.equal(r.items?.[0]?.amountDue, '29.99')
+    })
+    await rec.call('invoices.updateInvoice', () => sdk.invoices.updateInvoice(id, { metadata: { po: '42' } }), (r) => assert.equal(r.metadata?.po, '42'))
+    await rec.call('invoices.getInvoicePdf', () => sdk.invoices.getInvoicePdf(id, true), () => {})
+    await rec.call('invoices.recalculateInvoice', () => sdk.invoices.recalculateInvoice(id), (r) => assert.equal(r.id, id))
+    await rec.call('invoices.finalizeInvoice', () => sdk.invoices.finalizeInvoice(id), () => {})
+    await rec.call('invoices.getInvoice', () => sdk.invoices.getInvoice(id), (r) => {
+      assert.equal(r.invoiceStatus, 'FINALIZED')
+      assert.equal(r.totalTax, '6.00')
+      assert.equal(r.total, '35.99')
+    })
+    await rec.call('invoices.getCustomerInvoiceSummary', () => sdk.invoices.getCustomerInvoiceSummary(customerId), () => {})
+    await rec.call('invoices.triggerInvoiceCommsWebhook', () => sdk.invoices.triggerInvoiceCommsWebhook(id), () => {})
+    await rec.call('invoices.attemptInvoicePayment', () => sdk.invoices.attemptInvoicePayment(id), () => {})
+
+    const pay = await rec.call('payments.createPayment', () => sdk.payments.createPayment({
+      amount: '10.00', currency: 'USD', destinationId: id, destinationType: 'INVOICE', paymentMethodType: 'OFFLINE',
+    }), (r) => {
+      assert.equal(r.amount, '10.00')
+      assert.equal(r.destinationId, id)
+    })
+    ids.payment = pay?.id
+    await needing(s, ['payment'], PAYMENT_OPS.slice(1), async (paymentId) => {
+      await rec.call('payments.getPayment', () => sdk.payments.getPayment(paymentId), (r) => assert.equal(r.amount, '10.00'))
+      await rec.call('payments.listPayments', () => sdk.payments.listPayments({ destinationId: id }), (r) => assert.deepEqual(r.items?.map((x) => x.id), [paymentId]))
+      await rec.call('payments.updatePayment', () => sdk.payments.updatePayment(paymentId, { metadata: { ref: 'wire-1' } }), (r) => assert.equal(r.metadata?.ref, 'wire-1'))
+      await rec.call('payments.processPayment', () => sdk.payments.processPayment(paymentId), () => {})
+    })
+    await rec.call('invoices.updateInvoicePaymentStatus', () => sdk.invoices.updateInvoicePaymentStatus(id, { paymentStatus: 'SUCCEEDED', amount: '25.99' }), (r) => assert.equal(r.paymentStatus, 'SUCCEEDED'))
+
+    const note = await rec.call('creditNotes.createCreditNote', () => sdk.creditNotes.createCreditNote({ invoiceId: id, reason: 'BILLING_ERROR', memo: 'seat billed twice' }), (r) => assert.equal(r.invoiceId, id))
+    ids.creditNote = note?.id
+    await needing(s, ['creditNote'], CREDIT_NOTE_OPS.slice(1), async (noteId) => {
+      await rec.call('creditNotes.getCreditNote', () => sdk.creditNotes.getCreditNote(noteId), (r) => assert.equal(r.invoiceId, id))
+      await rec.call('creditNotes.processCreditNote', () => sdk.creditNotes.processCreditNote(noteId), () => {})
+      await rec.call('creditNotes.voidCreditNote', () => sdk.creditNotes.voidCreditNote(noteId), () => {})
+    })
+
+    const second = await sdk.invoices.createInvoice({
+      customerId, currency: 'USD', invoiceType: 'ONE_OFF', subtotal: '5.00', total: '5.00', amountDue: '5.00', lineItems: [{ displayName: 'Extra', amount: '5.00', quantity: '1' }],
+    }).catch(() => undefined)
+    if (second?.id) await rec.call('invoices.voidInvoice', () => sdk.invoices.voidInvoice(second.id!), async () => assert.equal((await sdk.invoices.getInvoice(second.id!)).invoiceStatus, 'VOIDED'))
+    else rec.skip('invoices.voidInvoice', 'a second invoice')
+    if (ids.subscription) await rec.call('invoices.getInvoicePreview', () => sdk.invoices.getInvoicePreview({ subscriptionId: ids.subscription! }), (r) => assert.equal(r.subscriptionId, ids.subscription))
+    else rec.skip('invoices.getInvoicePreview', 'a subscription')
+  })
+}

@@ -1,0 +1,71 @@
+// Subscriptions and their line items through the SDK.
+import assert from 'node:assert/strict'
+import { needing, type Scenario } from './context.js'
+
+const OPS = [
+  'subscriptions.createSubscription', 'subscriptions.getSubscription', 'subscriptions.getSubscriptionV2', 'subscriptions.querySubscription',
+  'subscriptions.updateSubscription', 'subscriptions.getSubscriptionUpcomingGrants', 'subscriptions.getSubscriptionEntitlements',
+  'subscriptions.getSubscriptionUsage', 'subscriptions.createSubscriptionLineItem', 'subscriptions.updateSubscriptionLineItem',
+  'subscriptions.deleteSubscriptionLineItem', 'subscriptions.addSubscriptionAddon', 'subscriptions.getSubscriptionAddonAssociations',
+  'subscriptions.removeSubscriptionAddon', 'subscriptions.previewSubscriptionChange', 'subscriptions.executeSubscriptionChange',
+  'subscriptions.activateSubscription', 'subscriptions.cancelSubscription', 'customers.getCustomerEntitlements',
+  'customers.getCustomerUpcomingGrants', 'customers.getCustomerUsageSummary',
+]
+
+export async function subscriptions(s: Scenario): Promise<void> {
+  const { sdk, rec, ids } = s
+  await needing(s, ['customer', 'plan', 'feePrice'], OPS, async (customerId, planId, feePrice) => {
+    const sub = await rec.call('subscriptions.createSubscription', () => sdk.subscriptions.createSubscription({
+      customerId, planId, currency: 'USD', billingCadence: 'RECURRING', billingPeriod: 'MONTHLY', startDate: '2026-09-01T00:00:00Z',
+    }), (r) => {
+      assert.equal(r.planId, planId)
+      assert.equal(r.customerId, customerId)
+      assert.equal(r.currentPeriodStart, '2026-09-01T00:00:00.000Z')
+    })
+    if (!sub?.id) return OPS.slice(1).forEach((op) => rec.skip(op, 'a subscription'))
+    const id = sub.id
+    ids.subscription = id
+    await rec.call('subscriptions.getSubscription', () => sdk.subscriptions.getSubscription(id), (r) => assert.ok(r.lineItems?.some((l) => l.priceId === feePrice)))
+    await rec.call('subscriptions.getSubscriptionV2', () => sdk.subscriptions.getSubscriptionV2(id), (r) => assert.equal(r.id, id))
+    await rec.call('subscriptions.querySubscription', () => sdk.subscriptions.querySubscription({ customerId }), (r) => assert.deepEqual(r.items?.map((x) => x.id), [id]))
+    await rec.call('subscriptions.updateSubscription', () => sdk.subscriptions.updateSubscription(id, { cancelAtPeriodEnd: false }), (r) => assert.equal(r.id, id))
+    await rec.call('subscriptions.getSubscriptionUpcomingGrants', () => sdk.subscriptions.getSubscriptionUpcomingGrants(id), (r) => assert.ok(Array.isArray(r.items)))
+    await rec.call('subscriptions.getSubscriptionEntitlements', () => sdk.subscriptions.getSubscriptionEntitlements(id), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
+    await rec.call('subscriptions.getSubscriptionUsage', () => sdk.subscriptions.getSubscriptionUsage({ subscriptionId: id }), () => {})
+    await rec.call('customers.getCustomerEntitlements', () => sdk.customers.getCustomerEntitlements(customerId), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
+    await rec.call('customers.getCustomerUpcomingGrants', () => sdk.customers.getCustomerUpcomingGrants(customerId), (r) => assert.ok(Array.isArray(r.items)))
+    await rec.call('customers.getCustomerUsageSummary', () => sdk.customers.getCustomerUsageSummary({ customerId }), () => {})
+
+    const line = await rec.call('subscriptions.createSubscriptionLineItem', () => sdk.subscriptions.createSubscriptionLineItem(id, { priceId: feePrice, quantity: 2 }), (r) => {
+      assert.equal(r.priceId, feePrice)
+      assert.equal(r.quantity, '2')
+    })
+    if (line?.id) {
+      await rec.call('subscriptions.updateSubscriptionLineItem', () => sdk.subscriptions.updateSubscriptionLineItem(line.id!, { metadata: { seat: 'extra' } }), (r) => assert.equal(r.metadata?.seat, 'extra'))
+      await rec.call('subscriptions.deleteSubscriptionLineItem', () => sdk.subscriptions.deleteSubscriptionLineItem(line.id!, {}), (r) => assert.ok(r.endDate))
+    } else {
+      rec.skip('subscriptions.updateSubscriptionLineItem', 'a line item')
+      rec.skip('subscriptions.deleteSubscriptionLineItem', 'a line item')
+    }
+    if (ids.addon) {
+      await rec.call('subscriptions.addSubscriptionAddon', () => sdk.subscriptions.addSubscriptionAddon({ subscriptionId: id, addonId: ids.addon! }), (r) => assert.equal(r.addonId, ids.addon))
+      const assoc = await rec.call('subscriptions.getSubscriptionAddonAssociations', () => sdk.subscriptions.getSubscriptionAddonAssociations(id), (r) => assert.equal(r[0]?.addonId, ids.addon))
+      const assocId = assoc?.[0]?.id
+      if (assocId) await rec.call('subscriptions.removeSubscriptionAddon', () => sdk.subscriptions.removeSubscriptionAddon({ addonAssociationId: assocId }), () => {})
+      else rec.skip('subscriptions.removeSubscriptionAddon', 'an add-on association')
+    } else {
+      for (const op of ['subscriptions.addSubscriptionAddon', 'subscriptions.getSubscriptionAddonAssociations', 'subscriptions.removeSubscriptionAddon']) rec.skip(op, 'an add-on')
+    }
+    const change = { targetPlanId: planId, billingCadence: 'RECURRING', billingCycle: 'anniversary', billingPeriod: 'MONTHLY', prorationBehavior: 'create_prorations' } as const
+    await rec.call('subscriptions.previewSubscriptionChange', () => sdk.subscriptions.previewSubscriptionChange(id, change), () => {})
+    await rec.call('subscriptions.executeSubscriptionChange', () => sdk.subscriptions.executeSubscriptionChange(id, change), () => {})
+
+    const draft = await sdk.subscriptions.createSubscription({
+      customerId, planId, currency: 'USD', billingCadence: 'RECURRING', billingPeriod: 'MONTHLY', subscriptionStatus: 'draft',
+    }).catch(() => undefined)
+    if (draft?.id) {
+      await rec.call('subscriptions.activateSubscription', () => sdk.subscriptions.activateSubscription(draft.id!, { startDate: '2026-09-15T00:00:00Z' }), (r) => assert.equal(r.subscriptionStatus, 'active'))
+    } else rec.skip('subscriptions.activateSubscription', 'a draft subscription')
+    await rec.call('subscriptions.cancelSubscription', () => sdk.subscriptions.cancelSubscription(id, { cancellationType: 'end_of_period' }), (r) => assert.equal(r.subscriptionId ?? id, id))
+  })
+}
