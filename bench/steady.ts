@@ -1,7 +1,9 @@
-// Open-loop load against the platform as `npm run up` runs it (one all-in-one process, started
-// here on its own topic, data directory and ClickHouse engine, against the running stack):
+// Open-loop load against the platform as `npm run up` runs it (the all-in-one process, or with
+// --topology processes every role its own process over HTTP; started here on its own topic,
+// data directory and ClickHouse engine, against the running stack):
 //
 //   npm run bench:steady -- --rate 20000 --seconds 60 [--batch 500] [--readers 4] [--preload 0] [--cpu-prof DIR]
+//     [--topology all-in-one|processes] [--json FILE]
 //
 // Offers `rate` events/s whatever the platform answers (a refused or failed request is counted,
 // not retried), with two meters (SUM and COUNT). Meanwhile a probe event a second per reader is
@@ -27,8 +29,13 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     /** write a CPU profile of the platform process into this directory */
     'cpu-prof': { type: 'string' },
+    topology: { type: 'string', default: 'all-in-one' },
+    /** also write the figures as JSON (bench/topology.ts reads them) */
+    json: { type: 'string' },
   },
 })
+const PROCESSES = args.topology === 'processes'
+if (!PROCESSES && args.topology !== 'all-in-one') throw new Error(`--topology is all-in-one or processes, got ${args.topology}`)
 const RATE = Number(args.rate)
 const SECONDS = Number(args.seconds)
 const BATCH = Number(args.batch)
@@ -48,9 +55,10 @@ await new Promise((r) => setTimeout(r, 500))
 
 const adminToken = `bench-admin-token-${id}-${randomBytes(8).toString('hex')}`
 const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : []
-const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'scripts/all-in-one.ts', '--demo'], {
+const entry = PROCESSES ? 'scripts/platform-processes.ts' : 'scripts/all-in-one.ts'
+const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', entry, '--demo'], {
   env: {
-    ...process.env, METERLINE_DATA_DIR: dir, PORT: String(PORT), KAFKA_BROKERS: config.kafkaBrokers.join(','),
+    ...process.env, METERLINE_DATA_DIR: dir, PORT: String(PORT), CLICKHOUSE_ENDPOINT_PORT: String(PORT + 50), KAFKA_BROKERS: config.kafkaBrokers.join(','),
     DATABASE_URL: config.databaseUrl, REDIS_URL: config.redisUrl, KAFKA_EVENTS_TOPIC: topic, KAFKA_AGGREGATOR_GROUP: `bench-${id}`,
     REDIS_PREFIX: `bench-${id}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn',
   },
@@ -59,6 +67,8 @@ const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'ts
 let out = ''
 child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
 const base = `http://127.0.0.1:${PORT}`
+// The processes topology serves ingest one port above billing-api.
+const ingestBase = `http://127.0.0.1:${PROCESSES ? PORT + 1 : PORT}`
 for (let i = 0; !/API key: (\S+)/.test(out); i++) {
   if (i > 600 || child.exitCode !== null) throw new Error(`the platform did not start:\n${out}`)
   await new Promise((r) => setTimeout(r, 100))
@@ -66,7 +76,7 @@ for (let i = 0; !/API key: (\S+)/.test(out); i++) {
 const key = /API key: (\S+)/.exec(out)![1]
 const headers = { 'content-type': 'application/json', 'x-api-key': key }
 const post = async (path: string, body: unknown) => {
-  const res = await fetch(base + path, { method: 'POST', headers, body: JSON.stringify(body) })
+  const res = await fetch((path === '/v1/events' ? ingestBase : base) + path, { method: 'POST', headers, body: JSON.stringify(body) })
   return { status: res.status, body: (await res.json()) as Record<string, unknown> }
 }
 const sum = (await post('/v1/meters', { name: 'tokens', event_name: 'llm', aggregation: { type: 'SUM', field: 'tokens' } })).body as { id: string }
@@ -95,24 +105,45 @@ while (!warmedUp && Date.now() - warmStart < 120_000) {
 const warmUpMs = Date.now() - warmStart
 const WARMUP_EVENTS = warmedUp ? 1 : 0
 
-const rssOf = () => {
+interface PlatformProcess { name: string; pid: number; port: number; kind: string }
+/** The platform's processes: the one all-in-one process, or the roles topology.json lists. */
+const platformProcesses = (): PlatformProcess[] => {
+  if (!PROCESSES) return [{ name: 'all-in-one', pid: child.pid!, port: PORT, kind: 'all-in-one' }]
   try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
+    return (JSON.parse(readFileSync(join(dir, 'topology.json'), 'utf8')) as { processes: PlatformProcess[] }).processes
+  } catch {
+    return []
+  }
+}
+const rssOfPid = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
   } catch {
     return 0
   }
 }
-/** CPU seconds (user + system, every thread: JS and the embedded engine) the platform process used */
-const cpuOf = () => {
+/** CPU seconds (user + system, every thread: JS and the embedded engine) a process used */
+const cpuOfPid = (pid: number) => {
   try {
-    const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
     return (Number(f[11]) + Number(f[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
   } catch {
     return 0
   }
 }
+const cpuByProcess = () => new Map(platformProcesses().map((p) => [p.name, cpuOfPid(p.pid)]))
+const cpuOf = () => [...cpuByProcess().values()].reduce((a, b) => a + b, 0)
+const maxRssByProcess = new Map<string, number>()
 let maxRss = 0
-const rssTimer = setInterval(() => (maxRss = Math.max(maxRss, rssOf())), 500)
+const rssTimer = setInterval(() => {
+  let total = 0
+  for (const p of platformProcesses()) {
+    const rss = rssOfPid(p.pid)
+    total += rss
+    maxRssByProcess.set(p.name, Math.max(maxRssByProcess.get(p.name) ?? 0, rss))
+  }
+  maxRss = Math.max(maxRss, total)
+}, 500)
 
 let seq = 0
 const customers = 1000
@@ -138,7 +169,7 @@ async function send(body: string, n: number, tokens: number): Promise<boolean> {
   }
   inFlight++
   try {
-    const res = await fetch(`${base}/v1/events/raw/bulk`, { method: 'POST', headers, body })
+    const res = await fetch(`${ingestBase}/v1/events/raw/bulk`, { method: 'POST', headers, body })
     await res.arrayBuffer()
     if (res.status === 202) {
       acknowledged += n
@@ -191,6 +222,7 @@ if (PRELOAD > 0) {
 }
 const preloaded = acknowledged
 const cpuBefore = cpuOf()
+const cpuBeforeByProcess = cpuByProcess()
 const preRefused = refused + failed
 
 // Probes: a marked event per reader and second; freshness = its 202 -> visible in usage.
@@ -226,8 +258,13 @@ async function prober(r: number): Promise<void> {
 const probers = Array.from({ length: READERS }, (_, r) => prober(r))
 
 const lagOf = async () => {
-  const text = await (await fetch(`${base}/metrics`)).text()
-  return [...text.matchAll(/^meterline_aggregator_consumer_lag\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0)
+  const aggregators = PROCESSES ? platformProcesses().filter((p) => p.kind === 'aggregator') : platformProcesses()
+  let lag = 0
+  for (const p of aggregators) {
+    const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text()
+    lag += [...text.matchAll(/^meterline_aggregator_consumer_lag\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0)
+  }
+  return lag
 }
 const lags: number[] = []
 const lagTimer = setInterval(() => void lagOf().then((l) => lags.push(l)).catch(() => undefined), 1000)
@@ -266,12 +303,15 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 250))
 }
 const cpuUsed = cpuOf() - cpuBefore
+const cpuAfterByProcess = cpuByProcess()
 await Promise.all(probers)
 await new Promise((r) => setTimeout(r, 3000))
 const [finalCount, finalSum] = await Promise.all([totalOf(count.id), totalOf(sum.id)])
 clearInterval(lagTimer)
 clearInterval(rssTimer)
-const write = await (await fetch(`${base}/v1/admin/aggregators`, { headers: { authorization: `Bearer ${adminToken}` } })).json() as { items: { events: number; writes: number }[] }
+// The admin API reports the aggregators of billing-api's own process (none in the processes topology).
+const adminAnswer = await fetch(`${base}/v1/admin/aggregators`, { headers: { authorization: `Bearer ${adminToken}` } })
+const write = (adminAnswer.ok ? await adminAnswer.json() : { items: [] }) as { items: { events: number; writes: number }[] }
 
 const q = (xs: number[], p: number) => {
   if (xs.length === 0) return NaN
@@ -298,9 +338,22 @@ const rows: [string, string][] = [
   ['drain after load', drained ? `${drained} ms` : 'not drained in 600 s'],
   ['platform CPU per event', `${((cpuUsed * 1e6) / Math.max(1, measured)).toFixed(0)} us (${cpuUsed.toFixed(1)} CPU s from load start to drained, all threads)`],
   ['RSS max (platform)', `${(maxRss / 1024 ** 2).toFixed(0)} MiB`],
+  ...(PROCESSES
+    ? [['per process: CPU s / RSS max', [...maxRssByProcess.keys()].map((n) => `${n} ${((cpuAfterByProcess.get(n) ?? 0) - (cpuBeforeByProcess.get(n) ?? 0)).toFixed(1)} s / ${((maxRssByProcess.get(n) ?? 0) / 1024 ** 2).toFixed(0)} MiB`).join(', ')]] as [string, string][]
+    : []),
   ['aggregator writes', `${write.items.reduce((s, a) => s + a.writes, 0)} writes for ${write.items.reduce((s, a) => s + a.events, 0)} events`],
   ['exact', `COUNT ${finalCount.value} of ${expectCount}, SUM ${finalSum.value} of ${expectSum}: ${finalCount.value === expectCount && finalSum.value === expectSum ? 'yes' : 'NO'}`],
 ]
+if (args.json) {
+  writeFileSync(args.json, JSON.stringify({
+    topology: args.topology, rate: RATE, seconds: SECONDS, loadavg: os.loadavg(), acceptedPerSecond: measured / loadSeconds, acknowledged: measured,
+    refused: refused + failed - preRefused, freshness: { p50: q(freshness, 50), p99: q(freshness, 99), max: Math.max(...freshness) },
+    reads: { p50: q(reads, 50), p99: q(reads, 99), n: reads.length }, lagMax: Math.max(0, ...lags), drainedMs: drained,
+    cpuPerEventUs: (cpuUsed * 1e6) / Math.max(1, measured), rssMaxMiB: maxRss / 1024 ** 2,
+    perProcess: Object.fromEntries([...maxRssByProcess.keys()].map((n) => [n, { cpuSeconds: (cpuAfterByProcess.get(n) ?? 0) - (cpuBeforeByProcess.get(n) ?? 0), rssMaxMiB: (maxRssByProcess.get(n) ?? 0) / 1024 ** 2 }])),
+    exact: finalCount.value === expectCount && finalSum.value === expectSum,
+  }, null, 2))
+}
 const width = Math.max(...rows.map((r) => r[0].length))
 console.log(`\nbench:steady ${new Date().toISOString()}`)
 for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`)

@@ -205,6 +205,8 @@ test('console: sign in, a customer usage chart with the API totals, an invoice a
   await page.goto(`${p.url}/console/#/health`)
   await page.locator('[data-testid=ingest-rate]').waitFor()
   assert.match((await text(page, 'events-accepted'))!, /^\d+$/)
+  await page.locator('[data-testid=processes] tbody tr').first().waitFor()
+  assert.match((await page.locator('[data-testid=processes] tbody tr').first().textContent())!, new RegExp(`^[a-z+-]+${process.pid}0running0`))
   await shot(page, 'health')
 
   // A read-only key of the same environment: the console says so, shows the deliveries and offers no resend.

@@ -3,6 +3,7 @@
 import { join } from 'node:path'
 import { startEndpoint } from '../clickhouse/endpoint/server.js'
 import { settingDefault } from '../platform/settings.js'
+import { stopWhenSupervisorDies } from '../platform/orphan-guard.js'
 
 const env = process.env
 const dataDir = env.METERLINE_DATA_DIR || join(process.cwd(), '.data')
@@ -17,6 +18,7 @@ const endpoint = await startEndpoint({
 })
 console.log(`[clickhouse-endpoint] serving ${env.CHDB_PATH || join(dataDir, 'chdb')} at ${endpoint.url}${endpoint.faults ? ' (faults can be injected at /__faults)' : ''}`)
 let stopping = false
+stopWhenSupervisorDies()
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return

@@ -36,6 +36,7 @@ import type { IngestSpool, SpoolHandle } from '../ingest/spool/ingest-spool.js'
 import { openIngest } from '../ingest/start.js'
 import { registerIngestForwarding, startIngestThread } from '../ingest/thread/index.js'
 import { createHttpServer } from '../platform/http.js'
+import { registerProcessStatus } from '../platform/process-status.js'
 import { LagGate } from '../platform/lag-gate.js'
 import { AbuseLimiter } from '../platform/abuse-limit.js'
 import { PostgresWatchdog } from '../platform/postgres-watchdog.js'
@@ -159,6 +160,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       await registerOpenApi(app)
       await registerBillingApi(app, ctx, auth)
       await registerConsole(app)
+      registerProcessStatus(app, { dataDir: config.dataDir, service: serviceName, port: config.port, topology: config.topology })
     }
 
     // Both halves in one process: ingest can see how far the aggregator is behind. With the

@@ -1,6 +1,7 @@
 // One service alone, for split deployments (docker-compose) against real ClickHouse and Kafka:
 //   npx tsx scripts/run-service.ts ingest|aggregator|billing-api|scheduler
 import { ALL_SERVICES, runServices, type ServiceName } from './composition-root.js'
+import { stopWhenSupervisorDies } from '../platform/orphan-guard.js'
 
 const name = process.argv[2]
 if (!ALL_SERVICES.includes(name as ServiceName)) {
@@ -8,3 +9,4 @@ if (!ALL_SERVICES.includes(name as ServiceName)) {
   process.exit(2)
 }
 await runServices([name as ServiceName])
+stopWhenSupervisorDies()

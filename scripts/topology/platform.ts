@@ -31,7 +31,7 @@ export async function startTopology(config: Config, env: Record<string, string |
   const log = opts.log ?? ((msg: string) => console.log(`[topology] ${msg}`))
   const ports: TopologyPorts = { api: config.port, clickhouse: config.clickhouseEndpointPort }
   const clickhouseUrl = `http://127.0.0.1:${ports.clickhouse}`
-  const roleEnv = { ...env, CLICKHOUSE_URL: clickhouseUrl, HOST: '127.0.0.1' }
+  const roleEnv = { ...env, CLICKHOUSE_URL: clickhouseUrl, HOST: '127.0.0.1', PLATFORM_TOPOLOGY: 'processes', METERLINE_SUPERVISOR_PID: String(process.pid) }
   const supervisor = new Supervisor({ dataDir: config.dataDir, env: roleEnv, log })
   const stop = async () => {
     const names = supervisor.names()

@@ -97,6 +97,12 @@ describe('the production topology, one process per role over HTTP', () => {
     assert.equal(new Set(ps.map((p) => p.pid)).size, 6)
     for (const p of ps) assert.equal(p.state, 'running', p.name)
     for (const p of ps.filter((p) => p.name !== 'clickhouse-endpoint')) assert.equal((await fetch(`http://127.0.0.1:${p.port}/health`)).status, 200, p.name)
+    // The console's health page reads these: every process, and every process's metrics in one text.
+    const listed = (await (await fetch(`${stack.url}/platform/processes`)).json()) as { items: { name: string; healthy: boolean }[] }
+    assert.deepEqual(listed.items.map((p) => [p.name, p.healthy]), ps.map((p) => [p.name, true]))
+    const metrics = await (await fetch(`${stack.url}/platform/metrics`)).text()
+    assert.match(metrics, /meterline_aggregator_consumer_lag/, 'the aggregators\' series')
+    assert.match(metrics, /meterline_ingest/, 'ingest\'s series')
   })
 
   it('kill -9 of one aggregator while events stream: it is restarted, its shards taken over, every event counted once', async () => {
@@ -164,6 +170,25 @@ describe('the production topology, one process per role over HTTP', () => {
     assert.match(log, /stopping ingest, then billing-api and the scheduler, then the aggregators, then the ClickHouse endpoint/)
     assert.match(log, /the aggregators had committed every event/)
     assert.ok(log.indexOf('[ingest] stopped') < log.indexOf('[aggregator-1] stopped'), output)
+  })
+
+  it('kill -9 of the supervisor: every role stops itself instead of living on without it', async () => {
+    await stack.up()
+    for (const deadline = Date.now() + 60_000; processes().length < 6 || processes().some((p) => p.state !== 'running'); await sleep(200)) {
+      if (Date.now() > deadline) assert.fail('the topology did not start again')
+    }
+    const pids = processes().map((p) => p.pid)
+    await stack.killApp()
+    const alive = () => pids.filter((pid) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    })
+    for (const deadline = Date.now() + 30_000; alive().length > 0 && Date.now() < deadline;) await sleep(200)
+    assert.deepEqual(alive(), [], 'roles still running after their supervisor died')
   })
 })
 

@@ -1,6 +1,7 @@
-// Platform health from /metrics: ingestion rate (two readings apart), aggregator lag and usage
-// freshness, spool size. /metrics is the platform's Prometheus endpoint, open like /health and
-// platform-wide: it carries no tenant's data, only these process figures.
+// Platform health from /platform/metrics (every process's /metrics in one text): ingestion rate
+// (two readings apart), aggregator lag and usage freshness, spool size; and the platform's
+// processes (/platform/processes: one per role in the processes topology). Both are open like
+// /health and platform-wide: they carry no tenant's data, only process figures.
 import { html } from 'htm/preact'
 import type { VNode } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
@@ -9,12 +10,23 @@ import { messageOf } from '../ui.js'
 
 const EVERY_MS = 5000
 
-interface Reading { at: number; f: HealthFigures }
+interface PlatformProcess { name: string; pid: number | null; port: number; state: string; restarts: number; healthy: boolean; started_at: string | null; last_exit: string | null }
+interface Reading { at: number; f: HealthFigures; processes: PlatformProcess[] }
 
 async function read(): Promise<Reading> {
-  const res = await fetch('/metrics', { cache: 'no-store' })
-  if (!res.ok) throw new Error(`/metrics answered ${res.status}`)
-  return { at: Date.now(), f: healthFigures(parseMetrics(await res.text())) }
+  const [metrics, processes] = await Promise.all([fetch('/platform/metrics', { cache: 'no-store' }), fetch('/platform/processes', { cache: 'no-store' })])
+  if (!metrics.ok) throw new Error(`/platform/metrics answered ${metrics.status}`)
+  if (!processes.ok) throw new Error(`/platform/processes answered ${processes.status}`)
+  return { at: Date.now(), f: healthFigures(parseMetrics(await metrics.text())), processes: ((await processes.json()) as { items: PlatformProcess[] }).items }
+}
+
+function Processes({ items }: { items: PlatformProcess[] }): VNode {
+  return html`<h2>Processes</h2>
+    <table data-testid="processes"><thead><tr><th>Process</th><th>pid</th><th>port</th><th>State</th><th>Restarts</th><th>Last exit</th></tr></thead>
+    <tbody>${items.map((p) => html`<tr data-testid=${`process-${p.name}`}>
+      <td>${p.name}</td><td>${p.pid ?? '—'}</td><td>${p.port}</td>
+      <td>${p.healthy ? p.state : `${p.state} (not answering)`}</td><td>${p.restarts}</td><td>${p.last_exit ?? '—'}</td>
+    </tr>`)}</tbody></table>`
 }
 
 const bytes = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`)
@@ -52,7 +64,7 @@ export function HealthPage(): VNode {
   }, [])
   const f = now?.f
   return html`<h1>Health</h1>
-    <p class="muted">The platform process's figures from /metrics (all tenants), read every ${EVERY_MS / 1000} s.</p>
+    <p class="muted">The platform's figures from every process's /metrics (all tenants), read every ${EVERY_MS / 1000} s.</p>
     ${error ? html`<div class="error" role="alert">${error}</div>` : null}
     ${f ? html`<div class="cards" data-testid="health">
       <${Card} id="ingest-rate" label="Ingestion rate (events/s accepted)" value=${rate ? rate.accepted.toFixed(1) : 'measuring…'} />
@@ -63,5 +75,6 @@ export function HealthPage(): VNode {
       <${Card} id="spool-bytes" label="Ingest spool" value=${bytes(f.spoolBytes)} />
       <${Card} id="spool-age" label="Oldest unforwarded (s)" value=${f.spoolOldestUnforwardedSeconds.toFixed(1)} />
       <${Card} id="events-accepted" label="Events accepted since start" value=${String(f.eventsAccepted)} />
-    </div>` : error ? null : html`<p class="muted">Reading…</p>`}`
+    </div>` : error ? null : html`<p class="muted">Reading…</p>`}
+    ${now ? html`<${Processes} items=${now.processes} />` : null}`
 }
