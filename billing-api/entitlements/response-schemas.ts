@@ -1,5 +1,5 @@
 // Response schemas of the entitlement routes (registered by module.ts, referred to by $id).
-import { bool, dateTimeOrNull, integer, integerOrNull, recordSchema, ref, str, stringOrNull } from '../http/response-schemas.js'
+import { alwaysNull, bool, dateTimeOrNull, integer, integerOrNull, recordSchema, ref, str, stringOrNull } from '../http/response-schemas.js'
 
 export const entitlementSchema = recordSchema('Entitlement', {
   entity_type: str,
@@ -15,4 +15,11 @@ export const entitlementSchema = recordSchema('Entitlement', {
   start_date: dateTimeOrNull,
   end_date: dateTimeOrNull,
   feature: ref('Feature'),
+  /** the feature's type */
+  feature_type: str,
+  // entitlements are not inherited here and the granting plan or add-on is not expanded (entity_id):
+  // null for clients that require the keys
+  parent_entitlement_id: alwaysNull,
+  plan: alwaysNull,
+  addon: alwaysNull,
 })
