@@ -26,10 +26,20 @@ export async function subscriptions(s: Scenario): Promise<void> {
     const id = sub.id
     ids.subscription = id
     await rec.call('subscriptions.getSubscription', () => sdk.subscriptions.getSubscription(id), (r) => assert.ok(r.lineItems?.some((l) => l.priceId === feePrice)))
-    await rec.call('subscriptions.getSubscriptionV2', () => sdk.subscriptions.getSubscriptionV2(id), (r) => assert.equal(r.id, id))
+    await rec.call('subscriptions.getSubscriptionV2', () => sdk.subscriptions.getSubscriptionV2(id), (r) => {
+      assert.equal(r.planId, planId)
+      assert.ok(r.lineItems?.some((l) => l.priceId === feePrice && l.quantity === '1'))
+    })
     await rec.call('subscriptions.querySubscription', () => sdk.subscriptions.querySubscription({ customerId }), (r) => assert.deepEqual(r.items?.map((x) => x.id), [id]))
-    await rec.call('subscriptions.updateSubscription', () => sdk.subscriptions.updateSubscription(id, { cancelAtPeriodEnd: false }), (r) => assert.equal(r.id, id))
-    await rec.call('subscriptions.getSubscriptionUpcomingGrants', () => sdk.subscriptions.getSubscriptionUpcomingGrants(id), (r) => assert.ok(Array.isArray(r.items)))
+    await rec.call('subscriptions.updateSubscription', () => sdk.subscriptions.updateSubscription(id, { cancelAtPeriodEnd: false }), (r) => {
+      assert.equal(r.id, id)
+      assert.equal(r.cancelAtPeriodEnd, false)
+    })
+    // the plan's monthly credit grant (creditGrants step), if it was made
+    await rec.call('subscriptions.getSubscriptionUpcomingGrants', () => sdk.subscriptions.getSubscriptionUpcomingGrants(id), (r) => {
+      assert.ok(Array.isArray(r.items))
+      if (ids.creditGrant) assert.ok(r.items.some((a) => a.creditGrantId === ids.creditGrant && String(a.credits) === '10' && a.subscriptionId === id))
+    })
     await rec.call('subscriptions.getSubscriptionEntitlements', () => sdk.subscriptions.getSubscriptionEntitlements(id), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
     await rec.call('subscriptions.getSubscriptionUsage', () => sdk.subscriptions.getSubscriptionUsage({ subscriptionId: id }), () => {})
     await rec.call('customers.getCustomerEntitlements', () => sdk.customers.getCustomerEntitlements(customerId), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
