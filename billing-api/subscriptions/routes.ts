@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ValidationError } from '../../platform/errors.js'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
@@ -99,12 +100,16 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
             metadata: metadataSchema,
             lookup_key: lookupKey,
             draft: { type: 'boolean' },
+            // Flexprice's spelling of draft: true; a subscription is created active otherwise
+            subscription_status: { type: 'string', enum: ['draft'] },
           },
         },
       },
     },
     async (request, reply) => {
-      const { billing_cadence: _cadence, ...input } = request.body
+      const { billing_cadence: _cadence, subscription_status: status, ...rest } = request.body
+      if (status === 'draft' && rest.draft === false) throw new ValidationError('subscription_status: draft contradicts draft false', 'subscription_status')
+      const input = status === 'draft' ? { ...rest, draft: true } : rest
       const { subscription, lineItems } = await createSubscription(ctx, ctx.orm.em.fork(), scopeOf(request), request.auth.userId, input)
       return reply.code(201).send(serializeSubscription(subscription, lineItems))
     },
