@@ -223,6 +223,10 @@ test('every operation answers what the OpenAPI document declares', async () => {
   const change = { change_type: 'quantity_change', line_item_id: seat, quantity: '2' }
   await api('POST /v1/subscriptions/{id}/modify/preview', { params: { id: id(draft) }, body: change })
   await api('POST /v1/subscriptions/{id}/modify', { params: { id: id(draft) }, body: change })
+  const extra = await api('POST /v1/prices', { body: { ...fee, amount: '3.00', entity_type: 'PLAN', entity_id: id(plan) }, expect: 201 })
+  const added = await api('POST /v1/subscriptions/{id}/lineitems', { params: { id: id(draft) }, body: { price_id: id(extra), quantity: 2 }, expect: 201 })
+  await api('PUT /v1/subscriptions/lineitems/{id}', { params: { id: id(added) }, body: { metadata: { seat: 'extra' } } })
+  await api('DELETE /v1/subscriptions/lineitems/{id}', { params: { id: id(added) }, body: {} })
   const couponAssoc = await api('POST /v1/coupon_associations', { body: { coupon_id: id(coupon), subscription_id: subId }, expect: 201 })
   await api('GET /v1/coupon_associations', { query: `subscription_id=${subId}` })
 
@@ -267,6 +271,10 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/wallets/{id}/top-up', { params: { id: id(wallet) }, body: { credits: '100', transaction_reason: 'PURCHASED', idempotency_key: 'top-1' } })
   await api('POST /v1/wallets/{id}/debit', { params: { id: id(wallet) }, body: { credits: '10', idempotency_key: 'debit-1' } })
   await api('GET /v1/wallets/{id}/transactions', { params: { id: id(wallet) } })
+  await api('PUT /v1/wallets/{id}', { params: { id: id(wallet) }, body: { description: 'Prepaid' } })
+  await api('GET /v1/wallets/{id}/balance/real-time', { params: { id: id(wallet) } })
+  await api('POST /v1/wallets/search', { body: { wallet_ids: [id(wallet)] } })
+  await api('POST /v1/wallets/transactions/search', { body: { wallet_id: id(wallet) } })
   await api('PUT /v1/wallets/{id}/settings', { params: { id: id(wallet) }, body: { balance_alert: null } })
   await api('POST /v1/wallets/{id}/modify', { params: { id: id(wallet) }, body: { modification_type: 'prepaid_to_postpaid' } })
 

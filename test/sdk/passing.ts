@@ -23,11 +23,15 @@ export const PASSING = [
   'prices.createPrice', 'prices.createPricesBulk', 'prices.getPrice', 'prices.getPriceByLookupKey',
   'prices.queryPrice', 'prices.updatePrice',
   'secrets.createApiKey', 'secrets.deleteApiKey', 'secrets.listApiKeys',
-  'subscriptions.createSubscription', 'subscriptions.getSubscription', 'subscriptions.getSubscriptionUpcomingGrants',
-  'subscriptions.getSubscriptionV2', 'subscriptions.querySubscription', 'subscriptions.updateSubscription',
+  'subscriptions.activateSubscription', 'subscriptions.createSubscription', 'subscriptions.createSubscriptionLineItem',
+  'subscriptions.deleteSubscriptionLineItem', 'subscriptions.getSubscription',
+  'subscriptions.getSubscriptionUpcomingGrants', 'subscriptions.getSubscriptionV2', 'subscriptions.querySubscription',
+  'subscriptions.updateSubscription', 'subscriptions.updateSubscriptionLineItem',
   'taxAssociations.getTaxAssociation', 'taxAssociations.listTaxAssociations',
   'taxRates.createTaxRate', 'taxRates.deleteTaxRate', 'taxRates.getTaxRate', 'taxRates.updateTaxRate',
   'users.createUser', 'users.getUserInfo', 'users.queryUser',
+  'wallets.getWallet', 'wallets.getWalletBalance', 'wallets.getWalletTransactions', 'wallets.queryWallet',
+  'wallets.queryWalletTransaction', 'wallets.updateWallet',
 ]
 
 /** The share of in-scope operations issue #36 asks for. */

@@ -46,13 +46,23 @@ export async function subscriptions(s: Scenario): Promise<void> {
     await rec.call('customers.getCustomerUpcomingGrants', () => sdk.customers.getCustomerUpcomingGrants(customerId), (r) => assert.ok(Array.isArray(r.items)))
     await rec.call('customers.getCustomerUsageSummary', () => sdk.customers.getCustomerUsageSummary({ customerId }), () => {})
 
-    const line = await rec.call('subscriptions.createSubscriptionLineItem', () => sdk.subscriptions.createSubscriptionLineItem(id, { priceId: feePrice, quantity: 2 }), (r) => {
-      assert.equal(r.priceId, feePrice)
+    // a price the subscription does not have yet (its plan's prices are all on it already)
+    const seat = (await s.api.post('/v1/prices', {
+      type: 'FIXED', billing_model: 'FLAT_FEE', amount: '5.00', currency: 'USD', billing_period: 'MONTHLY', invoice_cadence: 'ARREAR', entity_type: 'PLAN', entity_id: planId,
+    })).body.id as string
+    const line = await rec.call('subscriptions.createSubscriptionLineItem', () => sdk.subscriptions.createSubscriptionLineItem(id, { priceId: seat, quantity: 2 }), (r) => {
+      assert.equal(r.priceId, seat)
+      assert.equal(r.subscriptionId, id)
       assert.equal(r.quantity, '2')
+      assert.equal(r.endDate, undefined)
     })
     if (line?.id) {
       await rec.call('subscriptions.updateSubscriptionLineItem', () => sdk.subscriptions.updateSubscriptionLineItem(line.id!, { metadata: { seat: 'extra' } }), (r) => assert.equal(r.metadata?.seat, 'extra'))
-      await rec.call('subscriptions.deleteSubscriptionLineItem', () => sdk.subscriptions.deleteSubscriptionLineItem(line.id!, {}), (r) => assert.ok(r.endDate))
+      await rec.call('subscriptions.deleteSubscriptionLineItem', () => sdk.subscriptions.deleteSubscriptionLineItem(line.id!, {}), (r) => {
+        assert.equal(r.id, line.id)
+        assert.ok(r.endDate)
+        assert.equal(r.status, 'archived')
+      })
     } else {
       rec.skip('subscriptions.updateSubscriptionLineItem', 'a line item')
       rec.skip('subscriptions.deleteSubscriptionLineItem', 'a line item')
@@ -74,7 +84,12 @@ export async function subscriptions(s: Scenario): Promise<void> {
       customerId, planId, currency: 'USD', billingCadence: 'RECURRING', billingPeriod: 'MONTHLY', subscriptionStatus: 'draft',
     }).catch(() => undefined)
     if (draft?.id) {
-      await rec.call('subscriptions.activateSubscription', () => sdk.subscriptions.activateSubscription(draft.id!, { startDate: '2026-09-15T00:00:00Z' }), (r) => assert.equal(r.subscriptionStatus, 'active'))
+      await rec.call('subscriptions.activateSubscription', () => sdk.subscriptions.activateSubscription(draft.id!, { startDate: '2026-09-15T00:00:00Z' }), (r) => {
+        // spec: statuses are upper case
+        assert.equal(r.subscriptionStatus, 'ACTIVE')
+        assert.equal(r.id, draft.id)
+        assert.equal(r.startDate, '2026-09-15T00:00:00.000Z')
+      })
     } else rec.skip('subscriptions.activateSubscription', 'a draft subscription')
     await rec.call('subscriptions.cancelSubscription', () => sdk.subscriptions.cancelSubscription(id, { cancellationType: 'end_of_period' }), (r) => assert.equal(r.subscriptionId ?? id, id))
   })
