@@ -10,7 +10,7 @@ import {
   archiveCreditGrant, createCreditGrant, getCreditGrant, pageCreditGrants, updateCreditGrant,
   type CreditGrantFilter, type CreditGrantInput, type CreditGrantUpdate,
 } from './service.js'
-import { pageUpcomingGrants } from './upcoming.js'
+import { pageCustomerUpcomingGrants, pageUpcomingGrants } from './upcoming.js'
 import { findInScope } from '../db/scoped-records.js'
 import { PlanSchema } from '../plans/plan.entity.js'
 import { CREDIT_GRANT_CADENCES, CREDIT_GRANT_SCOPES } from './cadence-scope.js'
@@ -82,6 +82,12 @@ export async function creditGrantRoutes(instance: FastifyInstance, ctx: BillingC
 
   // The subscription's upcoming grant applications (upcoming.ts); registered here, beside the
   // grants, rather than in subscriptions/.
+  app.get('/customers/:id/grants/upcoming', { schema: { response: { 200: pageOf(ref('CreditGrantApplication')) }, tags: ['credit-grants'], params: idParams, querystring: upcomingQuery } }, async (request) => {
+    const page = request.query
+    const { items, total } = await pageCustomerUpcomingGrants(em(), ctx.clock, scopeOf(request), grantId(request.params), page)
+    return listResponse(items.map(serializeApplication), total, page)
+  })
+
   app.get('/subscriptions/:id/grants/upcoming', { schema: { response: { 200: pageOf(ref('CreditGrantApplication')) }, tags: ['credit-grants'], params: idParams, querystring: upcomingQuery } }, async (request) => {
     const page = request.query
     const { items, total } = await pageUpcomingGrants(em(), ctx.clock, scopeOf(request), grantId(request.params), page)
