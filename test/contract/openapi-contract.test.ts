@@ -168,6 +168,7 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('GET /v1/creditgrants/{id}', { params: { id: id(grant) } })
   await api('PUT /v1/creditgrants/{id}', { params: { id: id(grant) }, body: { name: 'Welcome credits' } })
   await api('GET /v1/plans/{id}/creditgrants', { params: { id: id(plan) } })
+  await api('POST /v1/plans/{id}/clone', { params: { id: id(plan) }, body: { name: 'Pro copy', lookup_key: 'pro-copy' }, expect: 201 })
 
   // --- taxes and coupons
   const rate = await api('POST /v1/taxes/rates', { body: { name: 'VAT', code: 'vat', percentage_value: '20' }, expect: 201 })
@@ -206,6 +207,7 @@ test('every operation answers what the OpenAPI document declares', async () => {
     params: { id: subId, line_item_id: lineItemId }, body: { commitment_amount: '10.00' },
   })
   await api('GET /v1/subscriptions/{id}/grants/upcoming', { params: { id: subId } })
+  await api('GET /v1/customers/{id}/grants/upcoming', { params: { id: id(customer) } })
   await api('GET /v1/subscriptions/{id}/inherited', { params: { id: subId } })
   await api('POST /v1/subscriptions/{id}/inherited', { params: { id: subId }, body: { add_external_customer_ids: ['kid2'] } })
   const phase = await api('POST /v1/subscriptions/{id}/phases', {

@@ -43,7 +43,10 @@ export async function subscriptions(s: Scenario): Promise<void> {
     await rec.call('subscriptions.getSubscriptionEntitlements', () => sdk.subscriptions.getSubscriptionEntitlements(id), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
     await rec.call('subscriptions.getSubscriptionUsage', () => sdk.subscriptions.getSubscriptionUsage({ subscriptionId: id }), () => {})
     await rec.call('customers.getCustomerEntitlements', () => sdk.customers.getCustomerEntitlements(customerId), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
-    await rec.call('customers.getCustomerUpcomingGrants', () => sdk.customers.getCustomerUpcomingGrants(customerId), (r) => assert.ok(Array.isArray(r.items)))
+    await rec.call('customers.getCustomerUpcomingGrants', () => sdk.customers.getCustomerUpcomingGrants(customerId), (r) => {
+      assert.ok(Array.isArray(r.items))
+      if (ids.creditGrant) assert.ok(r.items.some((a) => a.creditGrantId === ids.creditGrant && a.subscriptionId === id))
+    })
     await rec.call('customers.getCustomerUsageSummary', () => sdk.customers.getCustomerUsageSummary({ customerId }), () => {})
 
     // a price the subscription does not have yet (its plan's prices are all on it already)
