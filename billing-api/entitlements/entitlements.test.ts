@@ -4,7 +4,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
-import { assertError, common, eventsFor, newFeature, newMeter, newPlan, rowCount } from '../features/test-kit.js'
+import { assertError, common, eventsFor, flatMonthly, newFeature, newMeter, newPlan, rowCount } from '../features/test-kit.js'
 import { listEntitlements } from './read.js'
 
 const p = usePlatform()
@@ -245,6 +245,35 @@ test("Flexprice's forms: feature_type is checked, search by id lists, bulk creat
   const plan = (await c.api.get(`/v1/plans/${c.plan.id}/entitlements`)).body
   assert.deepEqual(plan, (await c.api.get(`/v1/plans/${c.plan.id}`)).body)
   assert.deepEqual(plan.entitlements, [e])
+})
+
+test("a customer's and a subscription's entitlements: per feature, the live grants added up, and their sources", async () => {
+  const t = await p.newTenant()
+  const meter = await newMeter(t.api)
+  const calls = await newFeature(t.api, { name: 'API calls', type: 'metered', meter_id: meter.id })
+  const sso = await newFeature(t.api, { name: 'SSO', type: 'boolean' })
+  const plan = await newPlan(t.api, { prices: [flatMonthly('10')] })
+  const limit = await grant(t.api, { entity_type: 'PLAN', entity_id: plan.id, feature_id: calls.id, usage_limit: 100, usage_reset_period: 'MONTHLY' })
+  const off = await grant(t.api, { entity_type: 'PLAN', entity_id: plan.id, feature_id: sso.id, is_enabled: false })
+  const customer = await created(t.api.post('/v1/customers', { external_id: 'acme' }))
+  const subscribe = () => created(t.api.post('/v1/subscriptions', { customer_id: customer.id, plan_id: plan.id, currency: 'USD' }))
+  const [a, b] = [await subscribe(), await subscribe()]
+
+  const mine = (await t.api.get(`/v1/customers/${customer.id}/entitlements`)).body
+  assert.equal(mine.customer_id, customer.id)
+  const byFeature = new Map(mine.features.map((f: any) => [f.feature.id, f]))
+  const callsOf = byFeature.get(calls.id) as any
+  // a plan two subscriptions share grants once per subscription: the limits add up
+  assert.deepEqual(callsOf.entitlement, { is_enabled: true, is_soft_limit: false, usage_limit: 200, usage_reset_period: 'MONTHLY', static_values: [] })
+  assert.deepEqual(callsOf.sources.map((x: any) => [x.entitlement_id, x.subscription_id, x.usage_limit, x.entity_type]), [[limit.id, a.id, 100, 'PLAN'], [limit.id, b.id, 100, 'PLAN']])
+  assert.deepEqual((byFeature.get(sso.id) as any).entitlement.is_enabled, false)
+  assert.equal((byFeature.get(sso.id) as any).sources[0].entitlement_id, off.id)
+
+  const one = (await t.api.get(`/v1/subscriptions/${a.id}/entitlements`)).body
+  assert.deepEqual([one.subscription_id, one.plan_id], [a.id, plan.id])
+  assert.equal(one.features.find((f: any) => f.feature.id === calls.id).entitlement.usage_limit, 100)
+  assertError(await t.api.get('/v1/customers/cust_unknown/entitlements'), 404, 'not_found')
+  assertError(await (await p.newTenant()).api.get(`/v1/subscriptions/${a.id}/entitlements`), 404, 'not_found')
 })
 
 test('listEntitlements returns the serialized entitlements of one plan or add-on, for their reads', async () => {

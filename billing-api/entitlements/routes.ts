@@ -10,6 +10,8 @@ import { typed } from '../http/typed-routes.js'
 import { FEATURE_TYPES } from '../features/feature.entity.js'
 import { itemsOf, noContent, pageOf, ref } from '../http/response-schemas.js'
 import { READS } from '../http/route-access.js'
+import { customerEntitlements, subscriptionEntitlements } from './aggregated.js'
+import { customerEntitlementsSchema, subscriptionEntitlementsSchema } from './response-schemas.js'
 
 // Which of these a feature type takes is checked in entitlement-rules.ts.
 const values = {
@@ -85,6 +87,14 @@ export async function entitlementRoutes(instance: FastifyInstance, ctx: BillingC
     const q = request.query
     const { items, total } = await listAddonEntitlements(ctx.orm.em.fork(), scopeOf(request), request.params.id, q)
     return listResponse(items, total, q)
+  })
+
+  app.get('/customers/:id/entitlements', { schema: { response: { 200: customerEntitlementsSchema }, tags, params: idParams } }, async (request) => {
+    return customerEntitlements(ctx.orm.em.fork(), ctx.clock, scopeOf(request), request.params.id)
+  })
+
+  app.get('/subscriptions/:id/entitlements', { schema: { response: { 200: subscriptionEntitlementsSchema }, tags, params: idParams } }, async (request) => {
+    return subscriptionEntitlements(ctx.orm.em.fork(), ctx.clock, scopeOf(request), request.params.id)
   })
 
   app.get('/entitlements/:id', { schema: { response: { 200: ref('Entitlement') }, tags, params: idParams } }, async (request) => {
