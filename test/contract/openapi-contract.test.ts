@@ -208,6 +208,8 @@ test('every operation answers what the OpenAPI document declares', async () => {
   })
   await api('GET /v1/subscriptions/{id}/grants/upcoming', { params: { id: subId } })
   await api('GET /v1/customers/{id}/grants/upcoming', { params: { id: id(customer) } })
+  await api('GET /v1/customers/{id}/entitlements', { params: { id: id(customer) } })
+  await api('GET /v1/subscriptions/{id}/entitlements', { params: { id: subId } })
   await api('GET /v1/subscriptions/{id}/inherited', { params: { id: subId } })
   await api('POST /v1/subscriptions/{id}/inherited', { params: { id: subId }, body: { add_external_customer_ids: ['kid2'] } })
   const phase = await api('POST /v1/subscriptions/{id}/phases', {

@@ -40,9 +40,21 @@ export async function subscriptions(s: Scenario): Promise<void> {
       assert.ok(Array.isArray(r.items))
       if (ids.creditGrant) assert.ok(r.items.some((a) => a.creditGrantId === ids.creditGrant && String(a.credits) === '10' && a.subscriptionId === id))
     })
-    await rec.call('subscriptions.getSubscriptionEntitlements', () => sdk.subscriptions.getSubscriptionEntitlements(id), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
+    // the plan's metered entitlement (2000 after its update in the entitlements step)
+    const granted = (features?: { feature?: { id?: string }; entitlement?: { usageLimit?: number; isEnabled?: boolean }; sources?: { subscriptionId?: string }[] }[]) => {
+      const f = features?.find((x) => x.feature?.id === ids.feature)
+      assert.ok(f, 'the feature is granted')
+      if (ids.entitlement) assert.deepEqual([f.entitlement?.isEnabled, f.entitlement?.usageLimit, f.sources?.map((x) => x.subscriptionId)], [true, 2000, [id]])
+    }
+    await rec.call('subscriptions.getSubscriptionEntitlements', () => sdk.subscriptions.getSubscriptionEntitlements(id), (r) => {
+      assert.equal(r.planId, planId)
+      granted(r.features)
+    })
     await rec.call('subscriptions.getSubscriptionUsage', () => sdk.subscriptions.getSubscriptionUsage({ subscriptionId: id }), () => {})
-    await rec.call('customers.getCustomerEntitlements', () => sdk.customers.getCustomerEntitlements(customerId), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
+    await rec.call('customers.getCustomerEntitlements', () => sdk.customers.getCustomerEntitlements(customerId), (r) => {
+      assert.equal(r.customerId, customerId)
+      granted(r.features)
+    })
     await rec.call('customers.getCustomerUpcomingGrants', () => sdk.customers.getCustomerUpcomingGrants(customerId), (r) => {
       assert.ok(Array.isArray(r.items))
       if (ids.creditGrant) assert.ok(r.items.some((a) => a.creditGrantId === ids.creditGrant && a.subscriptionId === id))
