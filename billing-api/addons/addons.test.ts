@@ -24,7 +24,7 @@ describe('create and read', () => {
     const { prices, ...rest } = a
     assert.deepEqual(rest, {
       ...common(a, t.tenantId, t.environments.production, t.userId),
-      metadata: { sku: 'ps-1' }, name: 'Priority support', lookup_key: 'priority_support', description: '24/7', entitlements: [],
+      metadata: { sku: 'ps-1' }, name: 'Priority support', lookup_key: 'priority_support', description: '24/7', entitlements: [], type: 'onetime',
     })
     assert.equal(prices.length, 2)
     assert.deepEqual(
@@ -36,6 +36,8 @@ describe('create and read', () => {
     )
     assert.match(prices[0].id, /^price_/)
     assert.deepEqual((await t.api.get(`/v1/addons/${a.id}`)).body, a)
+    assert.deepEqual((await t.api.get('/v1/addons/lookup/priority_support')).body, a)
+    assertError(await t.api.get('/v1/addons/lookup/unknown'), 404, 'not_found', /addon with lookup_key unknown not found/)
     assert.equal(await rowCount(p, 'prices', t.tenantId), 2)
     // Add-on prices are not plan prices: they never show up on a plan.
     assert.deepEqual((await t.api.get('/v1/plans')).body.items, [])
@@ -76,6 +78,7 @@ test('invalid add-ons are rejected and nothing is written: no add-on, no price',
     [{ ...ok, prices: [flatMonthly('1'), { ...usagePrice(meter.id, '1'), invoice_cadence: 'ADVANCE' }] }, /prices\[1\]\.invoice_cadence.*ARREAR/],
     [{ ...ok, prices: [usagePrice(otherMeter.id, '1')] }, /prices\[0\]\.meter_id/],
     [{ ...ok, prices: [{ ...flatMonthly('1'), meter_id: meter.id }] }, /prices\[0\]\.meter_id/],
+    [{ ...ok, type: 'multiple_instance' }, /type/],
   ]
   for (const [body, message] of cases) assertError(await t.api.post('/v1/addons', body), 400, 'validation_error', message)
   assert.equal(await rowCount(p, 'addons', t.tenantId), 0)

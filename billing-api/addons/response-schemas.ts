@@ -7,4 +7,6 @@ export const addonSchema = recordSchema('Addon', {
   description: stringOrNull,
   prices: { type: 'array', items: ref('Price') },
   entitlements: { type: 'array', items: ref('Entitlement') },
+  /** always onetime: attached at most once per subscription */
+  type: str,
 })

@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { registerCrudRoutes } from '../http/crud-routes.js'
-import { descriptionSchema, lookupKeySchema, nameSchema, nullable } from '../http/catalog-schemas.js'
+import { descriptionSchema, lookupKeyParams, lookupKeySchema, nameSchema, nullable } from '../http/catalog-schemas.js'
+import { scopeOf } from '../http/request-auth.js'
+import { typed } from '../http/typed-routes.js'
+import { ref } from '../http/response-schemas.js'
 import { metadataSchema, paginationQuery, type Page } from '../http/schemas.js'
 import { priceInputSchema } from '../plans/index.js'
 import { serializeAddon } from './serialize.js'
-import { archiveAddon, createAddon, getAddon, listAddons, updateAddon, type AddonView, type CreateAddonInput, type UpdateAddonInput } from './service.js'
+import { archiveAddon, createAddon, getAddon, getAddonByLookupKey, listAddons, updateAddon, type AddonView, type CreateAddonInput, type UpdateAddonInput } from './service.js'
 
 const createBody = {
   type: 'object',
@@ -17,6 +20,9 @@ const createBody = {
     description: descriptionSchema,
     prices: { type: 'array', maxItems: 100, items: priceInputSchema },
     metadata: metadataSchema,
+    // An add-on attaches at most once per subscription (subscriptions/addon-attach.ts): Flexprice's
+    // onetime type. Its multiple_instance type is refused.
+    type: { type: 'string', enum: ['onetime'] },
   },
 } as const
 
@@ -46,5 +52,8 @@ export async function addonRoutes(app: FastifyInstance, ctx: BillingContext): Pr
     get: getAddon,
     update: { body: updateBody, run: updateAddon },
     archive: archiveAddon,
+  })
+  typed(app).get('/addons/lookup/:lookup_key', { schema: { response: { 200: ref('Addon') }, tags, params: lookupKeyParams } }, async (request) => {
+    return toResponse(await getAddonByLookupKey(ctx.orm.em.fork(), scopeOf(request), request.params.lookup_key))
   })
 }

@@ -10,5 +10,6 @@ export function serializeAddon(a: Addon, prices: Price[], entitlements: Entitlem
     ...pick(a, ['name', 'lookup_key', 'description']),
     prices: prices.map(serializePrice),
     entitlements,
+    type: 'onetime',
   }
 }

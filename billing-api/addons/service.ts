@@ -1,6 +1,7 @@
 // Add-on use cases. An add-on is created with its prices in one transaction; its features are
 // granted through entitlements (entity_type ADDON). Reads return both.
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { NotFoundError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import { listEntitlementsByEntity, type EntitlementResponse } from '../entitlements/index.js'
@@ -69,6 +70,13 @@ export async function createAddon(em: EntityManager, scope: Scope, userId: strin
 
 export async function getAddon(em: EntityManager, scope: Scope, id: string): Promise<AddonView> {
   const [view] = await views(em, scope, [await findInScope(em, AddonSchema, scope, id, 'addon')])
+  return view
+}
+
+export async function getAddonByLookupKey(em: EntityManager, scope: Scope, lookupKey: string): Promise<AddonView> {
+  const addon = await em.findOne(AddonSchema, { ...scope, lookup_key: lookupKey, status: 'published' })
+  if (!addon) throw new NotFoundError('addon with lookup_key', lookupKey)
+  const [view] = await views(em, scope, [addon])
   return view
 }
 

@@ -61,6 +61,34 @@ test('service accounts and API keys: create, list with filters, revoke, and arch
   assert.equal((await t.api.get(`/v1/users/${user.id}`)).body.status, 'archived')
 })
 
+test("Flexprice's forms: the user of the key, user search, service_account_id and type on keys, the key under secret, environment rename", async () => {
+  const t = await p.newTenant()
+  const me = (await t.api.get('/v1/users/me')).body
+  assert.deepEqual([me.id, me.tenant_id, me.tenant], [t.userId, t.tenantId, null])
+  const bot = await created(t.api.post('/v1/users', { name: 'bot', type: 'service_account', roles: ['member'] }))
+  assert.equal((await t.api.post('/v1/users', { name: 'person', type: 'user' })).status, 400)
+  const search = async (body: object) => (await t.api.post('/v1/users/search', body)).body
+  const accounts = await search({ type: 'service_account' })
+  assert.ok(accounts.items.some((u: any) => u.id === bot.id))
+  assert.ok(accounts.items.every((u: any) => u.type === 'service_account'))
+  assert.equal(accounts.pagination.total, accounts.items.length)
+  assert.deepEqual((await search({ type: 'service_account', limit: 1, offset: 0 })).items.length, 1)
+
+  const key = await created(t.api.post('/v1/secrets/api/keys', { name: 'ci', type: 'private_key', service_account_id: bot.id }))
+  assert.deepEqual([key.user_id, key.type, key.secret.id, key.secret.name, key.secret.api_key], [bot.id, 'private_key', key.id, 'ci', undefined])
+  assert.equal((await t.api.post('/v1/secrets/api/keys', { name: 'pk', type: 'publishable_key' })).status, 400)
+  const clash = await t.api.post('/v1/secrets/api/keys', { name: 'x', user_id: t.userId, service_account_id: bot.id })
+  assert.deepEqual([clash.status, clash.body.message], [400, 'service_account_id: names another user than user_id'])
+  const listed = (await t.api.get(`/v1/secrets/api/keys?user_id=${bot.id}`)).body.items
+  assert.deepEqual(listed, [key.secret])
+
+  const env = await created(t.api.post('/v1/environments', { name: 'staging', type: 'development' }))
+  const renamed = await t.api.put(`/v1/environments/${env.id}`, { name: 'staging-2' })
+  assert.deepEqual([renamed.status, renamed.body.name, renamed.body.type], [200, 'staging-2', 'development'])
+  assert.equal((await t.api.put(`/v1/environments/${env.id}`, { type: 'production' })).status, 400)
+  assert.equal((await (await p.newTenant()).api.put(`/v1/environments/${env.id}`, { name: 'x' })).status, 404)
+})
+
 test('users and keys of another tenant are invisible', async () => {
   const a = await p.newTenant()
   const b = await p.newTenant()

@@ -1,5 +1,5 @@
 // Response schemas of the user and API key routes (registered by module.ts, referred to by $id).
-import { dateTimeOrNull, dateTimeString, metadataResponse, objectOf, str, stringArray, stringOrNull } from '../http/response-schemas.js'
+import { alwaysNull, dateTimeOrNull, dateTimeString, metadataResponse, objectOf, str, stringArray, stringOrNull } from '../http/response-schemas.js'
 
 const apiKeyProperties = {
   id: str,
@@ -15,6 +15,12 @@ const apiKeyProperties = {
   last_used_at: dateTimeOrNull,
   created_at: dateTimeString,
   updated_at: dateTimeString,
+  /** always private_key: a secret key */
+  type: str,
+  // no provider keys, per-key roles or user types here (the key acts as its user): null for clients that require the keys
+  provider: alwaysNull,
+  roles: alwaysNull,
+  user_type: alwaysNull,
 }
 
 /** A tenant-wide record: no environment_id. */
@@ -33,6 +39,8 @@ export const userSchema = {
     updated_at: dateTimeString,
     created_by: stringOrNull,
     updated_by: stringOrNull,
+    /** the tenant is not expanded (tenant_id): null for clients that require the key */
+    tenant: alwaysNull,
   }),
 }
 
@@ -40,4 +48,8 @@ export const userSchema = {
 export const apiKeySchema = { $id: 'ApiKey', ...objectOf(apiKeyProperties) }
 
 /** The answer of creating a key: the plaintext `api_key`, shown this once. */
-export const createdApiKeySchema = { $id: 'CreatedApiKey', ...objectOf({ ...apiKeyProperties, api_key: str }) }
+export const createdApiKeySchema = {
+  $id: 'CreatedApiKey',
+  // `secret`: the key as listed, where Flexprice's SDK reads it
+  ...objectOf({ ...apiKeyProperties, api_key: str, secret: { $ref: 'ApiKey#' } }),
+}

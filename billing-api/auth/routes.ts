@@ -6,13 +6,13 @@ import { newId } from '../../platform/ids.js'
 import type { BillingContext } from '../context.js'
 import { iso } from '../db/common.js'
 import { EnvironmentSchema } from '../tenants/tenant.entity.js'
-import { dateTime, idParams, metadataSchema } from '../http/schemas.js'
+import { dateTime, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { generateApiKey } from './api-key.js'
 import { ApiKeySchema, type ApiKey } from './api-key.entity.js'
 import { requireRole } from './authenticate.js'
 import { UserSchema, type User } from './user.entity.js'
 import { typed } from '../http/typed-routes.js'
-import { KEY_SCOPES } from '../http/route-access.js'
+import { KEY_SCOPES, READS } from '../http/route-access.js'
 import { retireRecord } from '../db/scoped-records.js'
 import { noContent, pageOf, ref } from '../http/response-schemas.js'
 
@@ -22,7 +22,7 @@ function serializeUser(u: User) {
   return {
     id: u.id, tenant_id: u.tenant_id, name: u.name, email: u.email, type: u.type, roles: u.roles, status: u.status,
     metadata: u.metadata ?? {}, created_at: iso(u.created_at), updated_at: iso(u.updated_at),
-    created_by: u.created_by ?? null, updated_by: u.updated_by ?? null,
+    created_by: u.created_by ?? null, updated_by: u.updated_by ?? null, tenant: null,
   }
 }
 
@@ -30,7 +30,7 @@ function serializeKey(k: ApiKey) {
   return {
     id: k.id, tenant_id: k.tenant_id, environment_id: k.environment_id, user_id: k.user_id, name: k.name,
     display_id: k.display_id, scope: k.scope, status: k.status, expires_at: iso(k.expires_at), last_used_at: iso(k.last_used_at),
-    created_at: iso(k.created_at), updated_at: iso(k.updated_at),
+    created_at: iso(k.created_at), updated_at: iso(k.updated_at), type: 'private_key', provider: null, roles: null, user_type: null,
   }
 }
 
@@ -42,6 +42,15 @@ const userBody = {
     roles: { type: 'array', items: { type: 'string', enum: ROLES }, uniqueItems: true },
     metadata: metadataSchema,
   },
+} as const
+
+/** The API creates service accounts only (people sign up): Flexprice's `type` is accepted with that value. */
+const createUserBody = { ...userBody, properties: { ...userBody.properties, type: { type: 'string', enum: ['service_account'] } } } as const
+
+const userSearchBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...paginationQuery, type: { type: 'string', enum: ['user', 'service_account'] }, status: { type: 'string', enum: ['published', 'archived'], default: 'published' } },
 } as const
 
 export async function authRoutes(instance: FastifyInstance, ctx: BillingContext, invalidateKeys: () => void): Promise<void> {
@@ -57,11 +66,23 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
     return { items: users.map(serializeUser), pagination: { limit: users.length, offset: 0, total: users.length } }
   })
 
+  // The user the request's API key belongs to.
+  app.get('/users/me', { schema: { response: { 200: ref('User') }, tags: ['users'] } }, async (request) => {
+    return serializeUser(await findUser(request.auth.tenantId, request.auth.userId))
+  })
+
+  app.post('/users/search', { config: READS, schema: { response: { 200: pageOf(ref('User')) }, tags: ['users'], body: userSearchBody } }, async (request) => {
+    const q = request.body
+    const where = { tenant_id: request.auth.tenantId, status: q.status ?? 'published', ...(q.type ? { type: q.type } : {}) }
+    const [users, total] = await ctx.orm.em.fork().findAndCount(UserSchema, where, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
+    return listResponse(users.map(serializeUser), total, q)
+  })
+
   app.get('/users/:id', { schema: { response: { 200: ref('User') }, tags: ['users'], params: idParams } }, async (request) => {
     return serializeUser(await findUser(request.auth.tenantId, request.params.id))
   })
 
-  app.post('/users', { schema: { response: { 201: ref('User') }, tags: ['users'], body: userBody } }, async (request, reply) => {
+  app.post('/users', { schema: { response: { 201: ref('User') }, tags: ['users'], body: createUserBody } }, async (request, reply) => {
     requireRole(request, 'super_admin')
     const body = request.body
     const em = ctx.orm.em.fork()
@@ -165,6 +186,9 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
             expires_at: dateTime,
             /** read_only: reads everything of its environment, changes nothing */
             scope: { type: 'string', enum: KEY_SCOPES, default: 'full' },
+            // Flexprice's names: keys here are secret keys (private_key), and a service account is a user
+            type: { type: 'string', enum: ['private_key'] },
+            service_account_id: { type: 'string' },
           },
         },
       },
@@ -173,7 +197,10 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
       requireRole(request, 'super_admin')
       const body = request.body
       const em = ctx.orm.em.fork()
-      const userId = body.user_id ?? request.auth.userId
+      if (body.user_id !== undefined && body.service_account_id !== undefined && body.user_id !== body.service_account_id) {
+        throw new ValidationError('service_account_id: names another user than user_id', 'service_account_id')
+      }
+      const userId = body.user_id ?? body.service_account_id ?? request.auth.userId
       await findUser(request.auth.tenantId, userId)
       const environmentId = body.environment_id ?? request.auth.environmentId
       const env = await em.findOne(EnvironmentSchema, { id: environmentId, tenant_id: request.auth.tenantId, status: 'published' })
@@ -188,7 +215,7 @@ export async function authRoutes(instance: FastifyInstance, ctx: BillingContext,
       })
       await em.flush()
       // The plaintext key is returned once, here, and never again.
-      return reply.code(201).send({ ...serializeKey(row), api_key: key.plaintext })
+      return reply.code(201).send({ ...serializeKey(row), api_key: key.plaintext, secret: serializeKey(row) })
     },
   )
 

@@ -11,6 +11,8 @@ export interface CouponTermsInput {
   percentage_off?: string
   currency?: string
   duration?: CouponDuration
+  /** Flexprice's name for duration, with `repeated` for `repeating` */
+  cadence?: CouponCadence
   duration_in_periods?: number
   max_redemptions?: number | null
   redeem_after?: string
@@ -22,9 +24,23 @@ export type CouponTerms = Pick<
   'type' | 'amount_off' | 'percentage_off' | 'currency' | 'duration' | 'duration_in_periods' | 'max_redemptions' | 'redeem_after' | 'redeem_before'
 >
 
+export const COUPON_CADENCES = ['once', 'repeated', 'forever'] as const
+export type CouponCadence = (typeof COUPON_CADENCES)[number]
+
+/** A coupon's duration under the name Flexprice's SDK reads. */
+export const cadenceOf = (duration: CouponDuration): CouponCadence => (duration === 'repeating' ? 'repeated' : duration)
+
+function durationOf(input: CouponTermsInput): CouponDuration {
+  const fromCadence = input.cadence === undefined ? undefined : input.cadence === 'repeated' ? 'repeating' : input.cadence
+  if (fromCadence !== undefined && input.duration !== undefined && fromCadence !== input.duration) {
+    throw new ValidationError(`cadence: ${input.cadence} contradicts duration ${input.duration}`, 'cadence')
+  }
+  return input.duration ?? fromCadence ?? 'once'
+}
+
 /** Validates a new coupon's terms and returns them normalized for storage. */
 export function couponTerms(input: CouponTermsInput): CouponTerms {
-  const duration = input.duration ?? 'once'
+  const duration = durationOf(input)
   const terms = {
     type: input.type,
     ...(input.type === 'fixed' ? fixedOff(input) : percentageOff(input)),

@@ -41,7 +41,7 @@ test('creates and reads coupons with their exact wire values', async () => {
     metadata: { campaign: 'spring' }, created_at: fixed.created_at, updated_at: fixed.updated_at, created_by: t.userId, updated_by: t.userId,
     name: 'Spring ten', type: 'fixed', amount_off: '10.50', percentage_off: null, currency: 'USD', duration: 'repeating',
     duration_in_periods: 3, max_redemptions: 100, total_redemptions: 0, redeem_after: '2026-01-01T00:00:00.000Z',
-    redeem_before: '2026-03-01T00:00:00.000Z', rules: { plan_ids: ['plan_1'], min_amount: '20' },
+    redeem_before: '2026-03-01T00:00:00.000Z', rules: { plan_ids: ['plan_1'], min_amount: '20' }, cadence: 'repeated',
   })
   assert.deepEqual((await t.api.get(`/v1/coupons/${fixed.id}`)).body, fixed, 'read back as created')
 
@@ -51,13 +51,18 @@ test('creates and reads coupons with their exact wire values', async () => {
     tenant_id: t.tenantId, environment_id: t.environments.production, status: 'published', metadata: {},
     created_by: t.userId, updated_by: t.userId, name: '15 percent', type: 'percentage', amount_off: null, percentage_off: '12.5',
     currency: null, duration: 'once', duration_in_periods: null, max_redemptions: null, total_redemptions: 0,
-    redeem_after: null, redeem_before: null, rules: {},
+    redeem_after: null, redeem_before: null, rules: {}, cadence: 'once',
   })
   assert.deepEqual((await t.api.get(`/v1/coupons/${id}`)).body, pct)
 
   assert.equal((await created(t.api.post('/v1/coupons', tenOff({ amount_off: '1500', currency: 'JPY' })))).amount_off, '1500')
   assert.equal((await created(t.api.post('/v1/coupons', tenOff({ amount_off: '1.5', currency: 'KWD' })))).amount_off, '1.500')
   assert.equal((await created(t.api.post('/v1/coupons', percentOff({ percentage_off: '100', duration: 'forever' })))).percentage_off, '100')
+  // cadence is Flexprice's name for duration (repeated for repeating)
+  const repeated = await created(t.api.post('/v1/coupons', percentOff({ cadence: 'repeated', duration_in_periods: 2 })))
+  assert.deepEqual([repeated.duration, repeated.cadence, repeated.duration_in_periods], ['repeating', 'repeated', 2])
+  const forever = await created(t.api.post('/v1/coupons', percentOff({ cadence: 'forever', duration: 'forever' })))
+  assert.deepEqual([forever.duration, forever.cadence], ['forever', 'forever'])
   assertError(await t.api.get('/v1/coupons/coupon_unknown'), 404, 'not_found', /coupon coupon_unknown not found/)
 })
 
@@ -179,6 +184,8 @@ test('every rule on create is enforced with a validation_error naming the field,
     [percentOff({ percentage_off: '15%' }), /percentage_off/],
     [percentOff({ amount_off: '5' }), /amount_off is only allowed on fixed coupons/],
     [percentOff({ duration: 'weekly' }), /duration/],
+    [percentOff({ cadence: 'repeating' }), /cadence/],
+    [percentOff({ cadence: 'forever', duration: 'once' }), /cadence: forever contradicts duration once/],
     [percentOff({ duration: 'repeating' }), /duration_in_periods is required when duration is repeating/],
     [percentOff({ duration: 'repeating', duration_in_periods: 0 }), /duration_in_periods/],
     [percentOff({ duration: 'repeating', duration_in_periods: 1.5 }), /duration_in_periods/],

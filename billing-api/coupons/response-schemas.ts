@@ -8,6 +8,8 @@ export const couponSchema = recordSchema('Coupon', {
   percentage_off: stringOrNull,
   currency: stringOrNull,
   duration: str,
+  /** duration under Flexprice's name: once, repeated, forever */
+  cadence: str,
   duration_in_periods: integerOrNull,
   max_redemptions: integerOrNull,
   total_redemptions: integer,

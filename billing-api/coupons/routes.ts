@@ -8,6 +8,7 @@ import {
   archiveCoupon, createCoupon, getCoupon, listCoupons, updateCoupon,
   type CouponFilter, type CreateCouponInput, type UpdateCouponInput,
 } from './service.js'
+import { cadenceOf, COUPON_CADENCES } from './coupon-terms.js'
 
 export function serializeCoupon(c: Coupon) {
   return {
@@ -16,6 +17,7 @@ export function serializeCoupon(c: Coupon) {
     redeem_after: iso(c.redeem_after),
     redeem_before: iso(c.redeem_before),
     rules: c.rules,
+    cadence: cadenceOf(c.duration),
   }
 }
 
@@ -35,6 +37,7 @@ const createBody = {
     percentage_off: nonNegativeDecimalString,
     currency: { type: 'string', pattern: '^[A-Za-z]{3}$' },
     duration: { type: 'string', enum: COUPON_DURATIONS },
+    cadence: { type: 'string', enum: COUPON_CADENCES },
     duration_in_periods: { type: 'integer', minimum: 1 },
     max_redemptions: maxRedemptions,
     redeem_after: dateTime,

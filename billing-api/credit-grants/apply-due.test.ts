@@ -148,9 +148,11 @@ test('GET /subscriptions/{id}/grants/upcoming lists pending and computed applica
     credits: '100.5', scheduled_for: '2026-12-15T00:00:00.000Z', applied_at: null, period_start: '2026-12-15T00:00:00.000Z',
     period_end: '2027-01-15T00:00:00.000Z', application_status: 'PENDING', failure_reason: null, retry_count: 0,
     idempotency_key: `${grant.id}:${sub.id}:2026-12-15T00:00:00.000Z`, status: 'published', metadata: {},
-    created_at: null, updated_at: null, created_by: null, updated_by: null,
+    created_at: null, updated_at: null, created_by: null, updated_by: null, application_reason: null, subscription_status_at_application: null,
   })
   assert.equal(before.body.items[1].period_end, null)
+  // per customer: the same over its subscriptions
+  assert.deepEqual((await a.api.get(`/v1/customers/${sub.customer_id}/grants/upcoming`)).body, before.body)
 
   // After the job only the future ones remain; a stored PENDING application is listed with its id.
   assert.equal((await applyDueCreditGrants(p.ctx, { tenantId: a.tenantId })).applied, 5)
@@ -172,6 +174,7 @@ test('GET /subscriptions/{id}/grants/upcoming lists pending and computed applica
     assertError(await client.get(`/v1/subscriptions/${sub.id}/grants/upcoming`), 404, 'not_found')
   }
   assertError(await a.api.get('/v1/subscriptions/subs_unknown/grants/upcoming'), 404, 'not_found')
+  assertError(await b.api.get(`/v1/customers/${sub.customer_id}/grants/upcoming`), 404, 'not_found')
   assert.deepEqual(await applyDueCreditGrants(p.ctx, { tenantId: b.tenantId }), { subscriptions: 0, applied: 0, failed: 0, skipped: 0 })
   assert.equal((await applications(sub.id)).filter((r) => r.application_status === 'PENDING').length, 1)
 })

@@ -33,9 +33,11 @@ test('credit grant create, get, list by plan, update, archive; the plan read inc
     name: 'Welcome', plan_id: planId, subscription_id: null, credits: '1000', conversion_rate: '0.01', topup_conversion_rate: '0.012',
     credit_grant_anchor: '2026-02-01T00:00:00.000Z', start_date: '2026-02-01T00:00:00.000Z', end_date: '2027-02-01T00:00:00.000Z',
     expiration_duration: 30, expiration_duration_unit: 'DAY', period: 'BILLING_PERIOD', period_count: 2, priority: -1,
+    cadence: 'RECURRING', scope: 'PLAN', expiration_type: null,
   })
   assert.deepEqual((await api.get(`/v1/creditgrants/${full.id}`)).body, full)
-  const minimal = await created(api.post('/v1/creditgrants', { ...monthly, plan_id: planId }))
+  const minimal = await created(api.post('/v1/creditgrants', { ...monthly, plan_id: planId, cadence: 'RECURRING', scope: 'PLAN' }))
+  assert.deepEqual([minimal.cadence, minimal.scope], ['RECURRING', 'PLAN'])
   assert.deepEqual(
     [minimal.credits, minimal.period, minimal.period_count, minimal.priority, minimal.conversion_rate, minimal.expiration_duration, minimal.expiration_duration_unit, minimal.start_date],
     ['500.25', 'MONTHLY', 1, 0, null, null, null, null],
@@ -47,6 +49,9 @@ test('credit grant create, get, list by plan, update, archive; the plan read inc
   const byPlan = (await api.get(`/v1/creditgrants?plan_id=${planId}`)).body
   assert.deepEqual(ids(byPlan.items), [full.id, minimal.id])
   assert.deepEqual(byPlan.pagination, { limit: 50, offset: 0, total: 2 })
+  assert.deepEqual((await api.get(`/v1/plans/${planId}/creditgrants`)).body, byPlan)
+  assert.equal(elsewhere.cadence, 'ONETIME')
+  assertError(await api.get('/v1/plans/plan_unknown/creditgrants'), 404, 'not_found')
   assert.deepEqual(ids((await api.get('/v1/creditgrants')).body.items), [full.id, minimal.id, elsewhere.id])
   const page = (await api.get('/v1/creditgrants?limit=2&offset=1')).body
   assert.deepEqual(ids(page.items), [minimal.id, elsewhere.id])
@@ -119,6 +124,11 @@ test('every term is validated, naming the field, and nothing is written on rejec
     [{ ...base, start_date: 'tomorrow' }, /start_date must match format "date-time"/],
     [{ ...base, metadata: { n: 1 } }, /metadata\.n must be string/],
     [{ ...base, surprise: true }, /surprise/],
+    [{ ...base, cadence: 'ONETIME' }, /^cadence: ONETIME contradicts period/],
+    [{ ...base, period: 'ONETIME', cadence: 'RECURRING' }, /^cadence: RECURRING contradicts period ONETIME/],
+    [{ ...base, cadence: 'WEEKLY' }, /cadence/],
+    [{ ...base, scope: 'SUBSCRIPTION' }, /^scope: SUBSCRIPTION needs subscription_id/],
+    [{ ...base, scope: 'ADDON' }, /scope/],
   ]
   for (const [body, message] of invalid) assertError(await api.post('/v1/creditgrants', body), 400, 'validation_error', message)
   // The terms are fixed once created.

@@ -1,5 +1,5 @@
 // Response schemas of the credit grant routes (registered by module.ts, referred to by $id).
-import { str, stringOrNull, integer, integerOrNull, dateTimeString, dateTimeOrNull, recordSchema } from '../http/response-schemas.js'
+import { alwaysNull, str, stringOrNull, integer, integerOrNull, dateTimeString, dateTimeOrNull, recordSchema } from '../http/response-schemas.js'
 
 export const creditGrantSchema = recordSchema('CreditGrant', {
   name: str,
@@ -16,6 +16,12 @@ export const creditGrantSchema = recordSchema('CreditGrant', {
   period: str,
   period_count: integer,
   priority: integer,
+  /** ONETIME when period is ONETIME, else RECURRING */
+  cadence: str,
+  /** PLAN or SUBSCRIPTION: which of plan_id and subscription_id is set */
+  scope: str,
+  /** expiry is expiration_duration and its unit: null for clients that require the key */
+  expiration_type: alwaysNull,
 })
 
 /** Projected applications (not yet scheduled) have no id and no timestamps yet. */
@@ -36,4 +42,7 @@ export const creditGrantApplicationSchema = recordSchema('CreditGrantApplication
   failure_reason: stringOrNull,
   retry_count: integer,
   idempotency_key: str,
+  // why and in which subscription state it was applied are not recorded: null for clients that require the keys
+  application_reason: alwaysNull,
+  subscription_status_at_application: alwaysNull,
 })

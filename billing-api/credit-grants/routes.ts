@@ -10,7 +10,10 @@ import {
   archiveCreditGrant, createCreditGrant, getCreditGrant, pageCreditGrants, updateCreditGrant,
   type CreditGrantFilter, type CreditGrantInput, type CreditGrantUpdate,
 } from './service.js'
-import { pageUpcomingGrants } from './upcoming.js'
+import { pageCustomerUpcomingGrants, pageUpcomingGrants } from './upcoming.js'
+import { findInScope } from '../db/scoped-records.js'
+import { PlanSchema } from '../plans/plan.entity.js'
+import { CREDIT_GRANT_CADENCES, CREDIT_GRANT_SCOPES } from './cadence-scope.js'
 import { typed } from '../http/typed-routes.js'
 import { pageOf, ref } from '../http/response-schemas.js'
 
@@ -37,6 +40,8 @@ const createBody = {
     period_count: { type: 'integer', minimum: 1 },
     priority: { type: 'integer' },
     metadata: metadataSchema,
+    cadence: { type: 'string', enum: CREDIT_GRANT_CADENCES },
+    scope: { type: 'string', enum: CREDIT_GRANT_SCOPES },
   },
 } as const
 
@@ -48,6 +53,7 @@ const listQuery = {
 } as const
 
 const upcomingQuery = { type: 'object', properties: { ...paginationQuery } } as const
+const pageQuery = upcomingQuery
 
 export async function creditGrantRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
@@ -66,8 +72,22 @@ export async function creditGrantRoutes(instance: FastifyInstance, ctx: BillingC
     archive: archiveCreditGrant,
   })
 
+  app.get('/plans/:id/creditgrants', { schema: { response: { 200: pageOf(ref('CreditGrant')) }, tags: ['credit-grants'], params: idParams, querystring: pageQuery } }, async (request) => {
+    const page = request.query
+    const planId = grantId(request.params)
+    await findInScope(em(), PlanSchema, scopeOf(request), planId, 'plan')
+    const { items, total } = await pageCreditGrants(em(), scopeOf(request), { ...page, plan_id: planId })
+    return listResponse(items.map(serializeCreditGrant), total, page)
+  })
+
   // The subscription's upcoming grant applications (upcoming.ts); registered here, beside the
   // grants, rather than in subscriptions/.
+  app.get('/customers/:id/grants/upcoming', { schema: { response: { 200: pageOf(ref('CreditGrantApplication')) }, tags: ['credit-grants'], params: idParams, querystring: upcomingQuery } }, async (request) => {
+    const page = request.query
+    const { items, total } = await pageCustomerUpcomingGrants(em(), ctx.clock, scopeOf(request), grantId(request.params), page)
+    return listResponse(items.map(serializeApplication), total, page)
+  })
+
   app.get('/subscriptions/:id/grants/upcoming', { schema: { response: { 200: pageOf(ref('CreditGrantApplication')) }, tags: ['credit-grants'], params: idParams, querystring: upcomingQuery } }, async (request) => {
     const page = request.query
     const { items, total } = await pageUpcomingGrants(em(), ctx.clock, scopeOf(request), grantId(request.params), page)

@@ -1,6 +1,7 @@
 import { iso, serializeBase, pick } from '../db/common.js'
 import type { CreditGrant } from './credit-grant.entity.js'
 import type { UpcomingApplication } from './upcoming.js'
+import { grantCadence, grantScope } from './cadence-scope.js'
 
 export function serializeCreditGrant(g: CreditGrant) {
   return {
@@ -10,6 +11,9 @@ export function serializeCreditGrant(g: CreditGrant) {
     start_date: iso(g.start_date),
     end_date: iso(g.end_date),
     ...pick(g, ['expiration_duration', 'expiration_duration_unit', 'period', 'period_count', 'priority']),
+    cadence: grantCadence(g),
+    scope: grantScope(g),
+    expiration_type: null,
   }
 }
 
@@ -22,6 +26,8 @@ export function serializeApplication(a: UpcomingApplication) {
     period_start: a.period_start.toISOString(),
     period_end: iso(a.period_end),
     ...pick(a, ['application_status', 'failure_reason', 'retry_count', 'idempotency_key', 'status']),
+    application_reason: null,
+    subscription_status_at_application: null,
     metadata: a.metadata ?? {},
     created_at: iso(a.created_at),
     updated_at: iso(a.updated_at),

@@ -14,8 +14,9 @@ import { D } from '../pricing/index.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { CreditGrantSchema, type CreditGrant } from './credit-grant.entity.js'
 import { findInScope, retireRecord, publishedBy } from '../db/scoped-records.js'
+import { checkCadenceAndScope, type CadenceAndScope } from './cadence-scope.js'
 
-export interface CreditGrantInput {
+export interface CreditGrantInput extends CadenceAndScope {
   name: string
   plan_id?: string
   subscription_id?: string
@@ -117,6 +118,7 @@ function checkTerms(input: CreditGrantInput): void {
   if (input.start_date && input.end_date && new Date(input.end_date) <= new Date(input.start_date)) {
     throw new ValidationError('end_date must be after start_date', 'end_date')
   }
+  checkCadenceAndScope(input)
 }
 
 /** A grant belongs to exactly one plan or one subscription of the same environment. */

@@ -1,4 +1,4 @@
-// GET /subscriptions/{id}/grants/upcoming: the applications a subscription has still to receive.
+// GET /subscriptions/{id}/grants/upcoming (and per customer, over its subscriptions): the applications still to receive.
 // Items are the persisted PENDING applications (due, waiting for the job) and the computed
 // periods of its published grants that have no row yet: the due ones the job has not reached and
 // the next UPCOMING_PER_GRANT per grant. Computed items carry id null and null created/updated
@@ -8,7 +8,9 @@ import type { Clock } from '../../platform/clock.js'
 import type { Scope } from '../db/scope.js'
 import type { Page } from '../http/schemas.js'
 import { NotFoundError } from '../../platform/errors.js'
-import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
+import { SubscriptionSchema, type Subscription } from '../subscriptions/subscription.entity.js'
+import { CustomerSchema } from '../customers/customer.entity.js'
+import { findInScope } from '../db/scoped-records.js'
 import { CreditGrantApplicationSchema, type CreditGrantApplication } from './application.entity.js'
 import { CreditGrantSchema } from './credit-grant.entity.js'
 import { applicationKey, grantSchedule } from './grant-schedule.js'
@@ -27,7 +29,26 @@ export async function pageUpcomingGrants(
 ): Promise<{ items: UpcomingApplication[]; total: number }> {
   const sub = await em.findOne(SubscriptionSchema, { id: subscriptionId, ...scope, status: { $ne: 'deleted' } })
   if (!sub) throw new NotFoundError('subscription', subscriptionId)
+  return pageOf(await upcomingOf(em, scope, clock.now(), sub), page)
+}
+
+/** GET /customers/{id}/grants/upcoming: the same, over all the customer's subscriptions. */
+export async function pageCustomerUpcomingGrants(
+  em: EntityManager, clock: Clock, scope: Scope, customerId: string, page: Page,
+): Promise<{ items: UpcomingApplication[]; total: number }> {
+  await findInScope(em, CustomerSchema, scope, customerId, 'customer')
+  const subs = await em.find(SubscriptionSchema, { ...scope, customer_id: customerId, status: { $ne: 'deleted' } })
   const now = clock.now()
+  const items = (await Promise.all(subs.map((sub) => upcomingOf(em, scope, now, sub)))).flat()
+  return pageOf(items, page)
+}
+
+function pageOf(items: UpcomingApplication[], page: Page) {
+  items.sort((a, b) => a.scheduled_for.getTime() - b.scheduled_for.getTime() || (a.idempotency_key < b.idempotency_key ? -1 : 1))
+  return { items: items.slice(page.offset, page.offset + page.limit), total: items.length }
+}
+
+async function upcomingOf(em: EntityManager, scope: Scope, now: Date, sub: Subscription): Promise<UpcomingApplication[]> {
   const stored = await em.find(CreditGrantApplicationSchema, { ...scope, subscription_id: sub.id }, { orderBy: { scheduled_for: 'asc', idempotency_key: 'asc' } })
   const items: UpcomingApplication[] = stored.filter((a) => a.application_status === 'PENDING')
   if (sub.subscription_status === 'ACTIVE' || sub.subscription_status === 'TRIALING') {
@@ -46,6 +67,5 @@ export async function pageUpcomingGrants(
       }
     }
   }
-  items.sort((a, b) => a.scheduled_for.getTime() - b.scheduled_for.getTime() || (a.idempotency_key < b.idempotency_key ? -1 : 1))
-  return { items: items.slice(page.offset, page.offset + page.limit), total: items.length }
+  return items
 }

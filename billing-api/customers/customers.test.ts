@@ -95,6 +95,24 @@ test('external_id is unique per environment, on create and on update', async () 
   await created((await p.newTenant()).api.post('/v1/customers', { external_id: 'dup' }))
 })
 
+test("Flexprice's forms: read by external id, update by id or external id in the query", async () => {
+  const { api, apiKey, environments } = await p.newTenant()
+  const a = await created(api.post('/v1/customers', { external_id: 'acme', name: 'Acme' }))
+  assert.deepEqual((await api.get('/v1/customers/external/acme')).body, a)
+  assertError(await api.get('/v1/customers/external/nobody'), 404, 'not_found', /customer with external_id nobody not found/)
+  assertError(await p.client(apiKey, environments.development).get('/v1/customers/external/acme'), 404, 'not_found')
+
+  const byId = await api.put(`/v1/customers?id=${a.id}`, { name: 'Acme Inc' })
+  assert.equal(byId.status, 200, JSON.stringify(byId.body))
+  assert.equal(byId.body.name, 'Acme Inc')
+  const byExternal = await api.put('/v1/customers?external_customer_id=acme', { email: 'billing@acme.test' })
+  assert.deepEqual([byExternal.body.id, byExternal.body.name, byExternal.body.email], [a.id, 'Acme Inc', 'billing@acme.test'])
+  assertError(await api.put('/v1/customers', { name: 'x' }), 400, 'validation_error', /exactly one of id and external_customer_id/)
+  assertError(await api.put(`/v1/customers?id=${a.id}&external_customer_id=acme`, { name: 'x' }), 400, 'validation_error', /exactly one/)
+  assertError(await api.put('/v1/customers?external_customer_id=nobody', { name: 'x' }), 404, 'not_found')
+  assertError(await api.put('/v1/customers?customer=acme', { name: 'x' }), 400, 'validation_error', /customer/)
+})
+
 test('create and update reject invalid input naming the field, and write nothing', async () => {
   const { api, tenantId } = await p.newTenant()
   const existing = await created(api.post('/v1/customers', full))

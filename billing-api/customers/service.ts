@@ -2,7 +2,7 @@
 // Every use case answers with the customer and its provider integrations.
 import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
+import { AlreadyExistsError, NotFoundError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { Metadata } from '../db/common.js'
@@ -75,6 +75,13 @@ export async function searchCustomers(em: EntityManager, scope: Scope, search: C
   if (search.email !== undefined) where.email = search.email
   const { items, total } = await findPage(em, CustomerSchema, where, search.filters?.metadata, search, { created_at: 'asc', id: 'asc' })
   return { items: await withIntegrations(em, scope, items), total }
+}
+
+/** The id of the live (not deleted) customer with this external_id. */
+export async function customerIdByExternalId(em: EntityManager, scope: Scope, externalId: string): Promise<string> {
+  const customer = await em.findOne(CustomerSchema, { ...scope, external_id: externalId, status: { $ne: 'deleted' } })
+  if (!customer) throw new NotFoundError('customer with external_id', externalId)
+  return customer.id
 }
 
 async function findCustomer(em: EntityManager, scope: Scope, id: string): Promise<Customer> {

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { type ApiClient, usePlatform } from '../../test/support/platform.js'
 import { created } from '../../test/support/fixtures.js'
-import { assertError, common, eventsFor, newFeature, newMeter, newPlan, rowCount } from '../features/test-kit.js'
+import { assertError, common, eventsFor, flatMonthly, newFeature, newMeter, newPlan, rowCount } from '../features/test-kit.js'
 import { listEntitlements } from './read.js'
 
 const p = usePlatform()
@@ -34,7 +34,7 @@ describe('create and read', () => {
       ...common(e, c.tenantId, c.environments.production, c.userId),
       metadata: {}, entity_type: 'PLAN', entity_id: c.plan.id, plan_id: c.plan.id, feature_id: c.calls.id,
       is_enabled: true, usage_limit: 1000, is_soft_limit: false, static_value: null, usage_reset_period: 'MONTHLY',
-      display_order: 0, start_date: null, end_date: null, feature: c.calls,
+      display_order: 0, start_date: null, end_date: null, feature: c.calls, feature_type: 'metered', parent_entitlement_id: null, plan: null, addon: null,
     })
     assert.deepEqual((await c.api.get(`/v1/entitlements/${e.id}`)).body, e)
     const events = await eventsFor(p, e.id)
@@ -54,6 +54,7 @@ describe('create and read', () => {
       metadata: { k: 'v' }, entity_type: 'ADDON', entity_id: c.addon.id, plan_id: null, feature_id: c.calls.id,
       is_enabled: false, usage_limit: 9007199254740991, is_soft_limit: true, static_value: null, usage_reset_period: 'NEVER',
       display_order: 3, start_date: '2026-01-01T00:00:00.000Z', end_date: '2027-01-01T00:00:00.000Z', feature: c.calls,
+      feature_type: 'metered', parent_entitlement_id: null, plan: null, addon: null,
     })
     const unlimited = await grant(c.api, { entity_type: 'PLAN', entity_id: c.plan.id, feature_id: c.calls.id, usage_limit: null, usage_reset_period: 'DAILY' })
     assert.equal(unlimited.usage_limit, null)
@@ -213,6 +214,66 @@ test('list filters by entity_type, entity_id and feature_id, orders by display_o
   assert.deepEqual(await ids(`?feature_id=${c.sso.id}`), [e3.id, e1.id])
   assert.deepEqual(await list('?limit=2&offset=2'), { items: [e3, e1], pagination: { limit: 2, offset: 2, total: 4 } })
   assertError(await c.api.get('/v1/entitlements?entity_type=plan'), 400, 'validation_error', /entity_type/)
+})
+
+test("Flexprice's forms: feature_type is checked, search by id lists, bulk create, an add-on's and a plan's entitlements", async () => {
+  const c = await catalog()
+  const e = await grant(c.api, { entity_type: 'PLAN', entity_id: c.plan.id, feature_id: c.calls.id, feature_type: 'metered', usage_limit: 10 })
+  assert.equal(e.feature_type, 'metered')
+  assertError(await c.api.post('/v1/entitlements', { entity_type: 'PLAN', entity_id: c.plan.id, feature_id: c.sso.id, feature_type: 'metered' }), 400, 'validation_error', /feature_type: feature \S+ is boolean, not metered/)
+  assertError(await c.api.post('/v1/entitlements', { entity_type: 'PLAN', entity_id: c.plan.id, feature_id: c.sso.id, feature_type: 'config' }), 400, 'validation_error', /feature_type/)
+
+  const bulk = await c.api.post('/v1/entitlements/bulk', { items: [
+    { entity_type: 'ADDON', entity_id: c.addon.id, feature_id: c.sso.id, feature_type: 'boolean' },
+    { entity_type: 'ADDON', entity_id: c.addon.id, feature_id: c.seats.id, static_value: '5' },
+  ] })
+  assert.equal(bulk.status, 201, JSON.stringify(bulk.body))
+  assert.deepEqual(bulk.body.items.map((x: any) => [x.entity_id, x.feature_id, x.static_value]), [[c.addon.id, c.sso.id, null], [c.addon.id, c.seats.id, '5']])
+  const refused = await c.api.post('/v1/entitlements/bulk', { items: [{ entity_type: 'PLAN', entity_id: c.plan.id, feature_id: c.seats.id, static_value: '1' }, { entity_type: 'PLAN', entity_id: c.plan.id, feature_id: c.calls.id }] })
+  assertError(refused, 409, 'already_exists')
+  assert.equal(await rowCount(p, 'entitlements', c.tenantId), 3, 'a refused bulk create writes nothing')
+
+  const search = async (body: object) => (await c.api.post('/v1/entitlements/search', body)).body.items.map((x: any) => x.id)
+  assert.deepEqual(await search({ feature_ids: [c.calls.id] }), [e.id])
+  assert.deepEqual(await search({ plan_ids: [c.plan.id] }), [e.id])
+  assert.deepEqual(await search({ entity_ids: [c.addon.id], feature_ids: [c.seats.id] }), [bulk.body.items[1].id])
+  assertError(await c.api.post('/v1/entitlements/search', { plan_ids: [c.plan.id], entity_type: 'ADDON' }), 400, 'validation_error', /plan_ids/)
+
+  const addonPage = (await c.api.get(`/v1/addons/${c.addon.id}/entitlements`)).body
+  assert.deepEqual([addonPage.items, addonPage.pagination], [bulk.body.items, { limit: 50, offset: 0, total: 2 }])
+  assertError(await c.api.get('/v1/addons/addon_unknown/entitlements'), 404, 'not_found')
+  const plan = (await c.api.get(`/v1/plans/${c.plan.id}/entitlements`)).body
+  assert.deepEqual(plan, (await c.api.get(`/v1/plans/${c.plan.id}`)).body)
+  assert.deepEqual(plan.entitlements, [e])
+})
+
+test("a customer's and a subscription's entitlements: per feature, the live grants added up, and their sources", async () => {
+  const t = await p.newTenant()
+  const meter = await newMeter(t.api)
+  const calls = await newFeature(t.api, { name: 'API calls', type: 'metered', meter_id: meter.id })
+  const sso = await newFeature(t.api, { name: 'SSO', type: 'boolean' })
+  const plan = await newPlan(t.api, { prices: [flatMonthly('10')] })
+  const limit = await grant(t.api, { entity_type: 'PLAN', entity_id: plan.id, feature_id: calls.id, usage_limit: 100, usage_reset_period: 'MONTHLY' })
+  const off = await grant(t.api, { entity_type: 'PLAN', entity_id: plan.id, feature_id: sso.id, is_enabled: false })
+  const customer = await created(t.api.post('/v1/customers', { external_id: 'acme' }))
+  const subscribe = () => created(t.api.post('/v1/subscriptions', { customer_id: customer.id, plan_id: plan.id, currency: 'USD' }))
+  const [a, b] = [await subscribe(), await subscribe()]
+
+  const mine = (await t.api.get(`/v1/customers/${customer.id}/entitlements`)).body
+  assert.equal(mine.customer_id, customer.id)
+  const byFeature = new Map(mine.features.map((f: any) => [f.feature.id, f]))
+  const callsOf = byFeature.get(calls.id) as any
+  // a plan two subscriptions share grants once per subscription: the limits add up
+  assert.deepEqual(callsOf.entitlement, { is_enabled: true, is_soft_limit: false, usage_limit: 200, usage_reset_period: 'MONTHLY', static_values: [] })
+  assert.deepEqual(callsOf.sources.map((x: any) => [x.entitlement_id, x.subscription_id, x.usage_limit, x.entity_type]), [[limit.id, a.id, 100, 'PLAN'], [limit.id, b.id, 100, 'PLAN']])
+  assert.deepEqual((byFeature.get(sso.id) as any).entitlement.is_enabled, false)
+  assert.equal((byFeature.get(sso.id) as any).sources[0].entitlement_id, off.id)
+
+  const one = (await t.api.get(`/v1/subscriptions/${a.id}/entitlements`)).body
+  assert.deepEqual([one.subscription_id, one.plan_id], [a.id, plan.id])
+  assert.equal(one.features.find((f: any) => f.feature.id === calls.id).entitlement.usage_limit, 100)
+  assertError(await t.api.get('/v1/customers/cust_unknown/entitlements'), 404, 'not_found')
+  assertError(await (await p.newTenant()).api.get(`/v1/subscriptions/${a.id}/entitlements`), 404, 'not_found')
 })
 
 test('listEntitlements returns the serialized entitlements of one plan or add-on, for their reads', async () => {

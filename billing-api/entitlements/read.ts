@@ -17,6 +17,10 @@ export function serializeEntitlement(e: Entitlement, feature: Feature) {
     start_date: iso(e.start_date),
     end_date: iso(e.end_date),
     feature: serializeFeature(feature),
+    feature_type: feature.type,
+    parent_entitlement_id: null,
+    plan: null,
+    addon: null,
   }
 }
 

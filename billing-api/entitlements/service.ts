@@ -1,12 +1,12 @@
 // Entitlement use cases. An entitlement grants one published feature on one published plan or
 // add-on of the same scope; each (plan or add-on, feature) pair has at most one live entitlement.
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { AlreadyExistsError } from '../../platform/errors.js'
+import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import { AddonSchema } from '../addons/addon.entity.js'
 import type { Scope } from '../db/scope.js'
 import { publishSystemEvent } from '../events/index.js'
-import { FeatureSchema, type Feature } from '../features/feature.entity.js'
+import { FeatureSchema, type Feature, type FeatureType } from '../features/feature.entity.js'
 import { findInScope, requireReference } from '../db/scoped-records.js'
 import type { Page } from '../http/schemas.js'
 import { PlanSchema } from '../plans/plan.entity.js'
@@ -34,12 +34,18 @@ export interface CreateEntitlementInput extends EntitlementValues {
   entity_type: EntitlementEntityType
   entity_id: string
   feature_id: string
+  /** the feature's type, as Flexprice's SDK sends it: checked, not stored */
+  feature_type?: FeatureType
 }
 
 export interface EntitlementFilter extends Page {
   entity_type?: EntitlementEntityType
   entity_id?: string
   feature_id?: string
+  /** POST /entitlements/search: any of these (plan_ids are PLAN grantors) */
+  entity_ids?: string[]
+  plan_ids?: string[]
+  feature_ids?: string[]
 }
 
 export interface EntitlementWithFeature {
@@ -75,6 +81,9 @@ export async function createEntitlement(em: EntityManager, scope: Scope, userId:
   return em.transactional(async (tx) => {
     await requireGrantingEntity(tx, scope, input.entity_type, input.entity_id)
     const feature = await requireReference(tx, FeatureSchema, scope, input.feature_id, 'feature', 'feature_id')
+    if (input.feature_type !== undefined && input.feature_type !== feature.type) {
+      throw new ValidationError(`feature_type: feature ${feature.id} is ${feature.type}, not ${input.feature_type}`, 'feature_type')
+    }
     const live = { ...scope, entity_type: input.entity_type, entity_id: input.entity_id, feature_id: input.feature_id, status: { $ne: 'deleted' } }
     if (await tx.count(EntitlementSchema, live)) {
       throw new AlreadyExistsError(`${input.entity_type.toLowerCase()} ${input.entity_id} already has an entitlement for feature ${input.feature_id}`)
@@ -114,8 +123,32 @@ export async function getEntitlement(em: EntityManager, scope: Scope, id: string
 export async function listEntitlementPage(em: EntityManager, scope: Scope, q: EntitlementFilter): Promise<{ items: EntitlementResponse[]; total: number }> {
   const where: Record<string, unknown> = { ...scope, status: { $ne: 'deleted' } }
   for (const k of ['entity_type', 'entity_id', 'feature_id'] as const) if (q[k]) where[k] = q[k]
+  const and: Record<string, unknown>[] = []
+  if (q.plan_ids) {
+    if (q.entity_type === 'ADDON') throw new ValidationError('plan_ids: plans grant PLAN entitlements, not ADDON ones', 'plan_ids')
+    where.entity_type = 'PLAN'
+    and.push({ entity_id: { $in: q.plan_ids } })
+  }
+  if (q.entity_ids) and.push({ entity_id: { $in: q.entity_ids } })
+  if (q.feature_ids) and.push({ feature_id: { $in: q.feature_ids } })
+  if (and.length) where.$and = and
   const [rows, total] = await em.findAndCount(EntitlementSchema, where, { orderBy: ENTITLEMENT_ORDER, limit: q.limit, offset: q.offset })
   return { items: await serializeEntitlements(em, scope, rows), total }
+}
+
+/** POST /entitlements/bulk: all of them or none. */
+export async function createEntitlements(em: EntityManager, scope: Scope, userId: string, inputs: CreateEntitlementInput[]): Promise<EntitlementWithFeature[]> {
+  return em.transactional(async (tx) => {
+    const created: EntitlementWithFeature[] = []
+    for (const input of inputs) created.push(await createEntitlement(tx, scope, userId, input))
+    return created
+  })
+}
+
+/** The entitlements an add-on grants; 404 when there is no such add-on. */
+export async function listAddonEntitlements(em: EntityManager, scope: Scope, addonId: string, page: Page): Promise<{ items: EntitlementResponse[]; total: number }> {
+  await findInScope(em, AddonSchema, scope, addonId, 'addon')
+  return listEntitlementPage(em, scope, { ...page, entity_type: 'ADDON', entity_id: addonId })
 }
 
 export async function updateEntitlement(em: EntityManager, scope: Scope, userId: string, id: string, input: EntitlementValues): Promise<EntitlementWithFeature> {

@@ -1,6 +1,7 @@
 // The target copy of a source record: same values, a new id, the target environment, the
 // cloning user, and references remapped to their target ids. Pure.
 import type { BaseRecord } from '../db/common.js'
+import type { CreditGrant } from '../credit-grants/credit-grant.entity.js'
 import type { Entitlement } from '../entitlements/entitlement.entity.js'
 import type { Feature } from '../features/feature.entity.js'
 import type { Meter } from '../meters/meter.entity.js'
@@ -57,3 +58,5 @@ export const copyEntitlement = (src: Entitlement, t: Target, planId: string, map
   entity_id: planId,
   feature_id: map.require('feature', src.feature_id),
 })
+
+export const copyCreditGrant = (src: CreditGrant, t: Target, planId: string): Copied<CreditGrant> => ({ ...base(src, t), plan_id: planId })

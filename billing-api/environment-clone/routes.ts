@@ -7,6 +7,7 @@ import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../p
 import { requireRole } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { EnvironmentSchema } from '../tenants/tenant.entity.js'
+import { planCloneRoutes } from './plan-clone.js'
 
 const envId = { type: 'string', minLength: 1, maxLength: 100 } as const
 
@@ -50,6 +51,7 @@ const jobView = {
 } as const
 
 export async function environmentCloneRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
+  planCloneRoutes(instance, ctx)
   const app = typed(instance)
   const queue = () => {
     if (!ctx.environmentClone) throw new ServiceUnavailableError('the environment clone queue is not configured in this process')

@@ -14,3 +14,10 @@ export const refIdSchema = { type: 'string', minLength: 1, maxLength: 100 } as c
 export function nullable<const T extends { type: string }>(s: T) {
   return { ...s, type: [s.type, 'null'] as const }
 }
+
+/** Path parameters of GET /<resource>/lookup/{lookup_key}. */
+export const lookupKeyParams = {
+  type: 'object',
+  required: ['lookup_key'],
+  properties: { lookup_key: { type: 'string', minLength: 1, maxLength: 255 } },
+} as const

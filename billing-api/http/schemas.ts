@@ -32,3 +32,11 @@ export interface Page {
 export function listResponse<T>(items: T[], total: number, page: Page) {
   return { items, pagination: { limit: page.limit, offset: page.offset, total } }
 }
+
+/** A search filter on any of these ids. */
+export const idListSchema = { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 100 } } as const
+
+/** POST /<resource>/bulk: `items`, each a create body, made all together or not at all. */
+export function bulkBodyOf<const T extends object>(item: T) {
+  return { type: 'object', required: ['items'], additionalProperties: false, properties: { items: { type: 'array', minItems: 1, maxItems: 100, items: item } } } as const
+}

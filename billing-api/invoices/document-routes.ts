@@ -13,7 +13,11 @@ import { download } from '../http/response-schemas.js'
 const pdfQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { force_generate: { type: 'boolean', default: false } },
+  properties: {
+    force_generate: { type: 'boolean', default: false },
+    // Flexprice's SDK asks for a presigned URL with url=true; the document itself is what is served
+    url: { type: 'boolean', enum: [false] },
+  },
 } as const
 
 function sendCsv(reply: FastifyReply, csv: CsvDownload) {

@@ -108,6 +108,11 @@ test('a CREDIT invoice stores negated amounts, collects nothing and refuses paym
   const fin = await t.api.post(`/v1/invoices/${inv.id}/finalize`, {})
   assert.equal(fin.status, 200, JSON.stringify(fin.body))
   assert.deepEqual([fin.body.invoice_status, fin.body.total, fin.body.amount_due], ['FINALIZED', '-10.75', '0.00'])
+  const declared = await t.api.post('/v1/invoices', {
+    customer_id: customer.id, invoice_type: 'CREDIT', currency: 'EUR', subtotal: '-1.5', total: '-1.50', amount_due: '0', line_items: [{ display_name: 'c', amount: '1.5' }],
+  })
+  assert.equal(declared.status, 201, JSON.stringify(declared.body))
+  assert.deepEqual([declared.body.subtotal, declared.body.total, declared.body.amount_due], ['-1.50', '-1.50', '0.00'])
   assertError(await t.api.post(`/v1/invoices/${inv.id}/payments`, { amount: '1.00' }), 400, 'invalid_operation')
   assert.equal(await countRows(p, 'invoice_payments', t.tenantId), 0)
 })
@@ -128,6 +133,11 @@ test('refused creations write nothing', async () => {
   assertError(await t.api.post('/v1/invoices', { ...base, invoice_type: 'SUBSCRIPTION' }), 400, 'validation_error')
   assertError(await t.api.post('/v1/invoices', { ...base, billing_reason: 'WALLET_AUTO_TOPUP' }), 400, 'validation_error')
   assertError(await t.api.post('/v1/invoices', { ...base, issue_date: '2026-10-02T00:00:00Z', due_date: '2026-10-01T00:00:00Z' }), 400, 'validation_error', /due_date/)
+  // totals a client sends (Flexprice's SDK requires them) must be what the line items make
+  assertError(await t.api.post('/v1/invoices', { ...base, subtotal: '5.01' }), 400, 'validation_error', /^subtotal: 5.01 does not match the line items, which make 5.00$/)
+  assertError(await t.api.post('/v1/invoices', { ...base, total: '4' }), 400, 'validation_error', /^total: 4 does not match/)
+  assertError(await t.api.post('/v1/invoices', { ...base, amount_due: '0' }), 400, 'validation_error', /^amount_due: 0 does not match/)
+  assertError(await t.api.post('/v1/invoices', { ...base, subtotal: 'five' }), 400, 'validation_error', /subtotal/)
   assert.equal(await countRows(p, 'invoices', t.tenantId), 0)
   assert.equal(await countRows(p, 'invoice_line_items', t.tenantId), 0)
   assert.equal(await countRows(p, 'system_events_outbox', t.tenantId), 1) // customer.created only

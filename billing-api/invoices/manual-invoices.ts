@@ -52,6 +52,10 @@ export interface ManualInvoiceInput {
   metadata?: Metadata
   /** a repeated key (while its invoice is live: not VOIDED, not deleted) is 409 already_exists */
   idempotency_key?: string
+  /** the totals as the client computed them: checked against the line items, never taken as given */
+  subtotal?: string
+  total?: string
+  amount_due?: string
 }
 
 export interface ManualTotals {
@@ -91,6 +95,7 @@ export async function createManualInvoice(
 ): Promise<{ invoice: Invoice; lines: InvoiceLineItem[] }> {
   if (input.line_items.length === 0) throw new ValidationError('line_items must not be empty', 'line_items')
   const totals = manualInvoiceTotals(input.invoice_type, input.currency, input.line_items.map((l) => l.amount))
+  checkDeclaredTotals(input, totals)
   const quantities = input.line_items.map((l, i) => {
     const q = D(l.quantity ?? '1')
     if (!q.gt(0)) throw new ValidationError(`line_items[${i}].quantity must be greater than 0`, `line_items[${i}].quantity`)
@@ -105,6 +110,17 @@ export async function createManualInvoice(
     // Two concurrent requests with one idempotency_key: the unique index lets one through.
     if (err instanceof UniqueConstraintViolationException) throw new AlreadyExistsError(`an invoice with idempotency_key ${input.idempotency_key} exists`)
     throw err
+  }
+}
+
+/** A new invoice has no tax, discount or credit yet: its total is its subtotal. */
+function checkDeclaredTotals(input: ManualInvoiceInput, totals: ManualTotals): void {
+  const expected = { subtotal: totals.subtotal, total: totals.subtotal, amount_due: totals.amount_due } as const
+  for (const field of ['subtotal', 'total', 'amount_due'] as const) {
+    const declared = input[field]
+    if (declared !== undefined && !D(declared).eq(expected[field])) {
+      throw new ValidationError(`${field}: ${declared} does not match the line items, which make ${expected[field]}`, field)
+    }
   }
 }
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/index.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
-import { dateTime, idParams, metadataSchema, nonNegativeDecimalString } from '../http/schemas.js'
+import { dateTime, decimalString, idParams, metadataSchema, nonNegativeDecimalString } from '../http/schemas.js'
 import { createManualInvoice, MANUAL_BILLING_REASONS, MANUAL_INVOICE_TYPES, updateInvoice } from './manual-invoices.js'
 import { serializeInvoice } from './serialize.js'
 import { getInvoice } from './service.js'
@@ -41,6 +41,10 @@ const createBody = {
     description: { type: 'string', maxLength: 1000 },
     metadata: metadataSchema,
     idempotency_key: { type: 'string', minLength: 1, maxLength: 255 },
+    // Flexprice's SDK requires these; they must equal what the line items make.
+    subtotal: decimalString,
+    total: decimalString,
+    amount_due: decimalString,
   },
 } as const
 

@@ -1,5 +1,5 @@
 // Response schemas of the invoice routes (registered by module.ts, referred to by $id).
-import { anyJson, dateTimeOrNull, dateTimeString, integer, integerOrNull, objectOf, recordBaseProperties, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
+import { alwaysNull, anyJson, dateTimeOrNull, dateTimeString, integer, integerOrNull, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
 
 const invoiceProperties = {
   customer_id: str,
@@ -36,19 +36,19 @@ const invoiceProperties = {
   last_computed_at: dateTimeOrNull,
   version: integer,
   invoice_pdf_url: str,
-  /** on single-invoice answers */
-  line_items: { type: 'array', items: ref('InvoiceLineItem') },
-  /** on single-invoice answers */
-  coupon_applications: { type: 'array', items: ref('CouponApplication') },
-  /** on single-invoice answers */
-  taxes: { type: 'array', items: ref('AppliedTax') },
-  /** POST /invoices/search with expand=customer */
+  /** on single-invoice answers; null in lists */
+  line_items: { type: ['array', 'null'], items: ref('InvoiceLineItem') },
+  /** on single-invoice answers; null in lists */
+  coupon_applications: { type: ['array', 'null'], items: ref('CouponApplication') },
+  /** on single-invoice answers; null in lists */
+  taxes: { type: ['array', 'null'], items: ref('AppliedTax') },
+  /** POST /invoices/search with expand=customer; null otherwise */
   customer: { anyOf: [ref('Customer'), { type: 'null' }] },
-  /** POST /invoices/search with expand=subscription */
+  /** POST /invoices/search with expand=subscription; null otherwise */
   subscription: { anyOf: [ref('Subscription'), { type: 'null' }] },
 }
 
-export const invoiceSchema = recordSchema('Invoice', invoiceProperties, { optional: ['line_items', 'coupon_applications', 'taxes', 'customer', 'subscription'] })
+export const invoiceSchema = recordSchema('Invoice', invoiceProperties)
 
 export const invoiceLineItemSchema = recordSchema('InvoiceLineItem', {
   invoice_id: str,
@@ -72,6 +72,15 @@ export const invoiceLineItemSchema = recordSchema('InvoiceLineItem', {
   commitment_info: anyJson,
   period_start: dateTimeOrNull,
   period_end: dateTimeOrNull,
+  // Not kept on an invoice line (read the price and the subscription line item): null for clients
+  // that require the keys.
+  entity_id: alwaysNull,
+  entity_type: alwaysNull,
+  meter_display_name: alwaysNull,
+  plan_display_name: alwaysNull,
+  price_unit: alwaysNull,
+  price_unit_id: alwaysNull,
+  price_unit_amount: alwaysNull,
 })
 
 export const couponApplicationSchema = recordSchema('CouponApplication', {
@@ -100,12 +109,7 @@ export const appliedTaxSchema = recordSchema('AppliedTax', {
   tax_amount: money,
   taxable_amount: money,
   applied_at: dateTimeString,
-  tax_rate: {
-    anyOf: [
-      objectOf({ ...recordBaseProperties, code: str, name: str, description: stringOrNull, fixed_value: stringOrNull, percentage_value: stringOrNull, currency: stringOrNull }),
-      { type: 'null' },
-    ],
-  },
+  tax_rate: { anyOf: [ref('TaxRate'), { type: 'null' }] },
 })
 
 export const invoicePaymentSchema = recordSchema('InvoicePayment', {

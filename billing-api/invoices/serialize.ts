@@ -5,6 +5,7 @@ import { INVOICE_AMOUNT_FIELDS, type Invoice, type InvoiceLineItem } from './inv
 import type { InvoicePayment } from './payment.entity.js'
 import type { CouponApplication } from './amounts.entity.js'
 import type { AppliedTaxView } from './amount-records.js'
+import { serializeTaxRate } from '../taxes/index.js'
 
 /** The invoice's coupon applications and applied taxes (amount-records.ts), when loaded. */
 export interface InvoiceAmountRecords {
@@ -33,27 +34,26 @@ export function serializeInvoice(inv: Invoice, lines?: InvoiceLineItem[], record
     issue_date: iso(inv.issue_date), due_date: iso(inv.due_date), finalized_at: iso(inv.finalized_at), paid_at: iso(inv.paid_at),
     voided_at: iso(inv.voided_at), last_computed_at: iso(inv.last_computed_at), version: inv.version,
     invoice_pdf_url: invoicePdfPath(inv.id),
-    ...(lines
-      ? {
-          line_items: lines.map((l) => ({
-            ...serializeBase(l), invoice_id: l.invoice_id, customer_id: l.customer_id, subscription_id: l.subscription_id,
-            subscription_line_item_id: l.subscription_line_item_id, price_id: l.price_id, price_type: l.price_type,
-            meter_id: l.meter_id, currency: l.currency, display_name: l.display_name, amount: toMoneyString(l.amount, l.currency), quantity: l.quantity,
-            adjusted_entitlement_quantity: l.adjusted_entitlement_quantity ?? null,
-            line_item_discount: toMoneyString(l.line_item_discount ?? '0', l.currency), invoice_level_discount: toMoneyString(l.invoice_level_discount ?? '0', l.currency),
-            prepaid_credits_applied: toMoneyString(l.prepaid_credits_applied ?? '0', l.currency),
-            usage_analytics: l.usage_analytics ?? null, usage_breakdown: l.usage_breakdown ?? null,
-            commitment_info: l.commitment_info ?? null, // commitments (helper C1)
-            period_start: iso(l.period_start), period_end: iso(l.period_end),
-          })),
-        }
-      : {}),
-    ...(records
-      ? {
-          coupon_applications: records.couponApplications.map(serializeCouponApplication),
-          taxes: records.taxes.map(serializeAppliedTax),
-        }
-      : {}),
+    line_items: lines
+      ? lines.map((l) => ({
+          ...serializeBase(l), invoice_id: l.invoice_id, customer_id: l.customer_id, subscription_id: l.subscription_id,
+          subscription_line_item_id: l.subscription_line_item_id, price_id: l.price_id, price_type: l.price_type,
+          meter_id: l.meter_id, currency: l.currency, display_name: l.display_name, amount: toMoneyString(l.amount, l.currency), quantity: l.quantity,
+          adjusted_entitlement_quantity: l.adjusted_entitlement_quantity ?? null,
+          line_item_discount: toMoneyString(l.line_item_discount ?? '0', l.currency), invoice_level_discount: toMoneyString(l.invoice_level_discount ?? '0', l.currency),
+          prepaid_credits_applied: toMoneyString(l.prepaid_credits_applied ?? '0', l.currency),
+          usage_analytics: l.usage_analytics ?? null, usage_breakdown: l.usage_breakdown ?? null,
+          commitment_info: l.commitment_info ?? null, // commitments (helper C1)
+          period_start: iso(l.period_start), period_end: iso(l.period_end),
+          entity_id: null, entity_type: null, meter_display_name: null, plan_display_name: null,
+          price_unit: null, price_unit_id: null, price_unit_amount: null,
+        }))
+      : null,
+    coupon_applications: records ? records.couponApplications.map(serializeCouponApplication) : null,
+    taxes: records ? records.taxes.map(serializeAppliedTax) : null,
+    // filled by POST /invoices/search with expand (search-expand.ts)
+    customer: null as unknown,
+    subscription: null as unknown,
   }
 }
 
@@ -72,9 +72,7 @@ export function serializeAppliedTax(t: AppliedTaxView) {
     ...serializeBase(t), entity_type: t.entity_type, entity_id: t.entity_id, tax_rate_id: t.tax_rate_id,
     tax_association_id: t.tax_association_id, currency: t.currency, idempotency_key: t.idempotency_key,
     tax_amount: toMoneyString(t.tax_amount, t.currency), taxable_amount: toMoneyString(t.taxable_amount, t.currency), applied_at: t.applied_at.toISOString(),
-    tax_rate: r
-      ? { ...serializeBase(r), code: r.code, name: r.name, description: r.description, fixed_value: r.fixed_value, percentage_value: r.percentage_value, currency: r.currency }
-      : null,
+    tax_rate: r ? serializeTaxRate(r) : null,
   }
 }
 

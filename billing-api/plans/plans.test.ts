@@ -108,7 +108,7 @@ test('plan search: metadata filters, lookup_key, order by display_order then cre
   const page = await search({ filters: { metadata: { region: 'eu' } }, limit: 1, offset: 1 })
   assert.deepEqual(ids(page.items), [b.id])
   assert.deepEqual(page.pagination, { limit: 1, offset: 1, total: 2 })
-  assert.equal((await search({})).items[0].credit_grants, undefined, 'list items are summaries')
+  assert.equal((await search({})).items[0].credit_grants, null, 'list items are summaries')
   assertError(await api.post('/v1/plans/search', { limit: 1001 }), 400, 'validation_error', /limit/)
   assertError(await api.post('/v1/plans/search', { offset: -1 }), 400, 'validation_error', /offset/)
   assertError(await api.post('/v1/plans/search', { filters: { metadata: { tier: ['gold'] } } }), 400, 'validation_error', /filters\.metadata\.tier/)
@@ -156,6 +156,39 @@ test('prices: add to a plan with the next sequence, read, list, update, archive'
   assertError(await api.get('/v1/prices/price_unknown'), 404, 'not_found')
   assertError(await api.put('/v1/prices/price_unknown', { display_name: 'x' }), 404, 'not_found')
   assertError(await api.delete('/v1/prices/price_unknown'), 404, 'not_found')
+})
+
+test("Flexprice's price fields: billing_cadence and price_unit_type are checked; search, lookup and bulk create", async () => {
+  const { api } = await p.newTenant()
+  const meterId = await meter(api)
+  const plan = await created(api.post('/v1/plans', { name: 'Plan' }))
+  const other = await created(api.post('/v1/plans', { name: 'Other' }))
+  const onPlan = { entity_type: 'PLAN', entity_id: plan.id }
+  const fee = await created(api.post('/v1/prices', { ...fixed('20.00'), ...onPlan, billing_cadence: 'RECURRING', price_unit_type: 'FIAT', lookup_key: 'fee' }))
+  assert.deepEqual(
+    [fee.amount, fee.billing_cadence, fee.price_unit_type, fee.trial_period, fee.trial_period_days, fee.meter, fee.pricing_unit, fee.display_amount],
+    ['20.00', 'RECURRING', 'FIAT', 0, 0, null, null, null],
+  )
+  assertError(await api.post('/v1/prices', { ...fixed('1'), ...onPlan, billing_cadence: 'ONETIME' }), 400, 'validation_error', /billing_cadence/)
+  assertError(await api.post('/v1/prices', { ...fixed('1'), ...onPlan, price_unit_type: 'CUSTOM' }), 400, 'validation_error', /price_unit_type: CUSTOM requires price_unit_id/)
+
+  assert.deepEqual((await api.get('/v1/prices/lookup/fee')).body, fee)
+  assertError(await api.get('/v1/prices/lookup/nope'), 404, 'not_found', /price with lookup_key nope not found/)
+
+  const bulk = await api.post('/v1/prices/bulk', { items: [{ ...usage(meterId, { amount: '0.01' }), ...onPlan }, { ...fixed('5'), entity_type: 'PLAN', entity_id: other.id }] })
+  assert.equal(bulk.status, 201, JSON.stringify(bulk.body))
+  assert.deepEqual(bulk.body.items.map((x: any) => [x.entity_id, x.amount, x.meter_id, x.sequence]), [[plan.id, '0.01', meterId, 2], [other.id, '5', null, 1]])
+  const bad = await api.post('/v1/prices/bulk', { items: [fixed('1', onPlan), { ...fixed('2'), entity_type: 'PLAN', entity_id: 'plan_unknown' }] })
+  assertError(bad, 400, 'validation_error', /items\[1\]\.entity_id/)
+  assert.equal((await api.get(`/v1/prices?entity_id=${plan.id}`)).body.pagination.total, 2, 'a failed bulk create writes nothing')
+
+  const search = async (body: object) => (await api.post('/v1/prices/search', body)).body.items.map((x: any) => x.id)
+  assert.deepEqual(await search({ plan_ids: [plan.id] }), [fee.id, bulk.body.items[0].id])
+  assert.deepEqual(await search({ plan_ids: [plan.id, other.id], meter_ids: [meterId], allow_expired_prices: false }), [bulk.body.items[0].id])
+  assert.deepEqual(await search({ price_ids: [fee.id], entity_ids: [plan.id] }), [fee.id])
+  assert.deepEqual(await search({ entity_ids: [other.id] }), [bulk.body.items[1].id])
+  assertError(await api.post('/v1/prices/search', { plan_ids: [plan.id], entity_type: 'ADDON' }), 400, 'validation_error', /plan_ids/)
+  assertError(await api.post('/v1/prices/search', { expand: 'meters' }), 400, 'validation_error', /expand/)
 })
 
 test('concurrent price additions to one plan get distinct, consecutive sequences', async () => {

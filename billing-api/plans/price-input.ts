@@ -21,6 +21,8 @@ export interface PriceInput {
   billing_period: Price['billing_period']
   billing_period_count?: number
   invoice_cadence: Price['invoice_cadence']
+  billing_cadence?: Price['billing_cadence']
+  price_unit_type?: 'FIAT' | 'CUSTOM'
   trial_period_days?: number
   tiers?: PriceTier[]
   transform_quantity?: { divide_by: number; round?: 'up' | 'down' }
@@ -63,6 +65,7 @@ export async function validatePriceInput(em: EntityManager, scope: Scope, p: Pri
   } else if (p.meter_id) {
     throw new ValidationError(`${at('meter_id')} is only allowed on USAGE prices`, at('meter_id'))
   }
+  checkPriceUnitType(p, field)
   const unit = p.price_unit_id ? await resolveUnit(em, scope, p.price_unit_id, field) : null
   checkAmountFields(p, unit !== null, field)
   if (p.lookup_key !== undefined) await assertPriceLookupKeyFree(em, scope, p.lookup_key, field)
@@ -77,6 +80,12 @@ async function resolveUnit(em: EntityManager, scope: Scope, id: string, field: s
   const unit = await findPublishedPricingUnit(em, scope, id)
   if (!unit) throw new ValidationError(`${fieldPath(field, 'price_unit_id')}: pricing unit ${id} not found`, fieldPath(field, 'price_unit_id'))
   return unit
+}
+
+function checkPriceUnitType(p: PriceInput, field: string): void {
+  if (p.price_unit_type === undefined || (p.price_unit_type === 'CUSTOM') === (p.price_unit_id !== undefined)) return
+  const path = fieldPath(field, 'price_unit_type')
+  throw new ValidationError(`${path}: ${p.price_unit_type} ${p.price_unit_type === 'CUSTOM' ? 'requires' : 'is not allowed with'} price_unit_id`, path)
 }
 
 /** A price is written either in its currency (amount, tiers) or in a pricing unit (price_unit_*), never both. */

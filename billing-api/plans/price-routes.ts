@@ -2,12 +2,14 @@ import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { RECORD_STATUSES } from '../http/metadata-filter.js'
-import { idParams, listResponse, paginationQuery } from '../http/schemas.js'
+import { bulkBodyOf, idListSchema, idParams, listResponse, paginationQuery } from '../http/schemas.js'
 import { createPriceBody, updatePriceBody } from './schemas.js'
 import { serializePrice } from './serialize.js'
-import { archivePrice, createPrice, getPrice, listPrices, updatePrice } from './price-service.js'
+import { archivePrice, createPrice, getPrice, createPrices, getPriceByLookupKey, listPrices, updatePrice } from './price-service.js'
 import { typed } from '../http/typed-routes.js'
-import { noContent, pageOf, ref } from '../http/response-schemas.js'
+import { READS } from '../http/route-access.js'
+import { lookupKeyParams } from '../http/catalog-schemas.js'
+import { itemsOf, noContent, pageOf, ref } from '../http/response-schemas.js'
 
 const listQuery = {
   type: 'object',
@@ -18,6 +20,23 @@ const listQuery = {
     status: { type: 'string', enum: RECORD_STATUSES, default: 'published' },
   },
 } as const
+
+/** The list's filters as a JSON body, in the form Flexprice's SDK sends them. */
+const searchBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...listQuery.properties,
+    entity_ids: idListSchema,
+    plan_ids: idListSchema,
+    price_ids: idListSchema,
+    meter_ids: idListSchema,
+    // catalog prices never end (end_date stays null), so there is no expired price to include or leave out
+    allow_expired_prices: { type: 'boolean' },
+  },
+} as const
+
+const bulkBody = bulkBodyOf(createPriceBody)
 
 export async function priceRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
@@ -33,6 +52,21 @@ export async function priceRoutes(instance: FastifyInstance, ctx: BillingContext
     const q = request.query
     const { items, total } = await listPrices(em(), scopeOf(request), q)
     return listResponse(items.map(serializePrice), total, q)
+  })
+
+  app.post('/prices/bulk', { schema: { response: { 201: itemsOf(ref('Price')) }, tags: ['prices'], body: bulkBody } }, async (request, reply) => {
+    const prices = await createPrices(em(), scopeOf(request), request.auth.userId, request.body.items)
+    return reply.code(201).send({ items: prices.map(serializePrice) })
+  })
+
+  app.post('/prices/search', { config: READS, schema: { response: { 200: pageOf(ref('Price')) }, tags: ['prices'], body: searchBody } }, async (request) => {
+    const filter = request.body
+    const { items, total } = await listPrices(em(), scopeOf(request), filter)
+    return listResponse(items.map(serializePrice), total, filter)
+  })
+
+  app.get('/prices/lookup/:lookup_key', { schema: { response: { 200: ref('Price') }, tags: ['prices'], params: lookupKeyParams } }, async (request) => {
+    return serializePrice(await getPriceByLookupKey(em(), scopeOf(request), request.params.lookup_key))
   })
 
   app.get('/prices/:id', { schema: { response: { 200: ref('Price') }, tags: ['prices'], params: idParams } }, async (request) => {

@@ -1,7 +1,7 @@
 // Price use cases for prices managed one by one: add to a plan, read, list, update, archive.
 import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { ValidationError } from '../../platform/errors.js'
+import { NotFoundError, ValidationError } from '../../platform/errors.js'
 import type { Scope } from '../db/scope.js'
 import type { RecordStatus } from '../http/metadata-filter.js'
 import type { Page } from '../http/schemas.js'
@@ -20,14 +20,37 @@ export interface PriceFilter extends Page {
   entity_type?: Price['entity_type']
   entity_id?: string
   status?: RecordStatus
+  /** POST /prices/search: any of these owners (plan_ids are PLAN owners), prices, meters */
+  entity_ids?: string[]
+  plan_ids?: string[]
+  price_ids?: string[]
+  meter_ids?: string[]
 }
 
 export async function createPrice(em: EntityManager, scope: Scope, userId: string, input: CreatePriceInput): Promise<Price> {
+  return em.transactional((tx) => addPrice(tx, scope, userId, input, ''))
+}
+
+/** POST /prices/bulk: all of them or none; `items[i]` names the failing one. */
+export async function createPrices(em: EntityManager, scope: Scope, userId: string, inputs: CreatePriceInput[]): Promise<Price[]> {
   return em.transactional(async (tx) => {
-    await validatePriceInput(tx, scope, input, '')
-    const sequence = await nextPriceSequence(tx, scope, input.entity_id)
-    return buildPrice(tx, scope, userId, { type: 'PLAN', id: input.entity_id }, input, sequence)
+    const prices: Price[] = []
+    for (const [i, input] of inputs.entries()) prices.push(await addPrice(tx, scope, userId, input, `items[${i}]`))
+    return prices
   })
+}
+
+async function addPrice(tx: EntityManager, scope: Scope, userId: string, input: CreatePriceInput, field: string): Promise<Price> {
+  await validatePriceInput(tx, scope, input, field)
+  const sequence = await nextPriceSequence(tx, scope, input.entity_id, field)
+  return buildPrice(tx, scope, userId, { type: 'PLAN', id: input.entity_id }, input, sequence)
+}
+
+/** A published price by its lookup key. */
+export async function getPriceByLookupKey(em: EntityManager, scope: Scope, lookupKey: string): Promise<Price> {
+  const price = await em.findOne(PriceSchema, { ...scope, lookup_key: lookupKey, status: 'published' })
+  if (!price) throw new NotFoundError('price with lookup_key', lookupKey)
+  return price
 }
 
 export async function getPrice(em: EntityManager, scope: Scope, id: string): Promise<Price> {
@@ -38,6 +61,16 @@ export async function listPrices(em: EntityManager, scope: Scope, filter: PriceF
   const where: FilterQuery<Price> = { ...scope, status: filter.status ?? 'published' }
   if (filter.entity_type !== undefined) where.entity_type = filter.entity_type
   if (filter.entity_id !== undefined) where.entity_id = filter.entity_id
+  const owners: FilterQuery<Price>[] = []
+  if (filter.plan_ids !== undefined) {
+    if (filter.entity_type === 'ADDON') throw new ValidationError('plan_ids: plans own PLAN prices, not ADDON ones', 'plan_ids')
+    where.entity_type = 'PLAN'
+    owners.push({ entity_id: { $in: filter.plan_ids } })
+  }
+  if (filter.entity_ids !== undefined) owners.push({ entity_id: { $in: filter.entity_ids } })
+  if (owners.length) where.$and = owners
+  if (filter.price_ids !== undefined) where.id = { $in: filter.price_ids }
+  if (filter.meter_ids !== undefined) where.meter_id = { $in: filter.meter_ids }
   const [items, total] = await em.findAndCount(PriceSchema, where, {
     orderBy: { entity_id: 'asc', sequence: 'asc', id: 'asc' }, limit: filter.limit, offset: filter.offset,
   })
@@ -64,13 +97,14 @@ export async function archivePrice(em: EntityManager, scope: Scope, userId: stri
  * Takes the plan's next price sequence. The UPDATE locks the plan row until the caller's
  * transaction ends, so concurrent additions to one plan get distinct, increasing numbers.
  */
-async function nextPriceSequence(em: EntityManager, scope: Scope, planId: string): Promise<number> {
+async function nextPriceSequence(em: EntityManager, scope: Scope, planId: string, field: string): Promise<number> {
   const rows = await em.execute<{ max_price_sequence: number }[]>(
     `UPDATE plans SET max_price_sequence = max_price_sequence + 1, updated_at = now()
       WHERE id = ? AND tenant_id = ? AND environment_id = ? AND status = 'published'
       RETURNING max_price_sequence`,
     [planId, scope.tenant_id, scope.environment_id],
   )
-  if (rows.length === 0) throw new ValidationError(`entity_id: no published plan ${planId}`, 'entity_id')
+  const at = field ? `${field}.entity_id` : 'entity_id'
+  if (rows.length === 0) throw new ValidationError(`${at}: no published plan ${planId}`, at)
   return rows[0].max_price_sequence
 }

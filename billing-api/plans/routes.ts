@@ -41,6 +41,11 @@ export async function planRoutes(instance: FastifyInstance, ctx: BillingContext)
     return detail(await readPlan(em(), scopeOf(request), id(request.params)))
   })
 
+  // Flexprice's SDK reads a plan's entitlements as the plan itself, which carries them.
+  app.get('/plans/:id/entitlements', { schema: { response: { 200: ref('Plan') }, tags: ['plans'], params: idParams } }, async (request) => {
+    return detail(await readPlan(em(), scopeOf(request), id(request.params)))
+  })
+
   app.put('/plans/:id', { schema: { response: { 200: ref('Plan') }, tags: ['plans'], params: idParams, body: updatePlanBody } }, async (request) => {
     return detail(await updatePlan(em(), scopeOf(request), request.auth.userId, id(request.params), request.body))
   })

@@ -38,6 +38,10 @@ export const priceInputSchema = {
     billing_period: { type: 'string', enum: BILLING_PERIODS },
     billing_period_count: { type: 'integer', minimum: 1, maximum: 120 },
     invoice_cadence: invoiceCadence,
+    /** the only cadence: a one-time charge is billing_period ONETIME (spec: Price) */
+    billing_cadence: { type: 'string', enum: ['RECURRING'] },
+    /** FIAT: amounts in the currency; CUSTOM: in the pricing unit of price_unit_id */
+    price_unit_type: { type: 'string', enum: ['FIAT', 'CUSTOM'] },
     trial_period_days: { type: 'integer', minimum: 0 },
     tiers: tiersSchema,
     transform_quantity: {

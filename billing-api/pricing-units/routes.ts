@@ -1,12 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import type { BillingContext } from '../context.js'
 import { registerCrudRoutes } from '../http/crud-routes.js'
+import { scopeOf } from '../http/request-auth.js'
+import { typed } from '../http/typed-routes.js'
+import { ref } from '../http/response-schemas.js'
 import { serializeBase } from '../db/common.js'
 import { RECORD_STATUSES } from '../http/metadata-filter.js'
 import { metadataSchema, nonNegativeDecimalString, paginationQuery } from '../http/schemas.js'
 import type { PricingUnit } from './pricing-unit.entity.js'
 import {
-  archivePricingUnit, createPricingUnit, getPricingUnit, listPricingUnits, updatePricingUnit,
+  archivePricingUnit, createPricingUnit, getPricingUnit, getPricingUnitByCode, listPricingUnits, updatePricingUnit,
   type PricingUnitFilter, type PricingUnitInput, type PricingUnitUpdate,
 } from './service.js'
 
@@ -37,9 +40,19 @@ const listQuery = {
   properties: { ...paginationQuery, code: { type: 'string' }, status: { type: 'string', enum: RECORD_STATUSES, default: 'published' } },
 } as const
 
+const codeParams = { type: 'object', required: ['code'], properties: { code: { type: 'string', minLength: 1, maxLength: 50 } } } as const
+
+// Served at /pricing-units and at /prices/units, the path Flexprice's SDK uses.
 export async function pricingUnitRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
+  for (const path of ['/pricing-units', '/prices/units']) registerPricingUnitRoutes(app, ctx, path)
+  typed(app).get('/prices/units/code/:code', { schema: { response: { 200: ref('PricingUnit') }, tags: ['pricing-units'], params: codeParams } }, async (request) => {
+    return serializePricingUnit(await getPricingUnitByCode(ctx.orm.em.fork(), scopeOf(request), request.params.code))
+  })
+}
+
+function registerPricingUnitRoutes(app: FastifyInstance, ctx: BillingContext, path: string): void {
   registerCrudRoutes<PricingUnit, PricingUnitInput, PricingUnitUpdate, PricingUnitFilter>(app, ctx, {
-    path: '/pricing-units',
+    path,
     schema: 'PricingUnit',
     tags: ['pricing-units'],
     serialize: serializePricingUnit,

@@ -2,7 +2,7 @@
 // created, so changing or archiving a unit never reprices existing prices.
 import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { AlreadyExistsError, ValidationError } from '../../platform/errors.js'
+import { AlreadyExistsError, NotFoundError, ValidationError } from '../../platform/errors.js'
 import { newId } from '../../platform/ids.js'
 import type { Scope } from '../db/scope.js'
 import type { Metadata } from '../db/common.js'
@@ -54,6 +54,12 @@ export async function getPricingUnit(em: EntityManager, scope: Scope, id: string
 }
 
 /** The unit a new price may be written in: published and in scope, else null. */
+export async function getPricingUnitByCode(em: EntityManager, scope: Scope, code: string): Promise<PricingUnit> {
+  const unit = await em.findOne(PricingUnitSchema, { ...scope, code, status: 'published' })
+  if (!unit) throw new NotFoundError('pricing unit with code', code)
+  return unit
+}
+
 export async function findPublishedPricingUnit(em: EntityManager, scope: Scope, id: string): Promise<PricingUnit | null> {
   return em.findOne(PricingUnitSchema, { id, ...scope, status: 'published' })
 }

@@ -273,3 +273,31 @@ test('add_line_item debits the rest of the period, remove_line_item credits it; 
     [['SUBSCRIPTION_CREATE', '60.00'], ['PRORATION', '30.00'], ['PRORATION', '6.00'], ['PRORATION', '-20.00']],
   )
 })
+
+test("line items one at a time (Flexprice's routes): added and ended as add_line_item and remove_line_item, metadata changed", async () => {
+  const { t, plan, sub, seat } = await setup()
+  const storage = await created(t.api.post('/v1/prices', { ...eur, amount: '15', invoice_cadence: 'ADVANCE', display_name: 'Storage', entity_type: 'PLAN', entity_id: plan.id }))
+  clock.set(new Date('2026-11-11T00:00:00Z'))
+  const invoices = async () => (await sql(`SELECT total::text FROM invoices WHERE subscription_id = ? AND billing_reason = 'PRORATION' ORDER BY created_at`, [sub.id])).map((r: any) => r.total)
+
+  // 3 x Storage 15.00, 20 of 30 days left: 30.00, as the modification bills it
+  const added = await created(t.api.post(`/v1/subscriptions/${sub.id}/lineitems`, { price_id: storage.id, quantity: 3 }))
+  assert.deepEqual([added.subscription_id, added.price_id, added.quantity, added.start_date, added.end_date], [sub.id, storage.id, '3', '2026-11-11T00:00:00.000Z', null])
+  assert.deepEqual(await invoices(), ['30.00'])
+  assertError(await t.api.post(`/v1/subscriptions/${sub.id}/lineitems`, { price_id: storage.id }), 400, 'validation_error', /already on subscription/)
+  assertError(await t.api.post(`/v1/subscriptions/${sub.id}/lineitems`, { price_id: storage.id, quantity: 1.5 }), 400, 'validation_error', /quantity/)
+  assertError(await t.api.post('/v1/subscriptions/subs_nope/lineitems', { price_id: storage.id }), 404, 'not_found')
+
+  const tagged = await t.api.put(`/v1/subscriptions/lineitems/${added.id}`, { metadata: { seat: 'extra' } })
+  assert.deepEqual([tagged.status, tagged.body.metadata, tagged.body.quantity], [200, { seat: 'extra' }, '3'])
+  assertError(await t.api.put(`/v1/subscriptions/lineitems/${added.id}`, { metadata: {}, quantity: 4 }), 400, 'validation_error', /quantity/)
+
+  // ending the 2 seats on day 21: -(60.00 * 10/30) = -20.00
+  clock.set(new Date('2026-11-21T00:00:00Z'))
+  const ended = await t.api.request('DELETE', `/v1/subscriptions/lineitems/${seat.id}`, {})
+  assert.equal(ended.status, 200, JSON.stringify(ended.body))
+  assert.deepEqual([ended.body.id, ended.body.end_date, ended.body.status], [seat.id, '2026-11-21T00:00:00.000Z', 'archived'])
+  assert.deepEqual(await invoices(), ['30.00', '-20.00'])
+  assertError(await t.api.request('DELETE', `/v1/subscriptions/lineitems/${seat.id}`, {}), 404, 'not_found')
+  assertError(await t.api.put(`/v1/subscriptions/lineitems/${seat.id}`, { metadata: {} }), 404, 'not_found')
+})

@@ -2,6 +2,7 @@ import { subscriptionSchema, subscriptionV2Schema, subscriptionLineItemSchema } 
 import { sqlMigration, type DomainModule } from '../module.js'
 import { subscriptionChangeRoutes } from './change-routes.js'
 import { subscriptionRoutes } from './routes.js'
+import { lineItemRoutes } from './line-item-routes.js'
 import { subscriptionHierarchyRoutes } from './hierarchy-routes.js'
 import { subscriptionCommitmentRoutes } from './commitment-routes.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema } from './subscription.entity.js'
@@ -19,6 +20,7 @@ export const subscriptionsModule: DomainModule = {
   routes: async (app, ctx) => {
     await subscriptionRoutes(app, ctx)
     await subscriptionChangeRoutes(app, ctx)
+    lineItemRoutes(app, ctx)
     await subscriptionHierarchyRoutes(app, ctx)
     await subscriptionCommitmentRoutes(app, ctx)
   },

@@ -1,5 +1,5 @@
 // Response schemas of the subscription routes (registered by module.ts, referred to by $id).
-import { anyJson, bool, dateTimeOrNull, dateTimeString, integer, objectOf, recordSchema, ref, str, stringArray, stringOrNull, money } from '../http/response-schemas.js'
+import { alwaysNull, anyJson, bool, dateTimeOrNull, dateTimeString, integer, objectOf, recordSchema, ref, str, stringArray, stringOrNull, money } from '../http/response-schemas.js'
 
 const subscriptionProperties = {
   customer_id: str,
@@ -33,17 +33,32 @@ const subscriptionProperties = {
   enable_true_up: bool,
   synced_price_sequence: integer,
   version: integer,
-  /** on single-subscription answers */
-  line_items: { type: 'array', items: ref('SubscriptionLineItem') },
-  /** on GET /v1/subscriptions/{id}: the schedule (subscription phases) */
-  phases: { type: 'array', items: ref('SubscriptionPhase') },
+  /** on single-subscription answers; null in lists */
+  line_items: { type: ['array', 'null'], items: ref('SubscriptionLineItem') },
+  /** on GET /v1/subscriptions/{id}: the schedule (subscription phases); null elsewhere */
+  phases: { type: ['array', 'null'], items: ref('SubscriptionPhase') },
+  // Not expanded on a subscription (read them at their own routes), or not kept by Meterline
+  // (pauses were removed by the spec; no customer timezone, payment method, payment terms,
+  // commitment duration or default proration on the subscription): null for clients that
+  // require the keys.
+  customer: alwaysNull,
+  plan: alwaysNull,
+  coupon_associations: alwaysNull,
+  credit_grants: alwaysNull,
+  latest_invoice: alwaysNull,
+  pauses: alwaysNull,
+  active_pause_id: alwaysNull,
+  pause_status: alwaysNull,
+  customer_timezone: alwaysNull,
+  gateway_payment_method_id: alwaysNull,
+  payment_terms: alwaysNull,
+  commitment_duration: alwaysNull,
+  proration_behavior: alwaysNull,
 }
-const withoutItems = { optional: ['line_items', 'phases'] }
-
-export const subscriptionSchema = recordSchema('Subscription', subscriptionProperties, withoutItems)
+export const subscriptionSchema = recordSchema('Subscription', subscriptionProperties)
 
 /** GET /v2/subscriptions/{id}: the v1 read and whether the plan's prices changed since the subscription synced them. */
-export const subscriptionV2Schema = recordSchema('SubscriptionV2', { ...subscriptionProperties, plan_prices_out_of_sync: bool }, withoutItems)
+export const subscriptionV2Schema = recordSchema('SubscriptionV2', { ...subscriptionProperties, plan_prices_out_of_sync: bool })
 
 export const subscriptionLineItemSchema = recordSchema('SubscriptionLineItem', {
   subscription_id: str,
@@ -64,6 +79,23 @@ export const subscriptionLineItemSchema = recordSchema('SubscriptionLineItem', {
   commitment_time_buckets: anyJson,
   addon_association_id: stringOrNull,
   subscription_phase_id: stringOrNull,
+  // The price's own fields are read at /prices/{price_id}; the line item keeps no copy of them, nor
+  // a commitment type or duration (its commitment is the amount or quantity above): null for
+  // clients that require the keys.
+  price: alwaysNull,
+  price_type: alwaysNull,
+  price_unit: alwaysNull,
+  price_unit_id: alwaysNull,
+  billing_period: alwaysNull,
+  billing_period_count: alwaysNull,
+  invoice_cadence: alwaysNull,
+  trial_period: alwaysNull,
+  entity_id: alwaysNull,
+  entity_type: alwaysNull,
+  meter_display_name: alwaysNull,
+  plan_display_name: alwaysNull,
+  commitment_type: alwaysNull,
+  commitment_duration: alwaysNull,
 })
 
 export const inheritedSchema = objectOf({

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ValidationError } from '../../platform/errors.js'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
@@ -12,6 +13,7 @@ import { overrideLineItemSchema, serializeLineCommitment } from './commitments.j
 import { createSubscription, getSubscription, listSubscriptions, planPricesOutOfSync, updateSubscription } from './service.js'
 import { CANCELLATION_TYPES, COLLECTION_METHODS, SUBSCRIPTION_STATUSES, SUBSCRIPTION_TYPES, type Subscription, type SubscriptionLineItem } from './subscription.entity.js'
 import { typed } from '../http/typed-routes.js'
+import { READS } from '../http/route-access.js'
 import { SubscriptionPhaseSchema, serializePhase } from '../subscription-phases/phase.entity.js'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Scope } from '../db/scope.js'
@@ -24,6 +26,9 @@ export function serializeLineItem(li: SubscriptionLineItem) {
     start_date: iso(li.start_date), end_date: iso(li.end_date), ...serializeLineCommitment(li),
     addon_association_id: li.addon_association_id ?? null,
     subscription_phase_id: li.subscription_phase_id ?? null,
+    price: null, price_type: null, price_unit: null, price_unit_id: null, billing_period: null, billing_period_count: null,
+    invoice_cadence: null, trial_period: null, entity_id: null, entity_type: null, meter_display_name: null,
+    plan_display_name: null, commitment_type: null, commitment_duration: null,
   }
 }
 
@@ -40,11 +45,10 @@ export function serializeSubscription(s: Subscription, lineItems?: SubscriptionL
     cancellation_type: s.cancellation_type, collection_method: s.collection_method, payment_behavior: s.payment_behavior,
     auto_invoice_threshold: s.auto_invoice_threshold, commitment_amount: s.commitment_amount, overage_factor: s.overage_factor,
     enable_true_up: s.enable_true_up, synced_price_sequence: s.synced_price_sequence, version: s.version,
-    ...(lineItems
-      ? {
-          line_items: lineItems.map(serializeLineItem),
-        }
-      : {}),
+    line_items: lineItems ? lineItems.map(serializeLineItem) : null, phases: null as ReturnType<typeof serializePhase>[] | null,
+    customer: null, plan: null, coupon_associations: null, credit_grants: null, latest_invoice: null, pauses: null,
+    active_pause_id: null, pause_status: null, customer_timezone: null, gateway_payment_method_id: null, payment_terms: null,
+    commitment_duration: null, proration_behavior: null,
   }
 }
 
@@ -96,12 +100,16 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
             metadata: metadataSchema,
             lookup_key: lookupKey,
             draft: { type: 'boolean' },
+            // Flexprice's spelling of draft: true; a subscription is created active otherwise
+            subscription_status: { type: 'string', enum: ['draft'] },
           },
         },
       },
     },
     async (request, reply) => {
-      const { billing_cadence: _cadence, ...input } = request.body
+      const { billing_cadence: _cadence, subscription_status: status, ...rest } = request.body
+      if (status === 'draft' && rest.draft === false) throw new ValidationError('subscription_status: draft contradicts draft false', 'subscription_status')
+      const input = status === 'draft' ? { ...rest, draft: true } : rest
       const { subscription, lineItems } = await createSubscription(ctx, ctx.orm.em.fork(), scopeOf(request), request.auth.userId, input)
       return reply.code(201).send(serializeSubscription(subscription, lineItems))
     },
@@ -123,7 +131,10 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
         body: {
           type: 'object',
           additionalProperties: false,
-          properties: { metadata: metadataSchema, auto_invoice_threshold: threshold, lookup_key: lookupKey, version: { type: 'integer', minimum: 1 } },
+          properties: {
+            metadata: metadataSchema, auto_invoice_threshold: threshold, lookup_key: lookupKey, version: { type: 'integer', minimum: 1 },
+            cancel_at_period_end: { type: 'boolean' },
+          },
         },
       },
     },
@@ -176,43 +187,42 @@ export async function subscriptionRoutes(instance: FastifyInstance, ctx: Billing
     },
   )
 
-  app.get(
-    '/subscriptions',
-    {
-      schema: {
-        response: { 200: pageOf(ref('Subscription')) },
-        tags: ['subscriptions'],
-        querystring: {
-          type: 'object',
-          properties: {
-            ...paginationQuery,
-            customer_id: { type: 'string' },
-            plan_id: { type: 'string' },
-            // repeat the parameter for several values: ?subscription_status=DRAFT&subscription_status=TRIALING
-            subscription_status: { type: 'array', items: { type: 'string', enum: SUBSCRIPTION_STATUSES } },
-            subscription_type: { type: 'array', items: { type: 'string', enum: SUBSCRIPTION_TYPES } },
-          },
-        },
-      },
-    },
-    async (request) => {
-      const q = request.query
-      const [items, total] = await listSubscriptions(ctx.orm.em.fork(), scopeOf(request), q)
-      return listResponse(items.map((s) => serializeSubscription(s)), total, q)
-    },
-  )
+  const page = async (request: FastifyRequest, q: SubscriptionListQuery) => {
+    const [items, total] = await listSubscriptions(ctx.orm.em.fork(), scopeOf(request), q)
+    return listResponse(items.map((s) => serializeSubscription(s)), total, q)
+  }
+  app.get('/subscriptions', { schema: { response: { 200: pageOf(ref('Subscription')) }, tags: ['subscriptions'], querystring: listQuery } }, async (request) => page(request, request.query))
+  // The list's filters as a JSON body, the form Flexprice's SDK sends.
+  app.post('/subscriptions/search', { config: READS, schema: { response: { 200: pageOf(ref('Subscription')) }, tags: ['subscriptions'], body: { ...listQuery, additionalProperties: false } } }, async (request) => page(request, request.body))
+  app.get('/subscriptions/:id/v2', { schema: { response: { 200: ref('SubscriptionV2') }, tags: ['subscriptions'], params: idParams } }, async (request) => readV2(ctx, scopeOf(request), request.params.id))
+}
+
+const listQuery = {
+  type: 'object',
+  properties: {
+    ...paginationQuery,
+    customer_id: { type: 'string' },
+    plan_id: { type: 'string' },
+    // repeat the parameter for several values: ?subscription_status=DRAFT&subscription_status=TRIALING
+    subscription_status: { type: 'array', items: { type: 'string', enum: SUBSCRIPTION_STATUSES } },
+    subscription_type: { type: 'array', items: { type: 'string', enum: SUBSCRIPTION_TYPES } },
+  },
+} as const
+
+type SubscriptionListQuery = Parameters<typeof listSubscriptions>[2]
+
+/** The v1 read plus plan_prices_out_of_sync. */
+async function readV2(ctx: BillingContext, scope: Scope, id: string) {
+  const em = ctx.orm.em.fork()
+  const { subscription, lineItems } = await getSubscription(em, scope, id)
+  return {
+    ...serializeSubscription(subscription, lineItems), phases: await phasesOf(em, scope, subscription.id),
+    plan_prices_out_of_sync: await planPricesOutOfSync(em, scope, subscription),
+  }
 }
 
 /** Registered under /v2 by app.ts: the v1 read plus plan_prices_out_of_sync. */
 export async function subscriptionV2Routes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.get('/subscriptions/:id', { schema: { response: { 200: ref('SubscriptionV2') }, tags: ['subscriptions'], params: idParams } }, async (request) => {
-    const em = ctx.orm.em.fork()
-    const scope = scopeOf(request)
-    const { subscription, lineItems } = await getSubscription(em, scope, request.params.id)
-    return {
-      ...serializeSubscription(subscription, lineItems), phases: await phasesOf(em, scope, subscription.id),
-      plan_prices_out_of_sync: await planPricesOutOfSync(em, scope, subscription),
-    }
-  })
+  app.get('/subscriptions/:id', { schema: { response: { 200: ref('SubscriptionV2') }, tags: ['subscriptions'], params: idParams } }, async (request) => readV2(ctx, scopeOf(request), request.params.id))
 }

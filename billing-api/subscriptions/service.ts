@@ -59,6 +59,8 @@ export interface UpdateSubscriptionInput {
   lookup_key?: string | null
   /** optimistic lock: when given it must equal the stored version */
   version?: number
+  /** Flexprice's SDK sends it: only the subscription's current value is accepted (cancel at /subscriptions/{id}/cancel) */
+  cancel_at_period_end?: boolean
 }
 
 /** Plan prices a subscription takes: same currency, same cadence, plus one-time charges. */
@@ -240,6 +242,10 @@ export async function lockSubscription(tx: EntityManager, scope: Scope, id: stri
 export async function updateSubscription(em: EntityManager, scope: Scope, userId: string, id: string, input: UpdateSubscriptionInput) {
   return em.transactional(async (tx) => {
     const sub = await lockSubscription(tx, scope, id, input.version)
+    if (input.cancel_at_period_end !== undefined && input.cancel_at_period_end !== sub.cancel_at_period_end) {
+      const why = input.cancel_at_period_end ? 'cancel through POST /subscriptions/{id}/cancel' : 'a scheduled cancellation is not undone'
+      throw new ValidationError(`cancel_at_period_end: ${why}`, 'cancel_at_period_end')
+    }
     const lineItems = await tx.find(SubscriptionLineItemSchema, { subscription_id: id, ...scope, status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' } })
     if (input.auto_invoice_threshold !== undefined) {
       const prices = await tx.find(PriceSchema, { id: { $in: lineItems.map((l) => l.price_id) }, ...scope })

@@ -52,3 +52,32 @@ test('a plan read carries its entitlements and credit grants', async () => {
   assert.equal(read.entitlements[0].usage_limit, 1000)
   assert.deepEqual(read.credit_grants, [])
 })
+
+test("Flexprice's forms: subscription_status draft, search by body, the v2 read under /v1, cancel_at_period_end only as it is", async () => {
+  const t = await p.newTenant()
+  const c = await created(t.api.post('/v1/customers', { external_id: 'c' }))
+  const plan = await created(t.api.post('/v1/plans', { name: 'Pro', prices: [monthlyFee] }))
+  const sub = await created(t.api.post('/v1/subscriptions', { customer_id: c.id, plan_id: plan.id, currency: 'EUR', billing_cadence: 'RECURRING' }))
+  assert.deepEqual(
+    [sub.customer, sub.plan, sub.pauses, sub.credit_grants, sub.latest_invoice, sub.line_items[0].price, sub.line_items[0].price_type],
+    [null, null, null, null, null, null, null],
+  )
+  const draft = await created(t.api.post('/v1/subscriptions', { customer_id: c.id, plan_id: plan.id, currency: 'EUR', subscription_status: 'draft' }))
+  assert.equal(draft.subscription_status, 'DRAFT')
+  assertError(await t.api.post('/v1/subscriptions', { customer_id: c.id, plan_id: plan.id, currency: 'EUR', subscription_status: 'draft', draft: false }), 400, 'validation_error', /subscription_status/)
+  assertError(await t.api.post('/v1/subscriptions', { customer_id: c.id, plan_id: plan.id, currency: 'EUR', subscription_status: 'active' }), 400, 'validation_error', /subscription_status/)
+
+  const search = async (body: object) => (await t.api.post('/v1/subscriptions/search', body)).body
+  const all = await search({ customer_id: c.id })
+  assert.deepEqual([all.items.map((s: any) => s.id), all.pagination.total, all.items[0].line_items], [[sub.id, draft.id], 2, null])
+  assert.deepEqual((await search({ subscription_status: ['DRAFT'] })).items.map((s: any) => s.id), [draft.id])
+  assertError(await t.api.post('/v1/subscriptions/search', { with_line_items: true }), 400, 'validation_error', /with_line_items/)
+
+  const v2 = (await t.api.get(`/v1/subscriptions/${sub.id}/v2`)).body
+  assert.deepEqual(v2, (await t.api.get(`/v2/subscriptions/${sub.id}`)).body)
+  assert.equal(v2.plan_prices_out_of_sync, false)
+
+  const same = await t.api.put(`/v1/subscriptions/${sub.id}`, { cancel_at_period_end: false, metadata: { k: 'v' } })
+  assert.deepEqual([same.status, same.body.cancel_at_period_end, same.body.metadata], [200, false, { k: 'v' }])
+  assertError(await t.api.put(`/v1/subscriptions/${sub.id}`, { cancel_at_period_end: true }), 400, 'validation_error', /cancel_at_period_end: cancel through POST/)
+})

@@ -1,5 +1,5 @@
 // Response schemas of the tax routes (registered by module.ts, referred to by $id).
-import { str, stringOrNull, integer, bool, recordSchema } from '../http/response-schemas.js'
+import { alwaysNull, str, stringOrNull, integer, bool, recordSchema } from '../http/response-schemas.js'
 
 export const taxRateSchema = recordSchema('TaxRate', {
   name: str,
@@ -8,6 +8,12 @@ export const taxRateSchema = recordSchema('TaxRate', {
   percentage_value: stringOrNull,
   fixed_value: stringOrNull,
   currency: stringOrNull,
+  /** PERCENTAGE or FIXED: which value is set */
+  tax_rate_type: str,
+  /** ACTIVE while published, else INACTIVE */
+  tax_rate_status: str,
+  /** Flexprice's INTERNAL/EXTERNAL rate scopes have no counterpart here: null for clients that require the key */
+  scope: alwaysNull,
 })
 
 export const taxAssociationSchema = recordSchema('TaxAssociation', {
@@ -16,4 +22,8 @@ export const taxAssociationSchema = recordSchema('TaxAssociation', {
   entity_id: str,
   priority: integer,
   auto_apply: bool,
+  // an association applies its rate in any currency, and the rate is read at /taxes/rates/{tax_rate_id}:
+  // null for clients that require the keys
+  currency: alwaysNull,
+  tax_rate: alwaysNull,
 })

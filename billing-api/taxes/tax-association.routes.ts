@@ -13,6 +13,8 @@ export function serializeTaxAssociation(a: TaxAssociation) {
   return {
     ...serializeBase(a),
     ...pick(a, ['tax_rate_id', 'entity_type', 'entity_id', 'priority', 'auto_apply']),
+    currency: null,
+    tax_rate: null,
   }
 }
 
@@ -20,10 +22,11 @@ const id = { type: 'string', minLength: 1, maxLength: 100 } as const
 
 const createBody = {
   type: 'object',
-  required: ['tax_rate_id', 'entity_type', 'entity_id'],
+  required: ['entity_type', 'entity_id'],
   additionalProperties: false,
   properties: {
     tax_rate_id: id,
+    tax_rate_code: { type: 'string', minLength: 1, maxLength: 255 },
     entity_type: { type: 'string', enum: TAX_ENTITY_TYPES },
     entity_id: id,
     priority: { type: 'integer', minimum: 0, maximum: 1000000 },

@@ -11,10 +11,13 @@ import type { Page } from '../http/schemas.js'
 import { SubscriptionSchema } from '../subscriptions/subscription.entity.js'
 import { TaxAssociationSchema, type TaxAssociation, type TaxEntityType } from './tax-association.entity.js'
 import { requirePublishedTaxRate } from './tax-rate.service.js'
+import { TaxRateSchema } from './tax-rate.entity.js'
 import { findInScope, retireRecord, publishedBy } from '../db/scoped-records.js'
 
 export interface CreateTaxAssociationInput {
-  tax_rate_id: string
+  /** one of tax_rate_id and tax_rate_code (the form Flexprice's SDK sends) */
+  tax_rate_id?: string
+  tax_rate_code?: string
   entity_type: TaxEntityType
   entity_id: string
   priority?: number
@@ -22,15 +25,25 @@ export interface CreateTaxAssociationInput {
   metadata?: Metadata
 }
 
+async function taxRateIdOf(em: EntityManager, scope: Scope, input: CreateTaxAssociationInput): Promise<string> {
+  if ((input.tax_rate_id === undefined) === (input.tax_rate_code === undefined)) {
+    throw new ValidationError('tax_rate_id: give exactly one of tax_rate_id and tax_rate_code', 'tax_rate_id')
+  }
+  if (input.tax_rate_id !== undefined) return input.tax_rate_id
+  const rate = await em.findOne(TaxRateSchema, { ...scope, code: input.tax_rate_code, status: 'published' })
+  if (!rate) throw new ValidationError(`tax_rate_code: no published tax rate with code ${input.tax_rate_code}`, 'tax_rate_code')
+  return rate.id
+}
+
 export async function createTaxAssociation(em: EntityManager, scope: Scope, userId: string, input: CreateTaxAssociationInput): Promise<TaxAssociation> {
   try {
     return await em.transactional(async (tx) => {
-      await requirePublishedTaxRate(tx, scope, input.tax_rate_id)
+      const rate = await requirePublishedTaxRate(tx, scope, await taxRateIdOf(tx, scope, input))
       await requireEntity(tx, scope, input.entity_type, input.entity_id)
       const association = tx.create(TaxAssociationSchema, {
         id: newId('taxassoc'),
         ...scope,
-        tax_rate_id: input.tax_rate_id,
+        tax_rate_id: rate.id,
         entity_type: input.entity_type,
         entity_id: input.entity_id,
         priority: input.priority ?? 0,
@@ -42,7 +55,7 @@ export async function createTaxAssociation(em: EntityManager, scope: Scope, user
     })
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
-      throw new AlreadyExistsError(`tax rate ${input.tax_rate_id} is already associated with ${input.entity_type} ${input.entity_id}`)
+      throw new AlreadyExistsError(`tax rate ${input.tax_rate_id ?? input.tax_rate_code} is already associated with ${input.entity_type} ${input.entity_id}`)
     }
     throw err
   }

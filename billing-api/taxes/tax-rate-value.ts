@@ -4,13 +4,19 @@ import { ValidationError } from '../../platform/errors.js'
 import { currencyPrecision, parseDecimal, PricingInputError, toMoneyString } from '../pricing/index.js'
 import type { TaxRate } from './tax-rate.entity.js'
 
+export const TAX_RATE_TYPES = ['PERCENTAGE', 'FIXED'] as const
+
 export interface TaxRateValueInput {
+  /** Flexprice's name for which of the two values is set */
+  tax_rate_type?: (typeof TAX_RATE_TYPES)[number]
   percentage_value?: string
   fixed_value?: string
   currency?: string
 }
 
 export type TaxRateValue = Pick<TaxRate, 'percentage_value' | 'fixed_value' | 'currency'>
+
+export const taxRateType = (r: Pick<TaxRate, 'percentage_value'>) => (r.percentage_value !== null ? 'PERCENTAGE' : 'FIXED')
 
 /** Validates percentage_value XOR fixed_value (+ currency) and returns them normalized for storage. */
 export function taxRateValue(input: TaxRateValueInput): TaxRateValue {
@@ -19,6 +25,9 @@ export function taxRateValue(input: TaxRateValueInput): TaxRateValue {
   }
   if (input.percentage_value === undefined && input.fixed_value === undefined) {
     throw new ValidationError('percentage_value: one of percentage_value or fixed_value is required', 'percentage_value')
+  }
+  if (input.tax_rate_type !== undefined && input.tax_rate_type !== (input.percentage_value !== undefined ? 'PERCENTAGE' : 'FIXED')) {
+    throw new ValidationError(`tax_rate_type: a ${input.tax_rate_type} rate sets ${input.tax_rate_type === 'FIXED' ? 'fixed_value' : 'percentage_value'}`, 'tax_rate_type')
   }
   try {
     return input.percentage_value !== undefined ? percentage(input.percentage_value, input.currency) : fixed(input.fixed_value!, input.currency)

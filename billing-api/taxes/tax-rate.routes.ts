@@ -8,11 +8,15 @@ import {
   createTaxRate, deleteTaxRate, getTaxRate, listTaxRates, updateTaxRate,
   type CreateTaxRateInput, type TaxRateFilter, type UpdateTaxRateInput,
 } from './tax-rate.service.js'
+import { TAX_RATE_TYPES, taxRateType } from './tax-rate-value.js'
 
 export function serializeTaxRate(r: TaxRate) {
   return {
     ...serializeBase(r),
     ...pick(r, ['name', 'code', 'description', 'percentage_value', 'fixed_value', 'currency']),
+    tax_rate_type: taxRateType(r),
+    tax_rate_status: r.status === 'published' ? 'ACTIVE' : 'INACTIVE',
+    scope: null,
   }
 }
 
@@ -34,6 +38,7 @@ const createBody = {
     fixed_value: nonNegativeDecimalString,
     currency: { type: 'string', pattern: '^[A-Za-z]{3}$' },
     metadata: metadataSchema,
+    tax_rate_type: { type: 'string', enum: TAX_RATE_TYPES },
   },
 } as const
 

@@ -50,6 +50,7 @@ test('creates and reads percentage and fixed tax rates with their exact wire val
     id: rate.id, tenant_id: t.tenantId, environment_id: t.environments.production, status: 'published', metadata: { region: 'de' },
     created_at: rate.created_at, updated_at: rate.created_at, created_by: t.userId, updated_by: t.userId,
     name: 'VAT DE', code: 'VAT-DE', description: 'German VAT', percentage_value: '19', fixed_value: null, currency: null,
+    tax_rate_type: 'PERCENTAGE', tax_rate_status: 'ACTIVE', scope: null,
   })
   assert.deepEqual((await t.api.get(`/v1/taxes/rates/${rate.id}`)).body, rate)
 
@@ -58,13 +59,14 @@ test('creates and reads percentage and fixed tax rates with their exact wire val
   assert.deepEqual(rest, {
     tenant_id: t.tenantId, environment_id: t.environments.production, status: 'published', metadata: {},
     created_by: t.userId, updated_by: t.userId, name: 'Eco fee', code: 'ECO', description: null,
-    percentage_value: null, fixed_value: '2.50', currency: 'EUR',
+    percentage_value: null, fixed_value: '2.50', currency: 'EUR', tax_rate_type: 'FIXED', tax_rate_status: 'ACTIVE', scope: null,
   })
   assert.deepEqual((await t.api.get(`/v1/taxes/rates/${id}`)).body, fee)
 
   assert.equal((await created(t.api.post('/v1/taxes/rates', vat({ code: 'ZERO', percentage_value: '0' })))).percentage_value, '0')
   assert.equal((await created(t.api.post('/v1/taxes/rates', vat({ code: 'ALL', percentage_value: '100' })))).percentage_value, '100')
   assert.equal((await created(t.api.post('/v1/taxes/rates', ecoFee({ code: 'JP', fixed_value: '300', currency: 'JPY' })))).fixed_value, '300')
+  assert.equal((await created(t.api.post('/v1/taxes/rates', ecoFee({ code: 'FX', tax_rate_type: 'FIXED' })))).tax_rate_type, 'FIXED')
   assert.equal((await created(t.api.post('/v1/taxes/rates', ecoFee({ code: 'KW', fixed_value: '0.125', currency: 'KWD' })))).fixed_value, '0.125')
   assert.equal((await created(t.api.post('/v1/taxes/rates', ecoFee({ code: 'FREE', fixed_value: '0' })))).fixed_value, '0.00')
   assert.equal((await created(t.api.post('/v1/taxes/rates', vat({ code: '  PADDED  ' })))).code, 'PADDED')
@@ -104,7 +106,7 @@ test('updates change name, code, description, status and metadata, never what th
   const rate = await created(t.api.post('/v1/taxes/rates', vat({ description: 'old' })))
   const res = await t.api.put(`/v1/taxes/rates/${rate.id}`, { name: 'VAT Germany', code: 'DE-VAT', description: null, status: 'archived', metadata: { v: '2' } })
   assert.equal(res.status, 200, JSON.stringify(res.body))
-  const expected = { ...rate, name: 'VAT Germany', code: 'DE-VAT', description: null, status: 'archived', metadata: { v: '2' }, updated_at: res.body.updated_at }
+  const expected = { ...rate, name: 'VAT Germany', code: 'DE-VAT', description: null, status: 'archived', metadata: { v: '2' }, updated_at: res.body.updated_at, tax_rate_status: 'INACTIVE' }
   assert.deepEqual(res.body, expected)
   assert.ok(res.body.updated_at > rate.updated_at)
   assert.deepEqual((await t.api.get(`/v1/taxes/rates/${rate.id}`)).body, expected)
@@ -117,7 +119,7 @@ test('updates change name, code, description, status and metadata, never what th
     assertError(await t.api.put(`/v1/taxes/rates/${rate.id}`, body), 400, 'validation_error', field)
   }
   const now = (await t.api.get(`/v1/taxes/rates/${rate.id}`)).body
-  assert.deepEqual(now, { ...expected, status: 'published', updated_at: now.updated_at })
+  assert.deepEqual(now, { ...expected, status: 'published', tax_rate_status: 'ACTIVE', updated_at: now.updated_at })
   assertError(await t.api.put('/v1/taxes/rates/taxrate_unknown', { name: 'x' }), 404, 'not_found')
 })
 
@@ -166,6 +168,9 @@ test('every rule on create is enforced with a validation_error naming the field,
     [{ name: 'x', code: 'X' }, /percentage_value: one of percentage_value or fixed_value is required/],
     [vat({ fixed_value: '1', currency: 'USD' }), /fixed_value: set either percentage_value or fixed_value, not both/],
     [vat({ currency: 'USD' }), /currency: must not be set on a percentage tax rate/],
+    [vat({ tax_rate_type: 'FIXED' }), /tax_rate_type: a FIXED rate sets fixed_value/],
+    [ecoFee({ tax_rate_type: 'PERCENTAGE' }), /tax_rate_type: a PERCENTAGE rate sets percentage_value/],
+    [vat({ tax_rate_type: 'COMPOUND' }), /tax_rate_type/],
     [vat({ percentage_value: '100.5' }), /percentage_value: must be between 0 and 100/],
     [vat({ percentage_value: '-1' }), /percentage_value/],
     [vat({ percentage_value: 19 }), /percentage_value must be string/],
@@ -214,7 +219,7 @@ test('tax associations attach a published rate to a customer, a subscription or 
   assert.deepEqual(toCustomer, {
     id: toCustomer.id, tenant_id: t.tenantId, environment_id: t.environments.production, status: 'published', metadata: {},
     created_at: toCustomer.created_at, updated_at: toCustomer.created_at, created_by: t.userId, updated_by: t.userId,
-    tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id, priority: 0, auto_apply: true,
+    tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id, priority: 0, auto_apply: true, currency: null, tax_rate: null,
   })
   assert.deepEqual((await t.api.get(`/v1/taxes/associations/${toCustomer.id}`)).body, toCustomer)
   const toSubscription = await created(t.api.post('/v1/taxes/associations', {
@@ -224,7 +229,9 @@ test('tax associations attach a published rate to a customer, a subscription or 
     [toSubscription.entity_type, toSubscription.entity_id, toSubscription.priority, toSubscription.auto_apply, toSubscription.metadata],
     ['subscription', subscription.id, 5, false, { k: 'v' }],
   )
-  const toTenant = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'tenant', entity_id: t.tenantId, priority: 1 }))
+  // tax_rate_code names the rate by its code (Flexprice's form)
+  const toTenant = await created(t.api.post('/v1/taxes/associations', { tax_rate_code: rate.code, entity_type: 'tenant', entity_id: t.tenantId, priority: 1 }))
+  assert.equal(toTenant.tax_rate_id, rate.id)
   const toSubscription2 = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'subscription', entity_id: subscription.id, priority: 1 }))
 
   const ids = async (query: string) => {
@@ -283,7 +290,9 @@ test('associations refuse rates that are not published and entities outside the 
     [{ priority: -1 }, /priority/],
     [{ priority: 1.5 }, /priority/],
     [{ auto_apply: 'yes' }, /auto_apply/],
-    [{ tax_rate_id: undefined }, /tax_rate_id/],
+    [{ tax_rate_id: undefined }, /tax_rate_id: give exactly one of tax_rate_id and tax_rate_code/],
+    [{ tax_rate_code: 'VAT-DE' }, /tax_rate_id: give exactly one of tax_rate_id and tax_rate_code/],
+    [{ tax_rate_id: undefined, tax_rate_code: 'ARCH' }, /tax_rate_code: no published tax rate with code ARCH/],
     [{ entity_id: undefined }, /entity_id/],
     [{ status: 'published' }, /status/],
   ]

@@ -28,6 +28,8 @@ function serializeEnvironment(e: Environment) {
   }
 }
 
+const envName = { type: 'string', minLength: 1, maxLength: 100 } as const
+
 export async function tenantRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
   app.get('/tenants/:id', { schema: { response: { 200: ref('Tenant') }, tags: ['tenants'], params: idParams } }, async (request) => {
@@ -46,6 +48,30 @@ export async function tenantRoutes(instance: FastifyInstance, ctx: BillingContex
     return { items: envs.map(serializeEnvironment), pagination: { limit: envs.length, offset: 0, total: envs.length } }
   })
 
+  // Renames an environment; its type (production or development) is fixed at creation.
+  app.put(
+    '/environments/:id',
+    {
+      schema: {
+        response: { 200: ref('Environment') },
+        tags: ['environments'],
+        params: idParams,
+        body: { type: 'object', additionalProperties: false, properties: { name: envName, metadata: metadataSchema } },
+      },
+    },
+    async (request) => {
+      requireRole(request, 'super_admin')
+      const em = ctx.orm.em.fork()
+      const env = await em.findOne(EnvironmentSchema, { id: request.params.id, tenant_id: request.auth.tenantId, status: 'published' })
+      if (!env) throw new NotFoundError('environment', request.params.id)
+      if (request.body.name !== undefined) env.name = request.body.name
+      if (request.body.metadata !== undefined) env.metadata = request.body.metadata
+      env.updated_by = request.auth.userId
+      await em.flush()
+      return serializeEnvironment(env)
+    },
+  )
+
   app.post(
     '/environments',
     {
@@ -57,7 +83,7 @@ export async function tenantRoutes(instance: FastifyInstance, ctx: BillingContex
           required: ['name', 'type'],
           additionalProperties: false,
           properties: {
-            name: { type: 'string', minLength: 1, maxLength: 100 },
+            name: envName,
             type: { type: 'string', enum: ['production', 'development'] },
             metadata: metadataSchema,
           },

@@ -4,6 +4,7 @@
 // wallet and a repeated key is refused with 409 (spec Errors 2) without applying anything. The
 // unique index (wallet_id, idempotency_key) backs the check up.
 import type { Decimal } from 'decimal.js'
+import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AlreadyExistsError, InvalidOperationError, ValidationError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
@@ -18,7 +19,7 @@ import { afterCredit, afterDebit } from './auto-topup.js'
 import { allocateDebit, creditsToCurrency, debitCreditsForAmount, topUpCreditsForAmount } from './allocate.js'
 import { serializeTransaction } from './serialize.js'
 import { findWallet, lockWallet, withBalances, type WalletView } from './wallet-rows.js'
-import { WalletTransactionSchema, type CreditReason, type Wallet, type WalletTransaction } from './wallet.entity.js'
+import { WalletTransactionSchema, type CreditReason, type TransactionType, type Wallet, type WalletTransaction } from './wallet.entity.js'
 
 /** Exactly one of credits and amount (in the wallet's currency). */
 interface Quantity {
@@ -124,6 +125,21 @@ export async function pageTransactions(em: EntityManager, scope: Scope, walletId
   const [items, total] = await em.findAndCount(WalletTransactionSchema, { ...scope, wallet_id: wallet.id }, {
     orderBy: { created_at: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset,
   })
+  return { items, total }
+}
+
+export interface TransactionFilter extends Page {
+  id?: string
+  wallet_id?: string
+  type?: TransactionType
+  transaction_reason?: WalletTransaction['transaction_reason']
+}
+
+/** POST /wallets/transactions/search: the environment's ledger rows, newest first. */
+export async function searchTransactions(em: EntityManager, scope: Scope, f: TransactionFilter): Promise<{ items: WalletTransaction[]; total: number }> {
+  const where: FilterQuery<WalletTransaction> = { ...scope }
+  for (const k of ['id', 'wallet_id', 'type', 'transaction_reason'] as const) if (f[k] !== undefined) Object.assign(where, { [k]: f[k] })
+  const [items, total] = await em.findAndCount(WalletTransactionSchema, where, { orderBy: { created_at: 'desc', id: 'desc' }, limit: f.limit, offset: f.offset })
   return { items, total }
 }
 

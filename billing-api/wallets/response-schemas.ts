@@ -1,10 +1,11 @@
 // Response schemas of the wallet routes (registered by module.ts, referred to by $id).
-import { dateTimeOrNull, integerOrNull, objectOf, recordSchema, ref, str, stringOrNull, bool, money } from '../http/response-schemas.js'
+import { alwaysNull, dateTimeOrNull, integerOrNull, objectOf, recordSchema, ref, str, stringOrNull, bool, money } from '../http/response-schemas.js'
 
 export const walletSchema = recordSchema('Wallet', {
   customer_id: str,
   currency: str,
   name: stringOrNull,
+  description: stringOrNull,
   wallet_type: str,
   conversion_rate: str,
   /** in credits */
@@ -15,6 +16,17 @@ export const walletSchema = recordSchema('Wallet', {
   balance_alert: objectOf({ threshold: str, state: str }, { nullable: true }),
   /** null when not set; amount in credits */
   auto_topup: objectOf({ enabled: bool, amount: stringOrNull, mode: stringOrNull }, { nullable: true }),
+  /** active while published, else closed */
+  wallet_status: str,
+  /** the balance in credits, under Flexprice's name */
+  credit_balance: str,
+  // Flexprice's alert and wallet config objects and its breakdown of available credits have no
+  // counterpart here (balance_alert and auto_topup above): null for clients that require the keys
+  alert_settings: alwaysNull,
+  alert_state: alwaysNull,
+  config: alwaysNull,
+  credits_available_breakdown: alwaysNull,
+  topup_conversion_rate: alwaysNull,
 })
 
 export const walletTransactionSchema = recordSchema('WalletTransaction', {
@@ -33,6 +45,19 @@ export const walletTransactionSchema = recordSchema('WalletTransaction', {
   reference: stringOrNull,
   /** debits: the credit transactions they consumed */
   consumed: { type: 'array', items: objectOf({ credit_tx_id: str, credits: str }) },
+  // not kept on a ledger row (reference above; a row is written complete) or not expanded: null
+  // for clients that require the keys
+  currency: alwaysNull,
+  description: alwaysNull,
+  reference_id: alwaysNull,
+  reference_type: alwaysNull,
+  transaction_status: alwaysNull,
+  topup_conversion_rate: alwaysNull,
+  credit_balance_before: alwaysNull,
+  credit_balance_after: alwaysNull,
+  created_by_user: alwaysNull,
+  customer: alwaysNull,
+  wallet: alwaysNull,
 })
 
 /** A top-up or debit: the transaction and the wallet after it. */

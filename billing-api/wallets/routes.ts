@@ -11,6 +11,8 @@ import { CREDIT_REASONS, WALLET_TYPES } from './wallet.entity.js'
 import { typed } from '../http/typed-routes.js'
 import { pageOf, ref } from '../http/response-schemas.js'
 import { ledgerResultSchema, walletModificationSchema } from './response-schemas.js'
+import { walletSearchRoutes } from './search-routes.js'
+import { FLEXPRICE_CREDIT_REASONS, topUpInput } from './top-up-aliases.js'
 
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
 const idempotencyKey = { type: 'string', minLength: 1, maxLength: 255 } as const
@@ -28,6 +30,8 @@ const createBody = {
     conversion_rate: nonNegativeDecimalString,
     metadata: metadataSchema,
     ...walletSettingsProperties,
+    description: { type: 'string', maxLength: 1000 },
+    initial_credits_to_load: nonNegativeDecimalString,
   },
 } as const
 
@@ -37,8 +41,10 @@ const topUpBody = {
   additionalProperties: false,
   properties: {
     credits: nonNegativeDecimalString,
+    /** credits under Flexprice's name */
+    credits_to_add: nonNegativeDecimalString,
     amount: nonNegativeDecimalString,
-    transaction_reason: { type: 'string', enum: CREDIT_REASONS },
+    transaction_reason: { type: 'string', enum: [...CREDIT_REASONS, ...Object.keys(FLEXPRICE_CREDIT_REASONS)] },
     expiry_date: { anyOf: [dateTime, { type: 'null' }] },
     priority: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
     idempotency_key: idempotencyKey,
@@ -95,7 +101,7 @@ export async function walletRoutes(instance: FastifyInstance, ctx: BillingContex
   })
 
   app.post('/wallets/:id/top-up', { schema: { response: { 201: ledgerResultSchema }, tags, params: idParams, body: topUpBody } }, async (request, reply) => {
-    const result = await topUpWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), request.body)
+    const result = await topUpWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), topUpInput(request.body))
     return reply.code(201).send(ledgerWire(result))
   })
 
@@ -119,4 +125,6 @@ export async function walletRoutes(instance: FastifyInstance, ctx: BillingContex
     const { original, updated } = await modifyWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), modification_type)
     return { original: wire(original), updated: wire(updated) }
   })
+
+  walletSearchRoutes(instance, ctx)
 }

@@ -12,10 +12,14 @@ export function serializeWallet(w: Wallet, balance: Decimal) {
   return {
     ...serializeBase(w),
     ...pick(w, ['customer_id', 'currency', 'name', 'wallet_type']),
+    description: w.description ?? null,
     conversion_rate: dec(w.conversion_rate),
     balance: dec(balance),
     currency_balance: toMoneyString(creditsToCurrency(balance, w.conversion_rate), w.currency),
     ...serializeSettings(w),
+    wallet_status: w.status === 'published' ? 'active' : 'closed',
+    credit_balance: dec(balance),
+    alert_settings: null, alert_state: null, config: null, credits_available_breakdown: null, topup_conversion_rate: null,
   }
 }
 
@@ -41,5 +45,7 @@ export function serializeTransaction(t: WalletTransaction) {
     expiry_date: iso(t.expiry_date),
     ...pick(t, ['priority', 'idempotency_key', 'reference']),
     consumed: (t.consumed ?? []).map((c) => ({ credit_tx_id: c.credit_tx_id, credits: dec(c.credits) })),
+    currency: null, description: null, reference_id: null, reference_type: null, transaction_status: null, topup_conversion_rate: null,
+    credit_balance_before: null, credit_balance_after: null, created_by_user: null, customer: null, wallet: null,
   }
 }

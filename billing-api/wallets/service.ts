@@ -21,6 +21,9 @@ export interface WalletInput {
   customer_id: string
   currency: string
   name?: string
+  description?: string
+  /** Flexprice's SDK sends "0": a wallet starts empty here (credits come by top-up), so only zero is accepted */
+  initial_credits_to_load?: string
   wallet_type?: WalletType
   conversion_rate?: string
   metadata?: Metadata
@@ -35,6 +38,9 @@ const isModificationType = (v: string): v is ModificationType => (MODIFICATION_T
 export async function createWallet(em: EntityManager, clock: Clock, scope: Scope, userId: string, input: WalletInput): Promise<WalletView> {
   const rate = input.conversion_rate ?? '1'
   if (!new D(rate).gt(0)) throw new ValidationError('conversion_rate must be greater than 0', 'conversion_rate')
+  if (input.initial_credits_to_load !== undefined && !new D(input.initial_credits_to_load).isZero()) {
+    throw new ValidationError('initial_credits_to_load: a wallet is created empty; add credits with POST /wallets/{id}/top-up', 'initial_credits_to_load')
+  }
   return em.transactional(async (tx) => {
     const customer = await tx.findOne(CustomerSchema, { id: input.customer_id, ...scope, status: { $ne: 'deleted' } })
     if (!customer) throw new ValidationError(`customer_id: customer ${input.customer_id} not found`, 'customer_id')
@@ -47,6 +53,7 @@ export async function createWallet(em: EntityManager, clock: Clock, scope: Scope
       customer_id: input.customer_id,
       currency: input.currency,
       name: input.name ?? `${input.currency} wallet`,
+      description: input.description ?? null,
       wallet_type: input.wallet_type ?? 'PREPAID',
       conversion_rate: rate,
       ...nextSettings(
@@ -67,10 +74,32 @@ export async function getWallet(em: EntityManager, clock: Clock, scope: Scope, i
   return (await withBalances(em, clock, scope, [wallet]))[0]
 }
 
-export async function pageWallets(em: EntityManager, clock: Clock, scope: Scope, q: { customer_id?: string } & Page): Promise<{ items: WalletView[]; total: number }> {
+export async function pageWallets(
+  em: EntityManager, clock: Clock, scope: Scope, q: { customer_id?: string; wallet_ids?: string[] } & Page,
+): Promise<{ items: WalletView[]; total: number }> {
   const where: FilterQuery<Wallet> = { ...scope, status: 'published', ...(q.customer_id ? { customer_id: q.customer_id } : {}) }
+  if (q.wallet_ids) where.id = { $in: q.wallet_ids }
   const [wallets, total] = await em.findAndCount(WalletSchema, where, { orderBy: { created_at: 'asc', id: 'asc' }, limit: q.limit, offset: q.offset })
   return { items: await withBalances(em, clock, scope, wallets), total }
+}
+
+export interface WalletUpdate {
+  name?: string
+  description?: string | null
+  metadata?: Metadata
+}
+
+/** PUT /wallets/{id}: what describes the wallet; its money and settings change elsewhere. */
+export async function updateWallet(em: EntityManager, clock: Clock, scope: Scope, userId: string, id: string, patch: WalletUpdate): Promise<WalletView> {
+  return em.transactional(async (tx) => {
+    const wallet = await lockWallet(tx, scope, id)
+    if (patch.name !== undefined) wallet.name = patch.name
+    if (patch.description !== undefined) wallet.description = patch.description
+    if (patch.metadata !== undefined) wallet.metadata = patch.metadata
+    wallet.updated_by = userId
+    await tx.flush()
+    return (await withBalances(tx, clock, scope, [wallet]))[0]
+  })
 }
 
 /** prepaid_to_postpaid: the only modification (spec); answers the wallet before and after. */

@@ -17,6 +17,7 @@ export interface Wallet extends BaseRecord {
   customer_id: string
   currency: string
   name: string
+  description: string | null
   wallet_type: WalletType
   conversion_rate: string
   /** balance alert and auto top-up settings (migrations/0002_auto_topup.sql, auto-topup.ts) */
@@ -35,6 +36,7 @@ export const WalletSchema = new EntitySchema<Wallet>({
     customer_id: text(),
     currency: text(),
     name: text(),
+    description: text(true),
     wallet_type: text(),
     conversion_rate: decimal(),
     alert_threshold: decimal(true),

@@ -42,7 +42,8 @@ test('wallet create, get and list show the balance derived from the ledger; one 
     id: undefined, created_at: undefined, updated_at: undefined, tenant_id: tenantId, environment_id: environments.production,
     status: 'published', metadata: { team: 'x' }, created_by: userId, updated_by: userId,
     customer_id: customer.id, currency: 'USD', name: 'Main', wallet_type: 'PREPAID', conversion_rate: '0.5', balance: '0', currency_balance: '0.00',
-    balance_alert: null, auto_topup: null,
+    balance_alert: null, auto_topup: null, description: null, wallet_status: 'active', credit_balance: '0',
+    alert_settings: null, alert_state: null, config: null, credits_available_breakdown: null, topup_conversion_rate: null,
   })
   assert.deepEqual((await api.get(`/v1/wallets/${w.id}`)).body, w)
   const [event] = await sql(`SELECT entity_type, payload FROM system_events_outbox WHERE event_name = 'wallet.created' AND entity_id = ?`, [w.id])
@@ -78,6 +79,41 @@ test('wallet create, get and list show the balance derived from the ledger; one 
   const wallets = await countRows(p, 'wallets', tenantId)
   for (const [body, message] of invalid) assertError(await api.post('/v1/wallets', body), 400, 'validation_error', message)
   assert.equal(await countRows(p, 'wallets', tenantId), wallets)
+})
+
+test("Flexprice's forms: description, initial_credits_to_load, credits_to_add and its reasons, update, searches, the balance read", async () => {
+  const { api } = await p.newTenant()
+  const customer = await created(api.post('/v1/customers', { external_id: 'sdk' }))
+  const w = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', description: 'Prepaid', initial_credits_to_load: '0.00', conversion_rate: '1' }))
+  assert.deepEqual([w.description, w.balance, w.wallet_status], ['Prepaid', '0', 'active'])
+  const refused = await api.post('/v1/wallets', { customer_id: customer.id, currency: 'EUR', initial_credits_to_load: '5' })
+  assertError(refused, 400, 'validation_error', /^initial_credits_to_load: a wallet is created empty/)
+
+  const top = await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits_to_add: '100.50', transaction_reason: 'PURCHASED_CREDIT_DIRECT', idempotency_key: 'k1' }))
+  assert.deepEqual([top.transaction.credit_amount, top.transaction.transaction_reason, top.wallet.balance, top.wallet.credit_balance], ['100.5', 'PURCHASED', '100.5', '100.5'])
+  const free = await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits: '2', transaction_reason: 'FREE_CREDIT_GRANT', idempotency_key: 'k2' }))
+  assert.equal(free.transaction.transaction_reason, 'FREE_CREDIT')
+  const topUp = (body: object) => api.post(`/v1/wallets/${w.id}/top-up`, { transaction_reason: 'PURCHASED', idempotency_key: `k-${Math.random()}`, ...body })
+  assertError(await topUp({ credits: '1', credits_to_add: '1' }), 400, 'validation_error', /credits_to_add: send credits or credits_to_add, not both/)
+  assertError(await topUp({ credits: '1', transaction_reason: 'PURCHASED_CREDIT_INVOICED' }), 400, 'validation_error', /transaction_reason/)
+
+  const updated = await api.put(`/v1/wallets/${w.id}`, { name: 'Main wallet', description: null, metadata: { k: 'v' } })
+  assert.equal(updated.status, 200, JSON.stringify(updated.body))
+  assert.deepEqual([updated.body.name, updated.body.description, updated.body.metadata, updated.body.balance], ['Main wallet', null, { k: 'v' }, '102.5'])
+  assertError(await api.put(`/v1/wallets/${w.id}`, { balance: '1' }), 400, 'validation_error', /balance/)
+  assertError(await api.put('/v1/wallets/wallet_unknown', { name: 'x' }), 404, 'not_found')
+
+  const balance = (await api.get(`/v1/wallets/${w.id}/balance/real-time`)).body
+  assert.deepEqual(balance, { ...updated.body, real_time_balance: null, real_time_credit_balance: null, balance_updated_at: null, current_period_usage: null, unpaid_invoices_amount: null })
+  const other = await wallet(api)
+  const wallets = (await api.post('/v1/wallets/search', { wallet_ids: [w.id] })).body
+  assert.deepEqual([wallets.items.map((x: any) => x.id), wallets.pagination.total], [[w.id], 1])
+  assert.equal((await api.post('/v1/wallets/search', {})).body.pagination.total, 2)
+  const txs = (await api.post('/v1/wallets/transactions/search', { wallet_id: w.id })).body
+  assert.deepEqual(txs.items.map((t: any) => t.id), [free.transaction.id, top.transaction.id])
+  assert.deepEqual((await api.post('/v1/wallets/transactions/search', { transaction_reason: 'PURCHASED' })).body.items.map((t: any) => t.id), [top.transaction.id])
+  assert.deepEqual((await api.post('/v1/wallets/transactions/search', { wallet_id: other.id })).body.items, [])
+  assertError(await api.post('/v1/wallets/transactions/search', { type: 'refund' }), 400, 'validation_error', /type/)
 })
 
 test('a debit consumes credits by priority, then soonest expiry, then age, and records them in metadata.consumed_credit_tx_ids', async () => {
@@ -197,7 +233,7 @@ test('a POSTPAID wallet goes below zero, recording the shortfall as unfunded; pr
   const res = await api.post(`/v1/wallets/${w.id}/modify`, { modification_type: 'prepaid_to_postpaid' })
   assert.equal(res.status, 200, JSON.stringify(res.body))
   assert.deepEqual([res.body.original.wallet_type, res.body.updated.wallet_type], ['PREPAID', 'POSTPAID'])
-  assert.deepEqual({ ...res.body.original, wallet_type: undefined, updated_at: undefined }, { ...w, balance: '3', currency_balance: '6.00', wallet_type: undefined, updated_at: undefined })
+  assert.deepEqual({ ...res.body.original, wallet_type: undefined, updated_at: undefined }, { ...w, balance: '3', credit_balance: '3', currency_balance: '6.00', wallet_type: undefined, updated_at: undefined })
   assert.deepEqual(res.body.updated, (await api.get(`/v1/wallets/${w.id}`)).body)
   assertError(await api.post(`/v1/wallets/${w.id}/modify`, { modification_type: 'prepaid_to_postpaid' }), 400, 'invalid_operation', /POSTPAID, not PREPAID/)
   assertError(await api.post(`/v1/wallets/${w.id}/modify`, { modification_type: 'postpaid_to_prepaid' }), 400, 'validation_error', /modification_type/)

@@ -66,6 +66,9 @@ test('every operation answers what the OpenAPI document declares', async () => {
   const user = await api('POST /v1/users', { body: { name: 'a-bot' }, expect: 201 })
   await api('GET /v1/users')
   await api('GET /v1/users/{id}', { params: { id: id(user) } })
+  await api('GET /v1/users/me')
+  await api('POST /v1/users/search', { body: { type: 'service_account' } })
+  await api('PUT /v1/environments/{id}', { params: { id: id(env) }, body: { name: 'staging-2' } })
   await api('PUT /v1/users/{id}', { params: { id: id(user) }, body: { name: 'b-bot' } })
   const key = await api('POST /v1/secrets/api/keys', { body: { name: 'ci', user_id: id(user), expires_at: '2099-01-01T00:00:00Z' }, expect: 201 })
   await api('GET /v1/secrets/api/keys')
@@ -98,6 +101,8 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/customers/search', { body: {} })
   await api('GET /v1/customers/{id}', { params: { id: id(customer) } })
   await api('PUT /v1/customers/{id}', { params: { id: id(customer) }, body: { name: 'Acme Inc' } })
+  await api('GET /v1/customers/external/{external_id}', { params: { external_id: 'acme' } })
+  await api('PUT /v1/customers', { query: 'external_customer_id=acme', body: { email: 'ap@acme.test' } })
 
   // --- catalog: pricing units, features, groups, plans, prices, add-ons, entitlements, credit grants
   const unit = await api('POST /v1/pricing-units', { body: { name: 'Credits', code: 'crd', base_currency: 'usd', conversion_rate: '0.01' }, expect: 201 })
@@ -105,6 +110,13 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/pricing-units/search', { body: {} })
   await api('GET /v1/pricing-units/{id}', { params: { id: id(unit) } })
   await api('PUT /v1/pricing-units/{id}', { params: { id: id(unit) }, body: { name: 'Credit points' } })
+  const sdkUnit = await api('POST /v1/prices/units', { body: { name: 'Tokens', code: 'tok', symbol: 'T', base_currency: 'usd', conversion_rate: '0.5' }, expect: 201 })
+  await api('GET /v1/prices/units')
+  await api('POST /v1/prices/units/search', { body: {} })
+  await api('GET /v1/prices/units/{id}', { params: { id: id(sdkUnit) } })
+  await api('GET /v1/prices/units/code/{code}', { params: { code: 'tok' } })
+  await api('PUT /v1/prices/units/{id}', { params: { id: id(sdkUnit) }, body: { name: 'Token points' } })
+  await api('DELETE /v1/prices/units/{id}', { params: { id: id(sdkUnit) }, expect: 204 })
   const feature = await api('POST /v1/features', { body: { name: 'Tokens', type: 'metered', meter_id: id(meter), lookup_key: 'tokens' }, expect: 201 })
   await api('GET /v1/features')
   await api('POST /v1/features/search', { body: { lookup_key: 'tokens' } })
@@ -124,8 +136,14 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/plans/search', { body: {} })
   await api('GET /v1/plans/{id}', { params: { id: id(plan) } })
   await api('PUT /v1/plans/{id}', { params: { id: id(plan) }, body: { name: 'Pro plan' } })
-  const price = await api('POST /v1/prices', { body: { ...fee, amount: '5.00', entity_type: 'PLAN', entity_id: id(plan) }, expect: 201 })
+  const price = await api('POST /v1/prices', {
+    body: { ...fee, amount: '5.00', entity_type: 'PLAN', entity_id: id(plan), lookup_key: 'support', billing_cadence: 'RECURRING', price_unit_type: 'FIAT' }, expect: 201,
+  })
   await api('GET /v1/prices')
+  await api('POST /v1/prices/search', { body: { plan_ids: [id(plan)] } })
+  await api('GET /v1/prices/lookup/{lookup_key}', { params: { lookup_key: 'support' } })
+  const spare = await api('POST /v1/plans', { body: { name: 'Spare' }, expect: 201 })
+  await api('POST /v1/prices/bulk', { body: { items: [{ ...fee, entity_type: 'PLAN', entity_id: id(spare) }] }, expect: 201 })
   await api('GET /v1/prices/{id}', { params: { id: id(price) } })
   await api('PUT /v1/prices/{id}', { params: { id: id(price) }, body: { description: 'support' } })
   const addon = await api('POST /v1/addons', { body: { name: 'Extra', lookup_key: 'extra' }, expect: 201 })
@@ -133,17 +151,24 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/addons/search', { body: {} })
   await api('GET /v1/addons/{id}', { params: { id: id(addon) } })
   await api('PUT /v1/addons/{id}', { params: { id: id(addon) }, body: { name: 'Extras' } })
+  await api('GET /v1/addons/lookup/{lookup_key}', { params: { lookup_key: 'extra' } })
   const entitlement = await api('POST /v1/entitlements', {
     body: { entity_type: 'PLAN', entity_id: id(plan), feature_id: id(feature), usage_limit: 1000000, usage_reset_period: 'MONTHLY' }, expect: 201,
   })
   await api('GET /v1/entitlements')
   await api('GET /v1/entitlements/{id}', { params: { id: id(entitlement) } })
   await api('PUT /v1/entitlements/{id}', { params: { id: id(entitlement) }, body: { usage_limit: 2000000 } })
+  await api('POST /v1/entitlements/search', { body: { feature_ids: [id(feature)] } })
+  await api('POST /v1/entitlements/bulk', { body: { items: [{ entity_type: 'ADDON', entity_id: id(addon), feature_id: id(feature), feature_type: 'metered' }] }, expect: 201 })
+  await api('GET /v1/addons/{id}/entitlements', { params: { id: id(addon) } })
+  await api('GET /v1/plans/{id}/entitlements', { params: { id: id(plan) } })
   const grant = await api('POST /v1/creditgrants', { body: { name: 'Welcome', credits: '10', period: 'MONTHLY', plan_id: id(plan) }, expect: 201 })
   await api('GET /v1/creditgrants')
   await api('POST /v1/creditgrants/search', { body: {} })
   await api('GET /v1/creditgrants/{id}', { params: { id: id(grant) } })
   await api('PUT /v1/creditgrants/{id}', { params: { id: id(grant) }, body: { name: 'Welcome credits' } })
+  await api('GET /v1/plans/{id}/creditgrants', { params: { id: id(plan) } })
+  await api('POST /v1/plans/{id}/clone', { params: { id: id(plan) }, body: { name: 'Pro copy', lookup_key: 'pro-copy' }, expect: 201 })
 
   // --- taxes and coupons
   const rate = await api('POST /v1/taxes/rates', { body: { name: 'VAT', code: 'vat', percentage_value: '20' }, expect: 201 })
@@ -172,6 +197,8 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('GET /v1/subscriptions')
   await api('GET /v1/subscriptions/{id}', { params: { id: subId } })
   await api('GET /v2/subscriptions/{id}', { params: { id: subId } })
+  await api('GET /v1/subscriptions/{id}/v2', { params: { id: subId } })
+  await api('POST /v1/subscriptions/search', { body: { customer_id: id(customer) } })
   await api('PUT /v1/subscriptions/{id}', { params: { id: subId }, body: { metadata: { team: 'a' } } })
   const lines = await api('POST /v1/subscriptions/lineitems/search', { body: { subscription_ids: [subId] } })
   const usagePrice = plan.body.prices.find((x: { type: string }) => x.type === 'USAGE').id
@@ -180,6 +207,9 @@ test('every operation answers what the OpenAPI document declares', async () => {
     params: { id: subId, line_item_id: lineItemId }, body: { commitment_amount: '10.00' },
   })
   await api('GET /v1/subscriptions/{id}/grants/upcoming', { params: { id: subId } })
+  await api('GET /v1/customers/{id}/grants/upcoming', { params: { id: id(customer) } })
+  await api('GET /v1/customers/{id}/entitlements', { params: { id: id(customer) } })
+  await api('GET /v1/subscriptions/{id}/entitlements', { params: { id: subId } })
   await api('GET /v1/subscriptions/{id}/inherited', { params: { id: subId } })
   await api('POST /v1/subscriptions/{id}/inherited', { params: { id: subId }, body: { add_external_customer_ids: ['kid2'] } })
   const phase = await api('POST /v1/subscriptions/{id}/phases', {
@@ -197,6 +227,10 @@ test('every operation answers what the OpenAPI document declares', async () => {
   const change = { change_type: 'quantity_change', line_item_id: seat, quantity: '2' }
   await api('POST /v1/subscriptions/{id}/modify/preview', { params: { id: id(draft) }, body: change })
   await api('POST /v1/subscriptions/{id}/modify', { params: { id: id(draft) }, body: change })
+  const extra = await api('POST /v1/prices', { body: { ...fee, amount: '3.00', entity_type: 'PLAN', entity_id: id(plan) }, expect: 201 })
+  const added = await api('POST /v1/subscriptions/{id}/lineitems', { params: { id: id(draft) }, body: { price_id: id(extra), quantity: 2 }, expect: 201 })
+  await api('PUT /v1/subscriptions/lineitems/{id}', { params: { id: id(added) }, body: { metadata: { seat: 'extra' } } })
+  await api('DELETE /v1/subscriptions/lineitems/{id}', { params: { id: id(added) }, body: {} })
   const couponAssoc = await api('POST /v1/coupon_associations', { body: { coupon_id: id(coupon), subscription_id: subId }, expect: 201 })
   await api('GET /v1/coupon_associations', { query: `subscription_id=${subId}` })
 
@@ -241,6 +275,10 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/wallets/{id}/top-up', { params: { id: id(wallet) }, body: { credits: '100', transaction_reason: 'PURCHASED', idempotency_key: 'top-1' } })
   await api('POST /v1/wallets/{id}/debit', { params: { id: id(wallet) }, body: { credits: '10', idempotency_key: 'debit-1' } })
   await api('GET /v1/wallets/{id}/transactions', { params: { id: id(wallet) } })
+  await api('PUT /v1/wallets/{id}', { params: { id: id(wallet) }, body: { description: 'Prepaid' } })
+  await api('GET /v1/wallets/{id}/balance/real-time', { params: { id: id(wallet) } })
+  await api('POST /v1/wallets/search', { body: { wallet_ids: [id(wallet)] } })
+  await api('POST /v1/wallets/transactions/search', { body: { wallet_id: id(wallet) } })
   await api('PUT /v1/wallets/{id}/settings', { params: { id: id(wallet) }, body: { balance_alert: null } })
   await api('POST /v1/wallets/{id}/modify', { params: { id: id(wallet) }, body: { modification_type: 'prepaid_to_postpaid' } })
 

@@ -38,6 +38,7 @@ test('Flexprice SDK operations in scope work against Meterline', async () => {
     p,
     api: t.api,
     tenantId: t.tenantId,
+    userId: t.userId,
     environmentId: t.environments.production,
     ids: {},
   }

@@ -10,6 +10,8 @@ export interface Scenario {
   /** our own API, only for what the SDK has no operation for (meters) */
   api: ApiClient
   tenantId: string
+  /** the user the SDK's API key belongs to */
+  userId: string
   environmentId: string
   /** ids of records made by earlier steps; absent when the step that makes it failed */
   ids: Partial<Record<string, string>>

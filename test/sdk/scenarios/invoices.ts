@@ -26,12 +26,16 @@ export async function invoices(s: Scenario): Promise<void> {
     const id = inv.id
     ids.invoice = id
     await rec.call('invoices.getInvoice', () => sdk.invoices.getInvoice(id), (r) => assert.equal(r.total, '29.99'))
-    await rec.call('invoices.queryInvoice', () => sdk.invoices.queryInvoice({ customerId }), (r) => {
+    // the subscription billed this customer too: its invoice is of type SUBSCRIPTION
+    await rec.call('invoices.queryInvoice', () => sdk.invoices.queryInvoice({ customerId, invoiceType: 'ONE_OFF' }), (r) => {
       assert.deepEqual(r.items?.map((x) => x.id), [id])
       assert.equal(r.items?.[0]?.amountDue, '29.99')
     })
     await rec.call('invoices.updateInvoice', () => sdk.invoices.updateInvoice(id, { metadata: { po: '42' } }), (r) => assert.equal(r.metadata?.po, '42'))
-    await rec.call('invoices.getInvoicePdf', () => sdk.invoices.getInvoicePdf(id, true), () => {})
+    // Meterline serves the document itself, not a presigned URL (url=true)
+    await rec.call('invoices.getInvoicePdf', () => sdk.invoices.getInvoicePdf(id, false), async (r) => {
+      assert.equal(Buffer.from(await new Response(r).arrayBuffer()).subarray(0, 5).toString(), '%PDF-')
+    })
     await rec.call('invoices.recalculateInvoice', () => sdk.invoices.recalculateInvoice(id), (r) => assert.equal(r.id, id))
     await rec.call('invoices.finalizeInvoice', () => sdk.invoices.finalizeInvoice(id), () => {})
     await rec.call('invoices.getInvoice', () => sdk.invoices.getInvoice(id), (r) => {
@@ -69,6 +73,8 @@ export async function invoices(s: Scenario): Promise<void> {
     const second = await sdk.invoices.createInvoice({
       customerId, currency: 'USD', invoiceType: 'ONE_OFF', subtotal: '5.00', total: '5.00', amountDue: '5.00', lineItems: [{ displayName: 'Extra', amount: '5.00', quantity: '1' }],
     }).catch(() => undefined)
+    // spec: only a FINALIZED invoice can be voided
+    if (second?.id) await sdk.invoices.finalizeInvoice(second.id).catch(() => undefined)
     if (second?.id) await rec.call('invoices.voidInvoice', () => sdk.invoices.voidInvoice(second.id!), async () => assert.equal((await sdk.invoices.getInvoice(second.id!)).invoiceStatus, 'VOIDED'))
     else rec.skip('invoices.voidInvoice', 'a second invoice')
     if (ids.subscription) await rec.call('invoices.getInvoicePreview', () => sdk.invoices.getInvoicePreview({ subscriptionId: ids.subscription! }), (r) => assert.equal(r.subscriptionId, ids.subscription))

@@ -41,11 +41,20 @@ export async function tenantAndAccess(s: Scenario): Promise<void> {
 
   const user = await rec.call('users.createUser', () => sdk.users.createUser({ type: 'service_account', roles: ['super_admin'] }), (r) => assert.equal(r.type, 'service_account'))
   ids.user = user?.id
-  await rec.call('users.getUserInfo', () => sdk.users.getUserInfo(), (r) => assert.ok(r.id))
-  await rec.call('users.queryUser', () => sdk.users.queryUser({ type: 'service_account' }), (r) => assert.ok((r.items?.length ?? 0) >= 1))
-  const key = await rec.call('secrets.createApiKey', () => sdk.secrets.createApiKey({ name: 'ci', type: 'private_key', serviceAccountId: ids.user }), (r) => assert.equal(r.secret?.name ?? 'ci', 'ci'))
+  await rec.call('users.getUserInfo', () => sdk.users.getUserInfo(), (r) => assert.equal(r.id, s.userId))
+  await rec.call('users.queryUser', () => sdk.users.queryUser({ type: 'service_account' }), (r) => {
+    assert.ok(r.items?.every((u) => u.type === 'service_account'))
+    if (ids.user) assert.ok(r.items?.some((u) => u.id === ids.user))
+  })
+  const key = await rec.call('secrets.createApiKey', () => sdk.secrets.createApiKey({ name: 'ci', type: 'private_key', serviceAccountId: ids.user }), (r) => {
+    assert.equal(r.secret?.name, 'ci')
+    assert.match(r.apiKey ?? '', /^ml_/)
+  })
   ids.apiKey = key?.secret?.id
-  await rec.call('secrets.listApiKeys', () => sdk.secrets.listApiKeys(), (r) => assert.ok((r.items?.length ?? 0) >= 2))
+  await rec.call('secrets.listApiKeys', () => sdk.secrets.listApiKeys(), (r) => {
+    assert.ok((r.items?.length ?? 0) >= 2)
+    if (ids.apiKey) assert.ok(r.items?.some((k) => k.id === ids.apiKey && k.name === 'ci'))
+  })
 }
 
 export async function integrations(s: Scenario): Promise<void> {

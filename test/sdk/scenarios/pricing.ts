@@ -43,7 +43,11 @@ export async function plansAndPrices(s: Scenario): Promise<void> {
   await needing(s, ['plan'], ['plans.postPlansIdClone', 'plans.syncPlanPrices'], async (planId) => {
     await rec.call('plans.postPlansIdClone', () => sdk.plans.postPlansIdClone(planId, { name: 'Pro copy', lookupKey: 'pro-copy' }), (r) => {
       assert.equal(r.lookupKey, 'pro-copy')
+      assert.equal(r.name, 'Pro copy')
       assert.notEqual(r.id, planId)
+      // the plan's prices copied onto the new plan: same amounts, new ids
+      assert.deepEqual(r.prices?.map((x) => x.amount).sort(), ids.usagePrice ? ['0.01', '20.00'] : ['20.00'])
+      assert.ok(r.prices?.every((x) => x.entityId === r.id && x.id !== ids.feePrice && x.id !== ids.usagePrice))
     })
     await rec.call('plans.syncPlanPrices', () => sdk.plans.syncPlanPrices(planId), () => {})
   })

@@ -26,23 +26,58 @@ export async function subscriptions(s: Scenario): Promise<void> {
     const id = sub.id
     ids.subscription = id
     await rec.call('subscriptions.getSubscription', () => sdk.subscriptions.getSubscription(id), (r) => assert.ok(r.lineItems?.some((l) => l.priceId === feePrice)))
-    await rec.call('subscriptions.getSubscriptionV2', () => sdk.subscriptions.getSubscriptionV2(id), (r) => assert.equal(r.id, id))
+    await rec.call('subscriptions.getSubscriptionV2', () => sdk.subscriptions.getSubscriptionV2(id), (r) => {
+      assert.equal(r.planId, planId)
+      assert.ok(r.lineItems?.some((l) => l.priceId === feePrice && l.quantity === '1'))
+    })
     await rec.call('subscriptions.querySubscription', () => sdk.subscriptions.querySubscription({ customerId }), (r) => assert.deepEqual(r.items?.map((x) => x.id), [id]))
-    await rec.call('subscriptions.updateSubscription', () => sdk.subscriptions.updateSubscription(id, { cancelAtPeriodEnd: false }), (r) => assert.equal(r.id, id))
-    await rec.call('subscriptions.getSubscriptionUpcomingGrants', () => sdk.subscriptions.getSubscriptionUpcomingGrants(id), (r) => assert.ok(Array.isArray(r.items)))
-    await rec.call('subscriptions.getSubscriptionEntitlements', () => sdk.subscriptions.getSubscriptionEntitlements(id), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
+    await rec.call('subscriptions.updateSubscription', () => sdk.subscriptions.updateSubscription(id, { cancelAtPeriodEnd: false }), (r) => {
+      assert.equal(r.id, id)
+      assert.equal(r.cancelAtPeriodEnd, false)
+    })
+    // the plan's monthly credit grant (creditGrants step), if it was made
+    await rec.call('subscriptions.getSubscriptionUpcomingGrants', () => sdk.subscriptions.getSubscriptionUpcomingGrants(id), (r) => {
+      assert.ok(Array.isArray(r.items))
+      if (ids.creditGrant) assert.ok(r.items.some((a) => a.creditGrantId === ids.creditGrant && String(a.credits) === '10' && a.subscriptionId === id))
+    })
+    // the plan's metered entitlement (2000 after its update in the entitlements step)
+    const granted = (features?: { feature?: { id?: string }; entitlement?: { usageLimit?: number; isEnabled?: boolean }; sources?: { subscriptionId?: string }[] }[]) => {
+      const f = features?.find((x) => x.feature?.id === ids.feature)
+      assert.ok(f, 'the feature is granted')
+      if (ids.entitlement) assert.deepEqual([f.entitlement?.isEnabled, f.entitlement?.usageLimit, f.sources?.map((x) => x.subscriptionId)], [true, 2000, [id]])
+    }
+    await rec.call('subscriptions.getSubscriptionEntitlements', () => sdk.subscriptions.getSubscriptionEntitlements(id), (r) => {
+      assert.equal(r.planId, planId)
+      granted(r.features)
+    })
     await rec.call('subscriptions.getSubscriptionUsage', () => sdk.subscriptions.getSubscriptionUsage({ subscriptionId: id }), () => {})
-    await rec.call('customers.getCustomerEntitlements', () => sdk.customers.getCustomerEntitlements(customerId), (r) => assert.ok(JSON.stringify(r).includes(ids.feature ?? 'feature')))
-    await rec.call('customers.getCustomerUpcomingGrants', () => sdk.customers.getCustomerUpcomingGrants(customerId), (r) => assert.ok(Array.isArray(r.items)))
+    await rec.call('customers.getCustomerEntitlements', () => sdk.customers.getCustomerEntitlements(customerId), (r) => {
+      assert.equal(r.customerId, customerId)
+      granted(r.features)
+    })
+    await rec.call('customers.getCustomerUpcomingGrants', () => sdk.customers.getCustomerUpcomingGrants(customerId), (r) => {
+      assert.ok(Array.isArray(r.items))
+      if (ids.creditGrant) assert.ok(r.items.some((a) => a.creditGrantId === ids.creditGrant && a.subscriptionId === id))
+    })
     await rec.call('customers.getCustomerUsageSummary', () => sdk.customers.getCustomerUsageSummary({ customerId }), () => {})
 
-    const line = await rec.call('subscriptions.createSubscriptionLineItem', () => sdk.subscriptions.createSubscriptionLineItem(id, { priceId: feePrice, quantity: 2 }), (r) => {
-      assert.equal(r.priceId, feePrice)
+    // a price the subscription does not have yet (its plan's prices are all on it already)
+    const seat = (await s.api.post('/v1/prices', {
+      type: 'FIXED', billing_model: 'FLAT_FEE', amount: '5.00', currency: 'USD', billing_period: 'MONTHLY', invoice_cadence: 'ARREAR', entity_type: 'PLAN', entity_id: planId,
+    })).body.id as string
+    const line = await rec.call('subscriptions.createSubscriptionLineItem', () => sdk.subscriptions.createSubscriptionLineItem(id, { priceId: seat, quantity: 2 }), (r) => {
+      assert.equal(r.priceId, seat)
+      assert.equal(r.subscriptionId, id)
       assert.equal(r.quantity, '2')
+      assert.equal(r.endDate, undefined)
     })
     if (line?.id) {
       await rec.call('subscriptions.updateSubscriptionLineItem', () => sdk.subscriptions.updateSubscriptionLineItem(line.id!, { metadata: { seat: 'extra' } }), (r) => assert.equal(r.metadata?.seat, 'extra'))
-      await rec.call('subscriptions.deleteSubscriptionLineItem', () => sdk.subscriptions.deleteSubscriptionLineItem(line.id!, {}), (r) => assert.ok(r.endDate))
+      await rec.call('subscriptions.deleteSubscriptionLineItem', () => sdk.subscriptions.deleteSubscriptionLineItem(line.id!, {}), (r) => {
+        assert.equal(r.id, line.id)
+        assert.ok(r.endDate)
+        assert.equal(r.status, 'archived')
+      })
     } else {
       rec.skip('subscriptions.updateSubscriptionLineItem', 'a line item')
       rec.skip('subscriptions.deleteSubscriptionLineItem', 'a line item')
@@ -64,7 +99,12 @@ export async function subscriptions(s: Scenario): Promise<void> {
       customerId, planId, currency: 'USD', billingCadence: 'RECURRING', billingPeriod: 'MONTHLY', subscriptionStatus: 'draft',
     }).catch(() => undefined)
     if (draft?.id) {
-      await rec.call('subscriptions.activateSubscription', () => sdk.subscriptions.activateSubscription(draft.id!, { startDate: '2026-09-15T00:00:00Z' }), (r) => assert.equal(r.subscriptionStatus, 'active'))
+      await rec.call('subscriptions.activateSubscription', () => sdk.subscriptions.activateSubscription(draft.id!, { startDate: '2026-09-15T00:00:00Z' }), (r) => {
+        // spec: statuses are upper case
+        assert.equal(r.subscriptionStatus, 'ACTIVE')
+        assert.equal(r.id, draft.id)
+        assert.equal(r.startDate, '2026-09-15T00:00:00.000Z')
+      })
     } else rec.skip('subscriptions.activateSubscription', 'a draft subscription')
     await rec.call('subscriptions.cancelSubscription', () => sdk.subscriptions.cancelSubscription(id, { cancellationType: 'end_of_period' }), (r) => assert.equal(r.subscriptionId ?? id, id))
   })
