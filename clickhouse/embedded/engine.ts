@@ -49,25 +49,31 @@ export interface EngineStatement {
   format: string
 }
 
+// One chain for the whole process, whatever Engine a statement comes through: the engine's
+// parameter state is per process (several platforms of one test process each open an Engine).
+const paramChain: { tail: Promise<unknown> } = { tail: Promise.resolve() }
+
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 const INSERT_WITH_FORMAT = /^\s*INSERT\s+INTO\s+.+\s+FORMAT\s+(JSONEachRow|JSONCompactEachRow|TabSeparated|TSV|CSV)\s*$/is
 
 export class Engine {
   private readonly idle: Connection[] = []
   private readonly waiting: ((c: Connection) => void)[] = []
-  private paramTail: Promise<unknown> = Promise.resolve()
+  private readonly all: Connection[] = []
+  private closed = false
 
   constructor(path: string, connections: number) {
     mkdirSync(path, { recursive: true })
     const key = resolve(path)
     for (let i = 0; i < connections; i++) this.idle.push({ handle: native.CreateConnection(key), applied: new Map(), database: 'default' })
+    this.all.push(...this.idle)
   }
 
   async run(st: EngineStatement): Promise<Outcome> {
     const exec = () => this.withConnection((c) => this.execute(c, st))
     if (Object.keys(st.params).length === 0) return exec()
-    const result = this.paramTail.then(exec)
-    this.paramTail = result.catch(() => undefined)
+    const result = paramChain.tail.then(exec)
+    paramChain.tail = result.catch(() => undefined)
     return result
   }
 
@@ -111,6 +117,7 @@ export class Engine {
   }
 
   private async withConnection<T>(work: (c: Connection) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error('Code: 1001. DB::Exception: the engine is closed. (STD_EXCEPTION)')
     const c = this.idle.pop() ?? (await new Promise<Connection>((r) => this.waiting.push(r)))
     try {
       return await work(c)
@@ -121,7 +128,12 @@ export class Engine {
     }
   }
 
-  close(): void {
+  /** Waits (up to `graceMs`) for the statements running to end, then closes every connection. */
+  async close(graceMs = 10_000): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    const deadline = Date.now() + graceMs
+    while (this.idle.length < this.all.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     for (const c of this.idle) native.CloseConnection?.(c.handle)
     this.idle.length = 0
   }

@@ -55,8 +55,8 @@ export class EmbeddedTransport implements ClickHouseTransport {
     }
   }
 
-  async close(): Promise<void> {
-    this.engine.close()
+  close(): Promise<void> {
+    return this.engine.close()
   }
 }
 

@@ -124,7 +124,7 @@ export async function startEndpoint(opts: EndpointOptions): Promise<Endpoint> {
       server.closeIdleConnections()
       await new Promise<void>((r) => server.close(() => r()))
       await Promise.allSettled([...running.values()])
-      engine.close()
+      await engine.close()
     },
   }
 }
