@@ -44,20 +44,8 @@ export class Supervisor {
     await this.ready(p, readyPath)
   }
 
-  pid(name: string): number | undefined {
-    return this.procs.get(name)?.child?.pid
-  }
-
   states(): ProcessState[] {
     return [...this.procs.values()].map((p) => ({ ...p.state }))
-  }
-
-  /** Resolves when the named role was restarted after an exit and answers again. */
-  async restarted(name: string, after: number, readyPath = '/health'): Promise<void> {
-    const p = this.procs.get(name)
-    if (!p) throw new Error(`no role ${name}`)
-    while (p.state.restarts <= after) await new Promise((r) => setTimeout(r, 50))
-    await this.ready(p, readyPath)
   }
 
   /** Stops the named roles together (SIGTERM, then SIGKILL after `graceMs`). */
