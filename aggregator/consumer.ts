@@ -58,6 +58,8 @@ export interface AggregatorOptions {
   /** the online exactness audit: every `everyMs` (0: off), `samples` closed minutes recounted */
   audit?: { everyMs: number; samples: number }
   log?: (msg: string, err?: unknown) => void
+  /** what recovers by itself (a consumer restarted after a broker's protocol answer); default: `log` */
+  warn?: (msg: string, err?: unknown) => void
 }
 
 export interface Aggregator {
@@ -67,6 +69,8 @@ export interface Aggregator {
   write: WriteStats
   /** Resolves once the meter cache has loaded at least once. */
   ready: Promise<void>
+  /** Resolves once the consumer first joined its group (a joined member answers the next one's rebalance). */
+  joined: Promise<void>
   /** partitions the group assigns to this consumer now */
   readonly assignment: number[]
   backfills: Backfills
@@ -309,9 +313,15 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     await consumer.disconnect().catch(() => undefined)
     if (!stopping) start()
   }
+  let markJoined!: () => void
+  const joined = new Promise<void>((r) => (markJoined = r))
+  consumer.on(consumer.events.GROUP_JOIN, () => markJoined())
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (stopping || payload.restart) return
-    log('aggregator consumer crashed; restarting it', payload.error)
+    // A broker's protocol answer (a rebalance raced by a joining member) is recovered by the
+    // restart below: an operator sees it, not as an error.
+    const report = isBrokerAnswer(payload.error) ? (opts.warn ?? log) : log
+    report('aggregator consumer crashed; restarting it', payload.error)
     setTimeout(() => void restart(), 1000)
   })
   const brokerRestarted = () => {
@@ -356,6 +366,7 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
     stats,
     write: stage.stats,
     ready,
+    joined,
     backfills,
     stage,
     get assignment() {
@@ -381,6 +392,11 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
       return stopped
     },
   }
+}
+
+function isBrokerAnswer(err: unknown): boolean {
+  const e = err as { name?: string; originalError?: unknown } | undefined
+  return e?.name === 'KafkaJSProtocolError' || (e?.name === 'KafkaJSNumberOfRetriesExceeded' && isBrokerAnswer(e.originalError))
 }
 
 /** A record's events split by the partition of their shard (the owners' partitions). */

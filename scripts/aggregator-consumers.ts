@@ -19,6 +19,7 @@ export interface ConsumerDeps {
   onCommittedWrite: CommittedWriteListener
   onCommitted?: (committed: { bytes: number }) => void
   log: (msg: string, err?: unknown) => void
+  warn?: (msg: string, err?: unknown) => void
 }
 
 export interface ConsumerSet extends AggregatorControl {
@@ -30,6 +31,8 @@ export interface ConsumerSet extends AggregatorControl {
 
 /** At most this many consumers run in one process (the admin API's bound too). */
 const MAX_CONSUMERS = 8
+/** how long the next consumer waits for the one before to join (members joining together race a rebalance) */
+const JOIN_WAIT_MS = 20_000
 
 export function consumerSet(d: ConsumerDeps): ConsumerSet {
   const { config } = d
@@ -50,6 +53,7 @@ export function consumerSet(d: ConsumerDeps): ConsumerSet {
     onCommittedWrite: d.onCommittedWrite,
     onCommitted: d.onCommitted,
     log: d.log,
+    warn: d.warn,
   })
   const views = () => running.map(viewOf)
   return {
@@ -59,7 +63,11 @@ export function consumerSet(d: ConsumerDeps): ConsumerSet {
     consumers: views,
     async setConsumers(n) {
       const target = Math.min(MAX_CONSUMERS, Math.max(1, n))
-      while (running.length < target) running.push(await start(running.length))
+      while (running.length < target) {
+        const a = await start(running.length)
+        running.push(a)
+        if (running.length < target) await joinedOrLater(a)
+      }
       while (running.length > target) await running.pop()!.stop()
       return views()
     },
@@ -71,4 +79,10 @@ export function consumerSet(d: ConsumerDeps): ConsumerSet {
 
 function viewOf(a: Aggregator): AggregatorView {
   return { name: a.name, partitions: a.assignment, shards: a.stage.shards.owned.size, events: a.stats.events, writes: a.write.writes }
+}
+
+async function joinedOrLater(a: Aggregator): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([a.joined, new Promise<void>((r) => (timer = setTimeout(r, JOIN_WAIT_MS)))])
+  clearTimeout(timer)
 }

@@ -15,7 +15,7 @@ export type ToWorker = Call & { id: number }
 export type FromWorker =
   | { type: 'write'; w: CommittedWrite }
   | { type: 'committed'; bytes: number }
-  | { type: 'log'; msg: string; err?: string }
+  | { type: 'log'; msg: string; err?: string; warn?: boolean }
 
 export interface AggregatorThread {
   control: AggregatorControl
@@ -30,6 +30,7 @@ export async function startAggregatorThread(opts: {
   onCommittedWrite: CommittedWriteListener
   onCommitted?: (c: { bytes: number }) => void
   log: (msg: string, err?: unknown) => void
+  warn: (msg: string, err?: unknown) => void
   /** the worker died on its own: the process cannot count events any more */
   onExit: (code: number) => void
 }): Promise<AggregatorThread> {
@@ -44,7 +45,7 @@ export async function startAggregatorThread(opts: {
       switch (m.type) {
         case 'write': opts.onCommittedWrite(m.w); break
         case 'committed': opts.onCommitted?.({ bytes: m.bytes }); break
-        case 'log': opts.log(m.msg, m.err); break
+        case 'log': (m.warn ? opts.warn : opts.log)(m.msg, m.err); break
       }
     },
     stopCall: { op: 'stop' },

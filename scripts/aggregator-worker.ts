@@ -22,6 +22,7 @@ const { config, chPort, gate } = workerData as { config: Config; chPort: Message
 const port = parentPort!
 const post = (m: FromWorker | { type: 'ready' } | { type: 'failed'; error: string }) => port.postMessage(m)
 const log = (msg: string, err?: unknown) => post({ type: 'log', msg, err: errorText(err) })
+const warn = (msg: string, err?: unknown) => post({ type: 'log', msg, err: errorText(err), warn: true })
 
 configureMetricLabels(config.metricLabels)
 const ch = ClickHouse.over(new PortTransport(chPort), config.clickhouse)
@@ -35,7 +36,7 @@ const pg = ShardFence.pool(config.databaseUrl, 8, config.postgres, watchdog)
 const meters = postgresMeterSource(orm)
 
 const consumers = consumerSet({
-  config, ch, meters, pg, log,
+  config, ch, meters, pg, log, warn,
   onCommittedWrite: (w) => post({ type: 'write', w }),
   onCommitted: gate ? (c) => post({ type: 'committed', bytes: c.bytes }) : undefined,
 })

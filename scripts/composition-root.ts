@@ -224,10 +224,11 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
       }
       const onCommitted = gate && ((c: { bytes: number }) => gate.consumed(c.bytes))
       const log = (msg: string, err?: unknown) => app.log.error({ err }, msg)
+      const warn = (msg: string, err?: unknown) => app.log.warn({ err }, msg)
       // Hooks are functions of this thread: a test that sets them runs the aggregator here.
       if (config.aggregatorThread === 'worker' && !opts.aggregatorHooks) {
         const thread = await startAggregatorThread({
-          config, transport: chTransport, onCommittedWrite, onCommitted: onCommitted || undefined, log,
+          config, transport: chTransport, onCommittedWrite, onCommitted: onCommitted || undefined, log, warn,
           onExit: (code) => {
             // Nothing counts events any more: a supervisor (or `npm run up` again) restarts the process.
             app.log.fatal(`the aggregator thread exited (${code}); stopping the process`)
@@ -247,7 +248,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         // the engine and split the partitions, each holding its shards' fence.
         const consumers = consumerSet({
           config, ch, meters: postgresMeterSource(orm), pg: aggregatorPg, hooks: opts.aggregatorHooks,
-          onCommittedWrite, onCommitted: onCommitted || undefined, log,
+          onCommittedWrite, onCommitted: onCommitted || undefined, log, warn,
         })
         ctx.aggregatorControl = consumers
         closers.push(() => consumers.stop())

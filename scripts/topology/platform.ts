@@ -4,7 +4,7 @@
 // once they have committed everything, the endpoint last.
 import type { Config } from '../../platform/config.js'
 import { createKafka } from '../../platform/kafka.js'
-import { aggregatorsCaughtUp } from './drain.js'
+import { aggregatorsCaughtUp, membersJoined } from './group.js'
 import { endpointRole, serviceRoles, type TopologyPorts } from './roles.js'
 import { Supervisor } from './supervisor.js'
 
@@ -48,7 +48,13 @@ export async function startTopology(config: Config, env: Record<string, string |
     await supervisor.start(endpointRole(ports, opts.faults ?? false), '/ping')
     await migrate(roleEnv)
     await opts.beforeRoles?.()
-    for (const role of serviceRoles(ports, opts.aggregators)) await supervisor.start(role)
+    let members = 0
+    for (const role of serviceRoles(ports, opts.aggregators)) {
+      await supervisor.start(role)
+      if (role.kind !== 'aggregator') continue
+      members += config.aggregatorConsumers
+      if (!(await membersJoined(createKafka(config, 'topology-join'), config.aggregatorGroupId, members, 20_000))) log(`${role.name} had not joined the aggregator group after 20 s; starting the next role`)
+    }
   } catch (err) {
     await stop().catch(() => undefined)
     throw err
