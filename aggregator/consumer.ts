@@ -395,8 +395,11 @@ export async function startAggregator(opts: AggregatorOptions): Promise<Aggregat
 }
 
 function isBrokerAnswer(err: unknown): boolean {
-  const e = err as { name?: string; originalError?: unknown } | undefined
-  return e?.name === 'KafkaJSProtocolError' || (e?.name === 'KafkaJSNumberOfRetriesExceeded' && isBrokerAnswer(e.originalError))
+  // kafkajs wraps the broker's answer when it gives up on it (a non-retriable code, or retries spent)
+  for (let e = err as { name?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e.name === 'KafkaJSProtocolError') return true
+  }
+  return false
 }
 
 /** A record's events split by the partition of their shard (the owners' partitions). */

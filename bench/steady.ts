@@ -10,6 +10,7 @@
 // sent and usage is read until it shows: freshness = 202 of the probe -> visible in usage, and
 // every read's latency is a usage read beside the writes. After the load: drain time, and the
 // totals checked against what was acknowledged. Prints one table; asserts nothing.
+import { readTopology } from '../platform/topology-file.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
@@ -106,15 +107,11 @@ const warmUpMs = Date.now() - warmStart
 const WARMUP_EVENTS = warmedUp ? 1 : 0
 
 interface PlatformProcess { name: string; pid: number; port: number; kind: string }
-/** The platform's processes: the one all-in-one process, or the roles topology.json lists. */
-const platformProcesses = (): PlatformProcess[] => {
-  if (!PROCESSES) return [{ name: 'all-in-one', pid: child.pid!, port: PORT, kind: 'all-in-one' }]
-  try {
-    return (JSON.parse(readFileSync(join(dir, 'topology.json'), 'utf8')) as { processes: PlatformProcess[] }).processes
-  } catch {
-    return []
-  }
-}
+/** The platform's processes: the one all-in-one process, or the running roles topology.json lists. */
+const platformProcesses = (): PlatformProcess[] =>
+  PROCESSES
+    ? (readTopology(dir) ?? []).flatMap((p) => (p.pid === undefined ? [] : [{ ...p, pid: p.pid }]))
+    : [{ name: 'all-in-one', pid: child.pid!, port: PORT, kind: 'all-in-one' }]
 const rssOfPid = (pid: number) => {
   try {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024

@@ -22,6 +22,8 @@ export interface Config {
   /** `npm run up`: the roles as separate processes, or all in one */
   topology: 'processes' | 'all-in-one'
   topologyAggregators: number
+  /** the topology supervisor's pid, set for the roles it runs */
+  supervisorPid: number | undefined
   clickhouseEndpointPort: number
   logLevel: string
   dataDir: string
@@ -43,6 +45,8 @@ export interface Config {
   aggregatorGroupId: string
   clickhouse: { url?: string; chdbPath: string; chdbConnections: number; database: string; user?: string; password?: string; requestTimeoutMs: number }
   ingestBodyLimitBytes: number
+  /** billing-api forwards the ingest routes here (ingest is another process) */
+  ingestForwardUrl: string | undefined
   /** accepted event timestamps: not before `minTime`, not more than `maxFutureMinutes` ahead of the clock */
   ingestTimeWindow: { minTime: Date; maxFutureMinutes: number; maxAgeDays: number }
   /** TTLs of the tables that grow with every event (clickhouse/retention.ts); days, 0: forever */
@@ -169,6 +173,14 @@ function int(env: Env, name: SettingName, min = 0): number {
   if (!/^\d+$/.test(raw) || Number(raw) < min) {
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`)
   }
+  return Number(raw)
+}
+
+/** a setting without a default: undefined when unset */
+function optionalInt(env: Env, name: SettingName, min = 0): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`)
   return Number(raw)
 }
 
@@ -323,6 +335,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     port: int(env, 'PORT'),
     topology: oneOf(env, 'PLATFORM_TOPOLOGY', ['processes', 'all-in-one'] as const),
     topologyAggregators: int(env, 'TOPOLOGY_AGGREGATORS', 1),
+    supervisorPid: optionalInt(env, 'METERLINE_SUPERVISOR_PID', 1),
     clickhouseEndpointPort: int(env, 'CLICKHOUSE_ENDPOINT_PORT'),
     logLevel: str(env, 'LOG_LEVEL'),
     dataDir,
@@ -351,6 +364,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       password: env.CLICKHOUSE_PASSWORD,
     },
     ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 1024),
+    ingestForwardUrl: env.INGEST_FORWARD_URL ? url(env, 'INGEST_FORWARD_URL', '', ['http:', 'https:']).replace(/\/$/, '') : undefined,
     ingestTimeWindow: {
       minTime: isoTime(env, 'INGEST_MIN_EVENT_TIME'),
       maxFutureMinutes: int(env, 'INGEST_MAX_FUTURE_MINUTES'),

@@ -2,9 +2,8 @@
 // the supervisor's topology.json (scripts/topology/supervisor.ts) names every role, and each
 // answers /health and /metrics on its port; the all-in-one process is the only one. Open like
 // /health and /metrics: process figures, no tenant's data.
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { readTopology } from './topology-file.js'
 
 interface ListedProcess { name: string; kind: string; pid?: number; port: number; state: string; restarts: number; startedAt?: string; lastExit?: string }
 
@@ -20,13 +19,9 @@ const processSchema = {
 
 export function registerProcessStatus(app: FastifyInstance, opts: { dataDir: string; service: string; port: number; topology: 'processes' | 'all-in-one' }): void {
   const listed = (): ListedProcess[] => {
-    if (opts.topology === 'processes') {
-      try {
-        return (JSON.parse(readFileSync(join(opts.dataDir, 'topology.json'), 'utf8')) as { processes: ListedProcess[] }).processes
-      } catch {
-        // not under the supervisor (a split deployment): this process alone
-      }
-    }
+    // Not under the supervisor (a split deployment): this process alone.
+    const supervised = opts.topology === 'processes' ? readTopology(opts.dataDir) : undefined
+    if (supervised) return supervised
     return [{ name: opts.service, kind: opts.service, pid: process.pid, port: opts.port, state: 'running', restarts: 0 }]
   }
   const answers = async (p: ListedProcess, path: string): Promise<string | undefined> => {

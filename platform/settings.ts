@@ -19,7 +19,7 @@ export const SETTINGS = {
   HOST: { default: '127.0.0.1', readBy: 'services', meaning: 'HTTP listen address' },
   PORT: { default: '8080', readBy: 'services', meaning: 'HTTP listen port' },
   PLATFORM_TOPOLOGY: {
-    default: 'all-in-one', readBy: 'services',
+    default: 'processes', readBy: 'services',
     meaning: "`npm run up`: `processes` runs the production topology (the local ClickHouse endpoint, ingest, `TOPOLOGY_AGGREGATORS` aggregators, billing-api and the scheduler as supervised processes over HTTP; ingest at `PORT`+1, the scheduler at `PORT`+2, aggregator i at `PORT`+10+i); `all-in-one`: the four services in one process with the engine in-process",
   },
   METERLINE_SUPERVISOR_PID: { readBy: 'services', shown: 'unset', meaning: 'set by the topology supervisor for its roles: a role stops itself when that process is gone' },
@@ -87,6 +87,10 @@ export const SETTINGS = {
   CHDB_CONNECTIONS: { default: '8', readBy: 'services', meaning: 'connections to the embedded chDB engine (statements it runs at once), in-process or behind the local ClickHouse endpoint' },
   CLICKHOUSE_REQUEST_TIMEOUT_MS: { default: '120000', readBy: 'services', meaning: 'how long a statement sent over HTTP (`CLICKHOUSE_URL`) may take before the client gives up on it' },
   CHDB_PATH: { readBy: 'services', shown: '`$METERLINE_DATA_DIR/chdb`', meaning: "the embedded chDB's data directory (bound to one process)" },
+  INGEST_FORWARD_URL: {
+    readBy: 'services', shown: 'unset',
+    meaning: "billing-api forwards the ingest routes (`POST /v1/events`, `/v1/events/bulk`, `/v1/events/raw/bulk`) to this ingest URL, so one base URL serves the whole API; the processes topology sets it to ingest's port",
+  },
   INGEST_BODY_LIMIT_BYTES: { default: '10485760', shown: '`10485760` (10 MiB)', readBy: 'services', meaning: 'maximum ingest request body' },
   INGEST_MIN_EVENT_TIME: { default: '2000-01-01T00:00:00Z', readBy: 'services', meaning: 'earliest accepted event `timestamp` (ISO 8601)' },
   INGEST_MAX_EVENT_AGE_DAYS: {
@@ -120,7 +124,7 @@ export const SETTINGS = {
   REDIS_COMMAND_TIMEOUT_MS: { default: '1500', readBy: 'services', meaning: 'how long a request waits on Redis (job queues) before it answers 503' },
   INGEST_MAX_PENDING_BYTES: {
     default: '12582912', shown: '`12582912` (12 MiB)', readBy: 'services',
-    meaning: "all-in-one: how far the spool's forwarder may send ahead of the aggregator's commits (without the spool: ingest answers 429 beyond it); 0 disables",
+    meaning: "how far the spool's forwarder may send ahead of the aggregator group's commits (`SPOOL_RETAIN_UNTIL=committed`; all-in-one without the spool: ingest answers 429 beyond it); 0 disables",
   },
   INGEST_MAX_PENDING_PARTITION_BYTES: {
     default: '4194304', shown: '`4194304` (4 MiB)', readBy: 'services',
@@ -130,7 +134,7 @@ export const SETTINGS = {
   SPOOL_DIR: { readBy: 'services', shown: '`$METERLINE_DATA_DIR/spool`', meaning: "the ingest spool's segments" },
   SPOOL_RETAIN_UNTIL: {
     default: 'committed', shown: '`committed` (compose: `acked`)', readBy: 'services',
-    meaning: 'a spooled batch is kept until the in-process aggregator committed it (in-memory broker; needs the all-in-one process) or until Kafka acknowledged it (durable Kafka)',
+    meaning: "a spooled batch is kept until the aggregator group's committed offsets passed it (in-memory broker: ingest reads the group's offsets, so any number of aggregator processes) or until Kafka acknowledged it (durable Kafka)",
   },
   SPOOL_MAX_BYTES: {
     default: '2147483648', shown: '`2147483648` (2 GiB)', readBy: 'services',

@@ -1,8 +1,8 @@
 // The composition root: the one place where the services are wired together (configuration,
 // connections, queues, the context's ports such as the subscription lifecycle's invoicing).
-// Locally (chDB) all four services share one process (scripts/all-in-one.ts), because the
-// embedded ClickHouse binds its data directory to one process; in split deployments
-// scripts/run-service.ts starts one service against real servers.
+// All four services share one process in the all-in-one topology (scripts/all-in-one.ts); in
+// the processes topology and in split deployments scripts/run-service.ts starts one service,
+// reaching ClickHouse over HTTP.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
@@ -21,6 +21,7 @@ import { postgresMeterSource } from '../billing-api/meters/index.js'
 import { startOutboxRelay } from '../billing-api/outbox/relay.js'
 import { startLiveAccess, startWritePublisher, type LiveAccess } from '../billing-api/live/index.js'
 import { createWebhookQueue, startWebhookWorker } from '../billing-api/webhooks/index.js'
+import { registerAggregatorView, topologyAggregators } from '../billing-api/admin/topology-aggregators.js'
 import { topUpInvoicing } from '../billing-api/invoices/index.js'
 import { subscriptionInvoicing, createInvoiceComputeQueue, startInvoiceComputeWorker, kafkaIngestWatermark } from '../billing-api/billing/index.js'
 import { createIntegrationQueue, startIntegrationWorker } from '../billing-api/integrations/index.js'
@@ -35,6 +36,7 @@ import type { Config } from '../platform/config.js'
 import type { IngestSpool, SpoolHandle } from '../ingest/spool/ingest-spool.js'
 import { openIngest } from '../ingest/start.js'
 import { registerIngestForwarding, startIngestThread } from '../ingest/thread/index.js'
+import { registerIngestHttpForwarding } from '../ingest/http-forwarding.js'
 import { createHttpServer } from '../platform/http.js'
 import { registerProcessStatus } from '../platform/process-status.js'
 import { LagGate } from '../platform/lag-gate.js'
@@ -151,7 +153,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
     if (services.has('billing-api')) {
       const subscriber = createRedis(config.redisUrl)
       closers.push(() => subscriber.quit().catch(() => subscriber.disconnect()))
-      live = startLiveAccess(ctx, { subscriber, reader: redis! }, (msg, err) => app.log.error({ err }, msg))
+      live = startLiveAccess(ctx, { subscriber, reader: redis! }, (msg, err) => app.log.error({ err }, msg), (msg, err) => app.log.warn({ err }, msg))
       closers.push(() => live!.stop())
     }
     const auth = createAuthenticator(orm, clock, config.apiKeyCacheTtlMs, config.apiKeyHashing, limiter, config.authJwtSecret, ctx.abuse)
@@ -194,6 +196,16 @@ export async function startPlatform(config: Config, opts: PlatformOptions = {}):
         spoolHandle = spool
         await registerIngest(app, ingest.deps, auth, config.ingestBodyLimitBytes)
       }
+    }
+
+    if (config.ingestForwardUrl && services.has('billing-api') && !services.has('ingest')) {
+      await registerIngestHttpForwarding(app, { ingestUrl: config.ingestForwardUrl, bodyLimit: config.ingestBodyLimitBytes, errorStatuses: auth.errorStatuses })
+    }
+    // Under the topology supervisor, the admin API's aggregator consumers live in other processes.
+    const supervised = config.topology === 'processes' && config.supervisorPid !== undefined
+    if (supervised && services.has('aggregator')) registerAggregatorView(app, () => ctx.aggregatorControl)
+    if (supervised && services.has('billing-api') && !services.has('aggregator')) {
+      ctx.aggregatorControl = topologyAggregators({ dataDir: config.dataDir, supervisorPid: config.supervisorPid!, partitions: config.eventsPartitions })
     }
 
     // Every route is registered: serve now, while the background parts below start (a restart

@@ -6,6 +6,7 @@ import { loadConfigOrExit } from '../platform/config.js'
 import { ensureDemoTenant } from './demo-tenant.js'
 import { demoBanner } from './banner.js'
 import { startTopology } from './topology/platform.js'
+import { readAggregatorRequest } from '../platform/topology-file.js'
 import type { CreatedTenant } from '../billing-api/tenants/index.js'
 
 const config = loadConfigOrExit()
@@ -29,6 +30,16 @@ if (demo) console.log(demoBanner({ apiUrl: topology.apiUrl, ingestUrl: topology.
 else console.log(`[topology] running: ${roles}`)
 
 let stopping = false
+// The admin API asks for a number of aggregator processes: it writes topology-request.json, then
+// signals this process. Requests apply one after another, the latest wins.
+let resizing: Promise<void> = Promise.resolve()
+process.on('SIGUSR1', () => {
+  resizing = resizing.then(async () => {
+    const request = readAggregatorRequest(config.dataDir)
+    if (stopping || !request) return
+    await topology.setAggregators(request.aggregators).catch((err: unknown) => console.error(`[topology] changing the aggregator processes failed: ${String(err)}`))
+  })
+})
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return

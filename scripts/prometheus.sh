@@ -9,8 +9,10 @@
 #   scripts/prometheus.sh config [--dir D] [--target host:port] [--interval 5s]   write the config only, print its path
 #   scripts/prometheus.sh url
 #
-# Defaults: --dir $METERLINE_DATA_DIR/prometheus (config, pid, log, data/), --target the
-# platform's HOST:PORT, --interval 5s; the web UI and API listen on 127.0.0.1:PROMETHEUS_PORT
+# Defaults: --dir $METERLINE_DATA_DIR/prometheus (config, pid, log, data/), --interval 5s; the
+# targets: with --target that one address, else the processes topology's roles as its supervisor
+# lists them ($METERLINE_DATA_DIR/prometheus-targets.json, each role its own job), or with
+# PLATFORM_TOPOLOGY=all-in-one the platform's HOST:PORT; the web UI and API listen on 127.0.0.1:PROMETHEUS_PORT
 # (0: `start` starts nothing and `url` prints nothing; the fault and chaos suites' private stacks).
 set -euo pipefail
 
@@ -20,7 +22,7 @@ PROMETHEUS_PORT="${PROMETHEUS_PORT:-19090}"
 cmd="${1:-}"
 [ $# -gt 0 ] && shift
 dir="$DATA/prometheus"
-target="${HOST:-127.0.0.1}:${PORT:-8080}"
+target=""
 interval=5s
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -36,9 +38,36 @@ pidfile="$dir/prometheus.pid"
 log() { echo "[prometheus] $*" >&2; }
 running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 
+targets_file="$DATA/prometheus-targets.json"
+if [ -z "$target" ] && [ "${PLATFORM_TOPOLOGY:-processes}" = all-in-one ]; then target="${HOST:-127.0.0.1}:${PORT:-8080}"; fi
+
+scrape_config() {
+  if [ -n "$target" ]; then
+    # job all-in-one: the one local process serves every service's metrics on one port.
+    cat <<EOF
+  - job_name: all-in-one
+    metrics_path: /metrics
+    static_configs:
+      - targets: ["$target"]
+EOF
+  else
+    # every role's process, as the supervisor lists them; the job is the role (as in compose)
+    [ -f "$targets_file" ] || echo '[]' > "$targets_file"
+    cat <<EOF
+  - job_name: platform
+    metrics_path: /metrics
+    file_sd_configs:
+      - files: ["$targets_file"]
+        refresh_interval: 5s
+    relabel_configs:
+      - source_labels: [role]
+        target_label: job
+EOF
+  fi
+}
+
 write_config() {
   mkdir -p "$dir/data"
-  # job all-in-one: the one local process serves every service's metrics on one port.
   cat > "$dir/prometheus.yml" <<EOF
 # Written by scripts/prometheus.sh: the local Prometheus of npm run up.
 global:
@@ -48,10 +77,7 @@ global:
 rule_files:
   - $ROOT/deploy/prometheus/alerts.yml
 scrape_configs:
-  - job_name: all-in-one
-    metrics_path: /metrics
-    static_configs:
-      - targets: ["$target"]
+$(scrape_config)
 EOF
 }
 
@@ -70,7 +96,7 @@ case "$cmd" in
       log "already running on $url (pid $(cat "$pidfile")); configuration reloaded"
       exit 0
     fi
-    log "starting Prometheus on $url, scraping $target every $interval"
+    log "starting Prometheus on $url, scraping ${target:-the processes of the topology} every $interval"
     setsid nohup prometheus --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/data" \
       --web.listen-address="127.0.0.1:$PROMETHEUS_PORT" --log.level=warn \
       >"$dir/prometheus.log" 2>&1 < /dev/null &

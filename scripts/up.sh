@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm run up`: installs what is missing, starts Postgres, Redis and the Kafka-protocol broker
-# on loopback (data under .data/), a local Prometheus scraping the platform (scripts/prometheus.sh), then ingest + aggregator + billing-api + scheduler
-# in one process, or (PLATFORM_TOPOLOGY=processes) each role its own supervised process reaching
-# the local ClickHouse endpoint over HTTP (scripts/platform-processes.ts), with a demo tenant. Ctrl-C or `npm run down` stops everything. If the platform process dies on its own
+# on loopback (data under .data/), a local Prometheus scraping the platform (scripts/prometheus.sh), then
+# the production topology: each role its own supervised process reaching the local ClickHouse
+# endpoint over HTTP (scripts/platform-processes.ts), or (PLATFORM_TOPOLOGY=all-in-one) ingest +
+# aggregator + billing-api + scheduler in one process (scripts/all-in-one.ts), with a demo tenant. Ctrl-C or `npm run down` stops everything. If the platform process dies on its own
 # (a crash, kill -9), the databases and the broker keep running and keep what they hold:
 # `npm run up` again starts the platform alone, and its spool sends again what was not safe.
 set -euo pipefail
@@ -59,8 +60,8 @@ if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
   exit 1
 fi
 [ "$stopping" = 1 ] && stop_stack_and_exit
-entry=scripts/all-in-one.ts
-[ "${PLATFORM_TOPOLOGY:-all-in-one}" = processes ] && entry=scripts/platform-processes.ts
+entry=scripts/platform-processes.ts
+[ "${PLATFORM_TOPOLOGY:-processes}" = all-in-one ] && entry=scripts/all-in-one.ts
 node --import tsx "$entry" --demo ${prometheus_url:+--prometheus "$prometheus_url"} &
 pid=$!
 echo "$pid" > "$pidfile"

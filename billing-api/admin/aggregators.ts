@@ -39,7 +39,7 @@ const viewSchema = {
 const listSchema = { type: 'object', required: ['items'], additionalProperties: false, properties: { items: { type: 'array', items: viewSchema } } } as const
 const body = {
   type: 'object', additionalProperties: false, required: ['consumers'],
-  properties: { consumers: { type: 'integer', minimum: 1, maximum: 8, description: 'aggregator consumers this process runs' } },
+  properties: { consumers: { type: 'integer', minimum: 1, maximum: 8, description: 'aggregator consumers this process runs (all-in-one), or aggregator processes the supervisor runs (processes topology)' } },
 } as const
 
 export function aggregatorRoutes(instance: FastifyInstance, control: () => AggregatorControl | undefined, common: { tags: string[]; security: { [label: string]: string[] }[]; errors: Record<string, unknown> }): void {
@@ -50,9 +50,9 @@ export function aggregatorRoutes(instance: FastifyInstance, control: () => Aggre
     return found
   }
   app.get('/aggregators', {
-    schema: { ...common, summary: "this process's aggregator consumers: partitions, shards held, events written", response: { 200: listSchema, ...common.errors } },
+    schema: { ...common, summary: "the aggregator consumers (this process's, or every aggregator process's): partitions, shards held, events written", response: { 200: listSchema, ...common.errors } },
   }, async () => ({ items: await c().consumers() }))
   app.put('/aggregators', {
-    schema: { ...common, summary: 'run this many aggregator consumers in this process (a rebalance follows)', body, response: { 200: listSchema, ...common.errors } },
+    schema: { ...common, summary: 'run this many aggregator consumers in this process, or aggregator processes under the supervisor (a rebalance follows)', body, response: { 200: listSchema, ...common.errors } },
   }, async (request) => ({ items: await c().setConsumers(request.body.consumers) }))
 }

@@ -44,7 +44,12 @@ export interface Invalidation {
   ready: Promise<void>
 }
 
-export function startInvalidation(orm: MikroORM, catalog: LiveCatalog, onLost: () => void, log: (msg: string, err?: unknown) => void): Invalidation {
+/** a failed LISTEN is an error once it failed this often in a row (before: a warning, e.g. a slow start) */
+const FAILURES_BEFORE_ERROR = 3
+
+export function startInvalidation(
+  orm: MikroORM, catalog: LiveCatalog, onLost: () => void, log: (msg: string, err?: unknown) => void, warn: (msg: string, err?: unknown) => void = log,
+): Invalidation {
   orm.em.getEventManager().registerSubscriber(new FlushInvalidation(catalog))
   // A connection of its own, outside the pool: it stays open and LISTENs.
   // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- knex's client is untyped
@@ -52,6 +57,12 @@ export function startInvalidation(orm: MikroORM, catalog: LiveCatalog, onLost: (
   let client: PgClient | undefined
   let stopped = false
   let delay = 1000
+  let failures = 0
+  const failed = (err: unknown) => {
+    failures++
+    ;(failures >= FAILURES_BEFORE_ERROR ? log : warn)(`live cache: LISTEN failed (${failures} in a row; caches off meanwhile); retrying`, err)
+    setTimeout(() => void retry(), delay).unref()
+  }
   const connect = async (): Promise<void> => {
     const c = await knexClient.acquireRawConnection()
     c.on('notification', (m) => {
@@ -74,6 +85,7 @@ export function startInvalidation(orm: MikroORM, catalog: LiveCatalog, onLost: (
     await c.query('LISTEN meterline_live')
     client = c
     delay = 1000
+    failures = 0
     // Changes made while no connection listened were not heard.
     catalog.dropAll()
     catalog.caching = true
@@ -84,14 +96,10 @@ export function startInvalidation(orm: MikroORM, catalog: LiveCatalog, onLost: (
       await connect()
     } catch (err) {
       delay = Math.min(delay * 2, 30_000)
-      log('live cache: LISTEN failed; retrying', err)
-      setTimeout(() => void retry(), delay).unref()
+      failed(err)
     }
   }
-  const ready = connect().catch((err) => {
-    log('live cache: LISTEN failed; retrying', err)
-    setTimeout(() => void retry(), delay).unref()
-  })
+  const ready = connect().catch(failed)
   return {
     ready,
     async stop() {

@@ -30,12 +30,14 @@ export function liveAccess(ctx: BillingContext): LiveAccess {
   return live
 }
 
-export function startLiveAccess(ctx: BillingContext, redis: { subscriber: Redis; reader: Redis }, log: (msg: string, err?: unknown) => void): LiveAccess {
+export function startLiveAccess(
+  ctx: BillingContext, redis: { subscriber: Redis; reader: Redis }, log: (msg: string, err?: unknown) => void, warn: (msg: string, err?: unknown) => void = log,
+): LiveAccess {
   const { config } = ctx
   const catalog = new LiveCatalog(() => ctx.orm.em.fork(), config.live.maxCustomers)
   const activations = new MeterActivations(ctx.ch, ctx.orm)
   const counters = new LiveCounters(clickhouseUsage(ctx.ch), config.live.maxCounters, (meterId) => activations.isActive(meterId), config.live.scopeLoad)
-  const invalidation: Invalidation = startInvalidation(ctx.orm, catalog, () => undefined, log)
+  const invalidation: Invalidation = startInvalidation(ctx.orm, catalog, () => undefined, log, warn)
   const subscriber: WriteSubscriber = startWriteSubscriber(redis.subscriber, redis.reader, config.redisPrefix, counters, log)
   const caps = new SpendCaps(ctx, catalog, counters, config.live.spendCapConcurrency, log)
   counters.onApplied = (series) => caps.touched(series)

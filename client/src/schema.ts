@@ -1169,7 +1169,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** this process's aggregator consumers: partitions, shards held, events written */
+        /** the aggregator consumers (this process's, or every aggregator process's): partitions, shards held, events written */
         get: {
             parameters: {
                 query?: never;
@@ -1270,7 +1270,7 @@ export interface paths {
                 };
             };
         };
-        /** run this many aggregator consumers in this process (a rebalance follows) */
+        /** run this many aggregator consumers in this process, or aggregator processes under the supervisor (a rebalance follows) */
         put: {
             parameters: {
                 query?: never;
@@ -1281,7 +1281,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description aggregator consumers this process runs */
+                        /** @description aggregator consumers this process runs (all-in-one), or aggregator processes the supervisor runs (processes topology) */
                         consumers: number;
                     };
                 };

@@ -13,6 +13,8 @@ test('commands and their options', () => {
   assert.deepEqual(parseArgs(['jobs', 'show', '7', '--queue', 'integration-sync']), { kind: 'jobs-show', queue: 'integration-sync', id: '7' })
   assert.deepEqual(parseArgs(['tenant', 'create', 'Acme Inc.']), { kind: 'tenant-create', name: 'Acme Inc.', keyEnvironment: 'production' })
   assert.deepEqual(parseArgs(['tenant', 'create', 'A', '--key-environment', 'development']), { kind: 'tenant-create', name: 'A', keyEnvironment: 'development' })
+  assert.deepEqual(parseArgs(['aggregators', 'list']), { kind: 'aggregators-list' })
+  assert.deepEqual(parseArgs(['aggregators', 'set', '3']), { kind: 'aggregators-set', n: 3 })
 })
 
 test('usage errors name the problem', () => {
@@ -24,4 +26,7 @@ test('usage errors name the problem', () => {
   assert.throws(() => parseArgs(['jobs', 'run', 'a', 'b']), /unexpected argument b/)
   assert.throws(() => parseArgs(['tenant', 'create', 'A', '--key-environment', 'staging']), /production or development/)
   assert.throws(() => parseArgs(['jobs', 'status', '--queue']), /--queue needs a value/)
+  assert.throws(() => parseArgs(['aggregators', 'set']), /aggregators set needs a number/)
+  assert.throws(() => parseArgs(['aggregators', 'set', '9']), /integer from 1 to 8/)
+  assert.throws(() => parseArgs(['aggregators', 'set', '1.5']), /integer from 1 to 8/)
 })

@@ -7,6 +7,8 @@ export type Command =
   | { kind: 'jobs-retry'; queue: string; id: string }
   | { kind: 'jobs-retry-all'; queue: string }
   | { kind: 'tenant-create'; name: string; keyEnvironment: 'production' | 'development' }
+  | { kind: 'aggregators-list' }
+  | { kind: 'aggregators-set'; n: number }
 
 export const USAGE = `usage: npm run admin -- <command>
   jobs list                                   the scheduler's recurring jobs
@@ -16,6 +18,8 @@ export const USAGE = `usage: npm run admin -- <command>
   jobs retry <id> [--queue <q>]               retry a failed job
   jobs retry --all [--queue <q>]              retry every failed job of a queue
   tenant create <name> [--key-environment production|development]
+  aggregators list                            the aggregator consumers: partitions, shards, events written
+  aggregators set <n>                         run n aggregator processes (all-in-one: consumers), 1-8
 queues: scheduler (default), webhook-delivery, invoice-compute, integration-sync
 env: METERLINE_API_URL (default http://127.0.0.1:$PORT), ADMIN_TOKEN (default: $METERLINE_DATA_DIR/admin-token)`
 
@@ -72,6 +76,12 @@ export function parseArgs(argv: string[]): Command {
     const env = flag('key-environment') ?? 'production'
     if (env !== 'production' && env !== 'development') throw new UsageError('--key-environment must be production or development')
     return { kind: 'tenant-create', name: need('a name'), keyEnvironment: env }
+  }
+  if (group === 'aggregators' && action === 'list') return { kind: 'aggregators-list' }
+  if (group === 'aggregators' && action === 'set') {
+    const n = Number(need('a number'))
+    if (!Number.isInteger(n) || n < 1 || n > 8) throw new UsageError('aggregators set needs an integer from 1 to 8')
+    return { kind: 'aggregators-set', n }
   }
   throw new UsageError(group ? `unknown command: ${[group, action].filter(Boolean).join(' ')}` : 'no command')
 }

@@ -1,5 +1,6 @@
 // The admin API over HTTP (billing-api/admin/routes.ts), typed for the CLI.
 import type { FailureView, JobView, QueueStatus, ScheduledJob } from '../../billing-api/admin/index.js'
+import type { AggregatorView } from '../../billing-api/admin/aggregators.js'
 import type { BillingRunView } from '../../billing-api/billing/index.js'
 import type { AdminTarget } from './target.js'
 
@@ -16,12 +17,12 @@ export interface CreatedTenantView {
   api_key: string
 }
 
-export type { BillingRunView, FailureView, JobView, QueueStatus, ScheduledJob }
+export type { AggregatorView, BillingRunView, FailureView, JobView, QueueStatus, ScheduledJob }
 
 export class AdminClient {
   constructor(private readonly target: AdminTarget) {}
 
-  private async request<T>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
+  private async request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: object, timeoutMs = 30_000): Promise<T> {
     if (!this.target.token) {
       throw new AdminApiError(401, 'permission_denied', `no admin token: set ADMIN_TOKEN (npm run up writes the local one to ${this.target.dataDir}/admin-token)`)
     }
@@ -29,7 +30,7 @@ export class AdminClient {
     if (body) headers['content-type'] = 'application/json'
     let res: Response
     try {
-      res = await fetch(`${this.target.url}/v1/admin${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(30_000) })
+      res = await fetch(`${this.target.url}/v1/admin${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(timeoutMs) })
     } catch (err) {
       throw new AdminApiError(0, 'unreachable', `${this.target.url} does not answer (${(err as Error).message})`)
     }
@@ -83,6 +84,15 @@ export class AdminClient {
 
   retryFailed(queue: string): Promise<{ queue: string; retried: number }> {
     return this.request('POST', `/queues/${encodeURIComponent(queue)}/retry-failed`, {})
+  }
+
+  async aggregators(): Promise<AggregatorView[]> {
+    return (await this.request<{ items: AggregatorView[] }>('GET', '/aggregators')).items
+  }
+
+  /** starting processes one after another takes a while: the API waits up to 90 s */
+  async setAggregators(n: number): Promise<AggregatorView[]> {
+    return (await this.request<{ items: AggregatorView[] }>('PUT', '/aggregators', { consumers: n }, 120_000)).items
   }
 
   createTenant(name: string, keyEnvironment: 'production' | 'development' = 'production'): Promise<CreatedTenantView> {

@@ -1,7 +1,7 @@
 // What each CLI command does against the admin API; resolves with the process exit code.
 import type { Command } from './args.js'
 import type { AdminClient, JobView } from './client.js'
-import { billingRunLine, describeJob, formatJobs, formatStatus } from './format.js'
+import { billingRunLine, describeJob, formatAggregators, formatJobs, formatStatus } from './format.js'
 import { waitForJob } from './wait-for-job.js'
 
 /** The last line of a followed job run; resolves with the exit code. */
@@ -55,6 +55,12 @@ export async function runCommand(cmd: Command, client: AdminClient, print: (line
       print(`${cmd.queue}: ${retried} failed job(s) moved back to waiting`)
       return 0
     }
+    case 'aggregators-list':
+      print(formatAggregators(await client.aggregators()))
+      return 0
+    case 'aggregators-set':
+      print(formatAggregators(await client.setAggregators(cmd.n)))
+      return 0
     case 'tenant-create': {
       const t = await client.createTenant(cmd.name, cmd.keyEnvironment)
       print(JSON.stringify(t, null, 2))

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { JobView, QueueStatus } from './client.js'
-import { billingRunLine, describeJob, every, formatJobs, formatStatus, progressLine } from './format.js'
+import { billingRunLine, describeJob, every, formatAggregators, formatJobs, formatStatus, progressLine } from './format.js'
 
 const zero = { waiting: 0, active: 0, delayed: 0, prioritized: 0, 'waiting-children': 0, completed: 0, failed: 0 }
 
@@ -55,4 +55,15 @@ test('a billing run progress line: done / total, invoices, failures, rate and ET
   const run = { id: 'subscription-billing:7', state: 'running' as const, subscriptions: 4200, total: 10000, invoices: 4095, failures: 1, rate: 228.3, eta_seconds: 25 }
   assert.equal(billingRunLine(run), '  billing run subscription-billing:7 running: 4,200 / 10,000 subscriptions, 4,095 invoices, 1 failed, 228.3/s, ETA 25 s')
   assert.equal(billingRunLine({ ...run, state: 'completed', subscriptions: 10000, eta_seconds: 0 }), '  billing run subscription-billing:7 completed: 10,000 / 10,000 subscriptions, 4,095 invoices, 1 failed, 228.3/s')
+})
+
+test('aggregator consumers as a table: partitions listed, none shown as a dash', () => {
+  assert.equal(formatAggregators([
+    { name: 'aggregator-1', partitions: [0, 2], shards: 32, events: 1200, writes: 7 },
+    { name: 'aggregator-3', partitions: [], shards: 0, events: 0, writes: 0 },
+  ]), [
+    'CONSUMER      PARTITIONS  SHARDS  EVENTS  WRITES',
+    'aggregator-1  0,2         32      1200    7',
+    'aggregator-3  -           0       0       0',
+  ].join('\n'))
 })

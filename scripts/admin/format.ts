@@ -1,5 +1,5 @@
 // Plain-text output of the CLI (pure: tested in format.test.ts).
-import type { BillingRunView, JobView, QueueStatus, ScheduledJob } from './client.js'
+import type { AggregatorView, BillingRunView, JobView, QueueStatus, ScheduledJob } from './client.js'
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
@@ -51,4 +51,8 @@ export function billingRunLine(r: Pick<BillingRunView, 'id' | 'state' | 'subscri
   const n = (x: number) => x.toLocaleString('en-US')
   const eta = r.state === 'running' ? (r.eta_seconds === null ? ', ETA unknown' : `, ETA ${r.eta_seconds} s`) : ''
   return `  billing run ${r.id} ${r.state}: ${n(r.subscriptions)} / ${n(r.total)} subscriptions, ${n(r.invoices)} invoices, ${n(r.failures)} failed, ${r.rate}/s${eta}`
+}
+
+export function formatAggregators(consumers: AggregatorView[]): string {
+  return table(['CONSUMER', 'PARTITIONS', 'SHARDS', 'EVENTS', 'WRITES'], consumers.map((c) => [c.name, c.partitions.join(',') || '-', String(c.shards), String(c.events), String(c.writes)]))
 }

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, existsSync, openSync, readFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../platform/config.js'
+import { readTopology, type RoleKind } from '../../platform/topology-file.js'
 
 export interface CommandResult {
   status: number
@@ -32,6 +33,10 @@ export interface ChaosPlatform {
   lastStop(): string
   /** exits of the platform nobody asked for (a crash), with their status, since the last call */
   takeCrashes(): string[]
+  /** the processes topology: sends `signal` to one running process of `kind` (the last started); which one, or undefined */
+  signalRole(kind: RoleKind, signal: NodeJS.Signals): { name: string; pid: number } | undefined
+  /** the processes topology: resolves once every role runs again (after a role was killed) */
+  rolesRunning(timeoutMs: number): Promise<void>
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -129,6 +134,20 @@ export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
     demo: () => JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as { tenantId: string; apiKey: string },
     adminToken: () => env.ADMIN_TOKEN ?? readFileSync(join(dataDir, 'admin-token'), 'utf8').trim(),
     takeCrashes: () => crashes.splice(0),
+    signalRole(kind, signal) {
+      const target = (readTopology(dataDir) ?? []).filter((r) => r.kind === kind && r.state === 'running' && r.pid).at(-1)
+      if (!target?.pid) return undefined
+      process.kill(target.pid, signal)
+      return { name: target.name, pid: target.pid }
+    },
+    async rolesRunning(timeoutMs) {
+      const deadline = Date.now() + timeoutMs
+      await sleep(300) // the supervisor writes the exit first
+      while ((readTopology(dataDir) ?? []).some((r) => r.state !== 'running')) {
+        if (Date.now() > deadline) throw new Error(`a role did not run again within ${timeoutMs} ms: ${JSON.stringify(readTopology(dataDir))}`)
+        await sleep(200)
+      }
+    },
     lastStop: () => (existsSync(join(dataDir, 'last-stop.txt')) ? readFileSync(join(dataDir, 'last-stop.txt'), 'utf8').trim() : ''),
   }
   return platform

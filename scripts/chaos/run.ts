@@ -97,7 +97,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
   })
   const faults: FaultRecord[] = []
   let joined = false
-  const schedule = faultSchedule(opts.seed, opts.pace ?? 1)
+  const processes = (opts.env.PLATFORM_TOPOLOGY || settingDefault('PLATFORM_TOPOLOGY')) === 'processes'
+  // the aggregator consumers (all-in-one) or processes (processes topology) a start runs; a join adds one
+  const base = Number(processes ? opts.env.TOPOLOGY_AGGREGATORS || settingDefault('TOPOLOGY_AGGREGATORS') : opts.env.AGGREGATOR_CONSUMERS || settingDefault('AGGREGATOR_CONSUMERS'))
+  const schedule = faultSchedule(opts.seed, opts.pace ?? 1, processes)
   const end = Date.now() + opts.seconds * 1000
   let streamEnd = end
   for (;;) {
@@ -111,7 +114,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
     await recover()
     const start = Date.now()
     const atS = at()
-    const note = await inject(p, admin, fault, createMeter)
+    const note = await inject(p, admin, fault, createMeter, base)
     if (fault.kind === 'aggregator-join') joined = true
     if (fault.kind === 'aggregator-leave') joined = false
     const rec = { kind: fault.kind, atS, ms: Date.now() - start, note }
@@ -123,7 +126,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
   await client.stop()
   await recover()
   log(`[chaos] ${at()}s stream stopped: ${client.events.size} events sent, ${[...client.events.values()].filter((e) => e.acked).length} acknowledged`)
-  if (joined) log(`[chaos] ${at()}s the second aggregator leaves: ${await setConsumers(admin, 1)}`)
+  if (joined) log(`[chaos] ${at()}s the joined aggregator leaves: ${await setConsumers(admin, base)}`)
 
   await recover()
   const meters = await auditMeters(api, eventName)
@@ -176,7 +179,7 @@ async function setConsumers(admin: Api, n: number): Promise<string> {
   }
 }
 
-async function inject(p: ChaosPlatform, admin: Api, fault: Fault, createMeter: (a: 'COUNT' | 'SUM') => Promise<string>): Promise<string> {
+async function inject(p: ChaosPlatform, admin: Api, fault: Fault, createMeter: (a: 'COUNT' | 'SUM') => Promise<string>, base: number): Promise<string> {
   const stack = async (cmd: Parameters<ChaosPlatform['stack']>[0]) => {
     const r = await p.stack(cmd)
     if (r.status !== 0) throw new Error(`stack.sh ${cmd} failed (${r.status}): ${r.output}`)
@@ -207,11 +210,26 @@ async function inject(p: ChaosPlatform, admin: Api, fault: Fault, createMeter: (
       return `stopped in ${ms} ms, down ${fault.holdMs} ms, started in ${await stack('start-redis')} ms`
     }
     case 'aggregator-join':
-      return setConsumers(admin, 2)
+      return setConsumers(admin, base + 1)
     case 'aggregator-leave':
-      return setConsumers(admin, 1)
+      return setConsumers(admin, base)
     case 'create-meter':
       return createMeter(fault.aggregation ?? 'COUNT')
+    case 'aggregator-kill9':
+    case 'endpoint-kill9': {
+      const killed = p.signalRole(fault.kind === 'endpoint-kill9' ? 'clickhouse-endpoint' : 'aggregator', 'SIGKILL')
+      if (!killed) return 'no such process running: skipped'
+      const t = Date.now()
+      await p.rolesRunning(60_000)
+      return `${killed.name} killed; running again after ${Date.now() - t} ms`
+    }
+    case 'aggregator-pause': {
+      const paused = p.signalRole('aggregator', 'SIGSTOP')
+      if (!paused) return 'no aggregator running: skipped'
+      await sleep(fault.holdMs)
+      process.kill(paused.pid, 'SIGCONT')
+      return `${paused.name} stopped for ${fault.holdMs} ms, then continued`
+    }
   }
 }
 
@@ -222,9 +240,9 @@ async function auditMeters(api: Api, eventName: string): Promise<AuditMeter[]> {
   return ((res.body as { items: unknown[] }).items as { id: string; name: string; aggregation: { type: 'COUNT' | 'SUM' } }[]).map((m) => ({ id: m.id, name: m.name, aggregation: m.aggregation.type }))
 }
 
-/** Prometheus text: is every partition caught up and every spooled batch forwarded? */
+/** Prometheus text of every process (/platform/metrics): is every partition caught up and every spooled batch forwarded? */
 async function caughtUp(url: string): Promise<boolean> {
-  const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()
+  const text = await (await fetch(`${url}/platform/metrics`, { signal: AbortSignal.timeout(10_000) })).text()
   const values = (name: string) => text.split('\n').filter((l) => l.startsWith(name)).map((l) => Number(l.split(' ').at(-1)))
   return values('meterline_aggregator_lag_events{').every((v) => v === 0) && values('meterline_spool_oldest_unforwarded_age_seconds ').every((v) => v === 0)
 }

@@ -12,6 +12,10 @@ export type FaultKind =
   | 'create-meter' // POST /v1/meters mid-stream: its backfill must count the earlier events
   | 'postgres-stop' // pg_ctl stop, a few seconds, start
   | 'redis-stop' // redis shutdown, a few seconds, start
+  // the processes topology only:
+  | 'aggregator-kill9' // kill -9 of one aggregator process (the supervisor starts it again)
+  | 'aggregator-pause' // SIGSTOP of one aggregator process past the group session, then SIGCONT
+  | 'endpoint-kill9' // kill -9 of the local ClickHouse endpoint (the supervisor starts it again)
 
 export interface Fault {
   kind: FaultKind
@@ -48,10 +52,11 @@ export function pickWeighted<T>(r: Rng, items: [T, number][]): T {
 
 /**
  * An endless fault sequence for a seed. `pace` scales the pauses between faults (1: 2-12 s)
- * and, below 1, the down times (1: Postgres or Redis 2.5-6.5 s, the platform 0-3 s); the
- * bounded test uses a shorter pace. A joined second aggregator always leaves again later.
+ * and, below 1, the down times (1: Postgres or Redis 2.5-6.5 s, the platform 0-3 s, an
+ * aggregator paused 12-20 s); the bounded test uses a shorter pace. A joined aggregator always
+ * leaves again later. With `processes`, faults of single role processes join the draw.
  */
-export function* faultSchedule(seed: number, pace = 1): Generator<Fault> {
+export function* faultSchedule(seed: number, pace = 1, processes = false): Generator<Fault> {
   const r = rng(seed ^ 0x5eed)
   let joined = false
   let meters = 0
@@ -64,6 +69,7 @@ export function* faultSchedule(seed: number, pace = 1): Generator<Fault> {
       ['create-meter', meters < 6 ? 1.5 : 0.3],
       ['postgres-stop', 2],
       ['redis-stop', 2],
+      ...(processes ? ([['aggregator-kill9', 3], ['aggregator-pause', 2], ['endpoint-kill9', 2]] as [FaultKind, number][]) : []),
     ])
     if (kind === 'aggregator-join') joined = true
     if (kind === 'aggregator-leave') joined = false
@@ -71,8 +77,15 @@ export function* faultSchedule(seed: number, pace = 1): Generator<Fault> {
     yield {
       kind,
       gapMs: Math.round(between(r, 2000, 12_000) * pace),
-      holdMs: Math.round((kind === 'kill9' || kind === 'down-up' ? between(r, 0, 3000) : between(r, 2000, 6000)) * Math.min(pace, 1)) + (kind === 'postgres-stop' || kind === 'redis-stop' ? 500 : 0),
+      holdMs: holdOf(r, kind, pace),
       ...(kind === 'create-meter' ? { aggregation: chance(r, 0.5) ? ('COUNT' as const) : ('SUM' as const) } : {}),
     }
   }
+}
+
+function holdOf(r: Rng, kind: FaultKind, pace: number): number {
+  // past the group's session timeout (10 s) whatever the pace: the pause must cost the member its partitions
+  if (kind === 'aggregator-pause') return between(r, 12_000, 20_000)
+  const base = kind === 'kill9' || kind === 'down-up' || kind === 'aggregator-kill9' || kind === 'endpoint-kill9' ? between(r, 0, 3000) : between(r, 2000, 6000)
+  return Math.round(base * Math.min(pace, 1)) + (kind === 'postgres-stop' || kind === 'redis-stop' ? 500 : 0)
 }

@@ -5,7 +5,7 @@
 import type { Config } from '../../platform/config.js'
 import { createKafka } from '../../platform/kafka.js'
 import { aggregatorsCaughtUp, membersJoined } from './group.js'
-import { endpointRole, serviceRoles, type TopologyPorts } from './roles.js'
+import { aggregatorRole, endpointRole, serviceRoles, type Role, type TopologyPorts } from './roles.js'
 import { Supervisor } from './supervisor.js'
 
 export interface Topology {
@@ -15,8 +15,13 @@ export interface Topology {
   apiUrl: string
   ingestUrl: string
   clickhouseUrl: string
+  /** runs `n` aggregator processes (1-8): new ones join one after another, the last started leave first */
+  setAggregators(n: number): Promise<void>
   stop(): Promise<{ caughtUp: boolean }>
 }
+
+/** the admin API's bound on aggregator consumers, here processes */
+const MAX_AGGREGATORS = 8
 
 export interface TopologyOptions {
   aggregators: number
@@ -44,23 +49,39 @@ export async function startTopology(config: Config, env: Record<string, string |
     await supervisor.stop(of('clickhouse-endpoint'), 10_000)
     return { caughtUp }
   }
+  const aggregators = () => supervisor.names().filter((n) => n.startsWith('aggregator-')).sort((a, b) => index(a) - index(b))
+  const startRole = async (role: Role) => {
+    await supervisor.start(role)
+    if (role.kind !== 'aggregator') return
+    const members = aggregators().length * config.aggregatorConsumers
+    if (!(await membersJoined(createKafka(config, 'topology-join'), config.aggregatorGroupId, members, 20_000))) log(`${role.name} had not joined the aggregator group after 20 s; going on`)
+  }
+  const setAggregators = async (wanted: number) => {
+    const n = Math.min(MAX_AGGREGATORS, Math.max(1, Math.floor(wanted)))
+    while (aggregators().length < n) {
+      const next = Math.max(0, ...aggregators().map(index)) + 1
+      log(`starting aggregator-${next} (${n} wanted)`)
+      await startRole(aggregatorRole(ports, next))
+    }
+    while (aggregators().length > n) {
+      const last = aggregators().at(-1)!
+      log(`stopping ${last} (${n} wanted)`)
+      await supervisor.remove([last], 20_000)
+    }
+  }
   try {
     await supervisor.start(endpointRole(ports, opts.faults ?? false), '/ping')
     await migrate(roleEnv)
     await opts.beforeRoles?.()
-    let members = 0
-    for (const role of serviceRoles(ports, opts.aggregators)) {
-      await supervisor.start(role)
-      if (role.kind !== 'aggregator') continue
-      members += config.aggregatorConsumers
-      if (!(await membersJoined(createKafka(config, 'topology-join'), config.aggregatorGroupId, members, 20_000))) log(`${role.name} had not joined the aggregator group after 20 s; starting the next role`)
-    }
+    for (const role of serviceRoles(ports, opts.aggregators)) await startRole(role)
   } catch (err) {
     await stop().catch(() => undefined)
     throw err
   }
-  return { supervisor, ports, apiUrl: `http://127.0.0.1:${ports.api}`, ingestUrl: `http://127.0.0.1:${ports.api + 1}`, clickhouseUrl, stop }
+  return { supervisor, ports, apiUrl: `http://127.0.0.1:${ports.api}`, ingestUrl: `http://127.0.0.1:${ports.api + 1}`, clickhouseUrl, setAggregators, stop }
 }
+
+const index = (name: string) => Number(name.slice('aggregator-'.length))
 
 async function migrate(env: Record<string, string | undefined>): Promise<void> {
   const { spawn } = await import('node:child_process')

@@ -1,11 +1,12 @@
 // The production topology's processes on one machine, in the order data flows: the local
 // ClickHouse endpoint (owner of the embedded engine), ingest, the aggregators, billing-api, the
 // scheduler. Every role reaches ClickHouse over HTTP as it would a server.
+import type { RoleKind } from '../../platform/topology-file.js'
 
 export interface Role {
   /** unique: `aggregator-2` */
   name: string
-  kind: 'clickhouse-endpoint' | 'ingest' | 'aggregator' | 'billing-api' | 'scheduler'
+  kind: RoleKind
   args: string[]
   env: Record<string, string>
   /** its HTTP port (/health, /metrics; the endpoint: ClickHouse's interface) */
@@ -38,7 +39,11 @@ export function serviceRoles(ports: TopologyPorts, aggregators: number): Role[] 
   return [
     { name: 'ingest', kind: 'ingest', port: ports.api + 1, args: service('ingest'), env: { PORT: String(ports.api + 1) } },
     ...Array.from({ length: aggregators }, (_, i) => aggregatorRole(ports, i + 1)),
-    { name: 'billing-api', kind: 'billing-api', port: ports.api, args: service('billing-api'), env: { PORT: String(ports.api) } },
+    {
+      name: 'billing-api', kind: 'billing-api', port: ports.api, args: service('billing-api'),
+      // one base URL for the whole API: billing-api passes the ingest routes on to ingest
+      env: { PORT: String(ports.api), INGEST_FORWARD_URL: `http://127.0.0.1:${ports.api + 1}` },
+    },
     { name: 'scheduler', kind: 'scheduler', port: ports.api + 2, args: service('scheduler'), env: { PORT: String(ports.api + 2) } },
   ]
 }

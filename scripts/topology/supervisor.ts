@@ -3,23 +3,11 @@
 // process is written to `topology.json` in the data directory (the health route reads it).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { writeTopology, type ProcessState } from '../../platform/topology-file.js'
 import type { Role } from './roles.js'
 
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
-export interface ProcessState {
-  name: string
-  kind: Role['kind']
-  pid?: number
-  port: number
-  state: 'starting' | 'running' | 'restarting' | 'stopped'
-  restarts: number
-  startedAt?: string
-  lastExit?: string
-}
 
 interface Supervised {
   role: Role
@@ -69,6 +57,13 @@ export class Supervisor {
       p.state.state = 'stopped'
       this.write()
     }))
+  }
+
+  /** Stops the named roles and forgets them (an aggregator process the operator no longer wants). */
+  async remove(names: string[], graceMs: number): Promise<void> {
+    await this.stop(names, graceMs)
+    for (const name of names) this.procs.delete(name)
+    this.write()
   }
 
   names(): string[] {
@@ -131,8 +126,6 @@ export class Supervisor {
   }
 
   private write(): void {
-    const file = join(this.opts.dataDir, 'topology.json')
-    writeFileSync(`${file}.tmp`, JSON.stringify({ updatedAt: new Date().toISOString(), processes: this.states() }, null, 2))
-    renameSync(`${file}.tmp`, file)
+    writeTopology(this.opts.dataDir, this.states())
   }
 }
