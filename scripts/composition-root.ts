@@ -335,6 +335,9 @@ export async function runServices(services: ServiceName[], opts: PlatformOptions
             : `; the spool was drained${lastDrain ? ` (${lastDrain.ms} ms)` : ''}`
           : '')
         console.log(summary)
+        // what `npm run down` prints: the process with the spool says what it keeps (in the
+        // processes topology, ingest; the supervisor adds how the whole topology stopped)
+        if (!services.includes('ingest')) return
         try {
           writeFileSync(join(platform.ctx.config.dataDir, 'last-stop.txt'), `${new Date().toISOString()} ${summary}\n`)
         } catch {

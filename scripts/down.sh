@@ -15,10 +15,11 @@ if alive "$pidfile"; then
   pid="$(cat "$pidfile")"
   echo "stopping the platform (pid $pid): draining the spool and the aggregator"
   kill -TERM "$pid" 2>/dev/null || true
-  # The platform drains for SHUTDOWN_DRAIN_MS (7 s), then finishes its write in progress and exits; kill it only if it hangs.
-  for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  # The platform drains for SHUTDOWN_DRAIN_MS, then finishes its write in progress and exits (the
+  # processes topology stops its roles in turn, each bounded); kill it only if it hangs.
+  for _ in $(seq 1 900); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$pid" 2>/dev/null; then
-    echo "the platform did not stop in 20 s; killing it (its spool keeps what is not yet safe)" >&2
+    echo "the platform did not stop in 90 s; killing it (its spool keeps what is not yet safe)" >&2
     kill -KILL "$pid" 2>/dev/null || true
   fi
   [ -f "$DATA/last-stop.txt" ] && cat "$DATA/last-stop.txt"

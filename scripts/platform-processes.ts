@@ -1,6 +1,8 @@
 // The local platform as production runs it: every role its own supervised process, ClickHouse
 // over HTTP (scripts/topology/).
 //   node --import tsx scripts/platform-processes.ts [--demo] [--prometheus <url>]
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { openOrm } from '../billing-api/database.js'
 import { loadConfigOrExit } from '../platform/config.js'
 import { ensureDemoTenant } from './demo-tenant.js'
@@ -47,8 +49,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     console.log(`${signal}: stopping ingest, then billing-api and the scheduler, then the aggregators, then the ClickHouse endpoint`)
     const t0 = Date.now()
     void topology.stop().then(({ caughtUp }) => {
-      console.log(`stopped in ${Date.now() - t0} ms${caughtUp ? '; the aggregators had committed every event' : ''}`)
+      const summary = `every role stopped in ${Date.now() - t0} ms${caughtUp ? '; the aggregators had committed every event' : ''}`
+      console.log(summary)
+      reportStop(config.dataDir, t0, summary)
       process.exit(0)
     })
   })
+}
+
+/** last-stop.txt, which `npm run down` prints: ingest's line (its spool) if it wrote one in this stop, then the topology's. */
+function reportStop(dataDir: string, since: number, summary: string): void {
+  const file = join(dataDir, 'last-stop.txt')
+  try {
+    const ingest = existsSync(file) && statSync(file).mtimeMs >= since ? readFileSync(file, 'utf8').trim().replace(/^\S+ /, 'ingest ') : ''
+    writeFileSync(file, `${new Date().toISOString()} ${[ingest, summary].filter(Boolean).join('; ')}\n`)
+  } catch {
+    // the data directory is gone: nothing to report
+  }
 }

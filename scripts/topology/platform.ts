@@ -1,10 +1,13 @@
 // Starts the production topology on one machine and stops it without losing an event: the
-// endpoint, the migrations, the roles (roles.ts) under a supervisor; on SIGINT/SIGTERM, ingest
+// endpoint, the migrations, then the roles (roles.ts) under a supervisor, the aggregators one
+// after another; on SIGINT/SIGTERM, ingest
 // first (its spool drains into Kafka), then billing-api and the scheduler, then the aggregators
 // once they have committed everything, the endpoint last.
-import type { Config } from '../../platform/config.js'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { PROJECT_ROOT, type Config } from '../../platform/config.js'
 import { createKafka } from '../../platform/kafka.js'
-import { aggregatorsCaughtUp, membersJoined } from './group.js'
+import { aggregatorsCaughtUp, consumersHoldPartitions } from './group.js'
 import { aggregatorRole, endpointRole, serviceRoles, type Role, type TopologyPorts } from './roles.js'
 import { Supervisor } from './supervisor.js'
 
@@ -53,8 +56,8 @@ export async function startTopology(config: Config, env: Record<string, string |
   const startRole = async (role: Role) => {
     await supervisor.start(role)
     if (role.kind !== 'aggregator') return
-    const members = aggregators().length * config.aggregatorConsumers
-    if (!(await membersJoined(createKafka(config, 'topology-join'), config.aggregatorGroupId, members, 20_000))) log(`${role.name} had not joined the aggregator group after 20 s; going on`)
+    // the next one joins once this one has (members joining together race a rebalance)
+    if (!(await consumersHoldPartitions(role.port, 20_000))) log(`${role.name} held no partitions after 20 s; going on`)
   }
   const setAggregators = async (wanted: number) => {
     const n = Math.min(MAX_AGGREGATORS, Math.max(1, Math.floor(wanted)))
@@ -73,7 +76,12 @@ export async function startTopology(config: Config, env: Record<string, string |
     await supervisor.start(endpointRole(ports, opts.faults ?? false), '/ping')
     await migrate(roleEnv)
     await opts.beforeRoles?.()
-    for (const role of serviceRoles(ports, opts.aggregators)) await startRole(role)
+    // The aggregators one after another; ingest, billing-api and the scheduler meanwhile.
+    const roles = serviceRoles(ports, opts.aggregators)
+    const inTurn = async () => {
+      for (const role of roles.filter((r) => r.kind === 'aggregator')) await startRole(role)
+    }
+    await Promise.all([inTurn(), ...roles.filter((r) => r.kind !== 'aggregator').map((r) => supervisor.start(r))])
   } catch (err) {
     await stop().catch(() => undefined)
     throw err
@@ -83,10 +91,9 @@ export async function startTopology(config: Config, env: Record<string, string |
 
 const index = (name: string) => Number(name.slice('aggregator-'.length))
 
+/** scripts/migrate.ts as its own process, reaching ClickHouse over HTTP like the roles. */
 async function migrate(env: Record<string, string | undefined>): Promise<void> {
-  const { spawn } = await import('node:child_process')
-  const { fileURLToPath } = await import('node:url')
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { cwd: fileURLToPath(new URL('../..', import.meta.url)), env: { ...process.env, ...env }, stdio: 'inherit' })
-  const code = await new Promise<number | null>((r) => child.once('exit', r))
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: 'inherit' })
+  const [code] = (await once(child, 'exit')) as [number | null]
   if (code !== 0) throw new Error(`the migrations failed (exit ${code})`)
 }

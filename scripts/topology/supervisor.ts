@@ -8,6 +8,7 @@ import { writeTopology, type ProcessState } from '../../platform/topology-file.j
 import type { Role } from './roles.js'
 
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const FLOW: Role['kind'][] = ['clickhouse-endpoint', 'ingest', 'aggregator', 'billing-api', 'scheduler']
 
 interface Supervised {
   role: Role
@@ -32,8 +33,10 @@ export class Supervisor {
     await this.ready(p, readyPath)
   }
 
+  /** in the order data flows (whichever started first) */
   states(): ProcessState[] {
-    return [...this.procs.values()].map((p) => ({ ...p.state }))
+    const rank = (p: Supervised) => FLOW.indexOf(p.role.kind) * 1000 + (Number(/-(\d+)$/.exec(p.role.name)?.[1]) || 0)
+    return [...this.procs.values()].sort((a, b) => rank(a) - rank(b)).map((p) => ({ ...p.state }))
   }
 
   /** Stops the named roles together (SIGTERM, then SIGKILL after `graceMs`). */
