@@ -13,11 +13,8 @@ const CHANGE_WAIT_MS = 90_000
 
 /** On a process that runs the aggregator under the supervisor: its consumers, for billing-api. */
 export function registerAggregatorView(app: FastifyInstance, control: () => AggregatorControl | undefined): void {
-  app.get('/aggregator/consumers', { schema: { hide: true } }, async () => {
-    const c = control()
-    if (!c) throw new ServiceUnavailableError('the aggregator is still starting')
-    return { items: await c.consumers() }
-  })
+  // while the process starts, no consumers yet (the supervisor asks every 200 ms)
+  app.get('/aggregator/consumers', { schema: { hide: true } }, async () => ({ items: (await control()?.consumers()) ?? [] }))
 }
 
 export function topologyAggregators(opts: { dataDir: string; supervisorPid: number; partitions: number }): AggregatorControl {

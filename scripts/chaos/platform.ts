@@ -40,6 +40,14 @@ export interface ChaosPlatform {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
 /** waits for `p`, at most `ms` (the timer does not keep the process alive) */
 const within = (p: Promise<void>, ms: number) => Promise.race([p, new Promise((r) => setTimeout(r, ms).unref())])
 
@@ -117,11 +125,14 @@ export function chaosPlatform(env: NodeJS.ProcessEnv): ChaosPlatform {
     },
     async kill9() {
       const pid = readPid('platform.pid')
+      // the processes topology: its roles stop themselves once their supervisor is gone
+      const roles = (readTopology(dataDir) ?? []).flatMap((r) => (r.pid ? [r.pid] : []))
       expectExit = true
       if (pid) process.kill(pid, 'SIGKILL')
       await within(upExited, 10_000)
       // up.sh removes the pid file when its wait returns; wait for the process to be gone too
       for (let i = 0; i < 100 && pid && readPid('platform.pid') === pid; i++) await sleep(50)
+      for (let i = 0; i < 600 && roles.some(alive); i++) await sleep(50)
     },
     async down() {
       expectExit = true

@@ -23,6 +23,8 @@ export interface Topology {
   stop(): Promise<{ caughtUp: boolean }>
 }
 
+/** how long the next aggregator waits for the one before to hold partitions */
+const JOIN_WAIT_MS = 45_000
 /** the admin API's bound on aggregator consumers, here processes */
 const MAX_AGGREGATORS = 8
 
@@ -57,7 +59,7 @@ export async function startTopology(config: Config, env: Record<string, string |
     await supervisor.start(role)
     if (role.kind !== 'aggregator') return
     // the next one joins once this one has (members joining together race a rebalance)
-    if (!(await consumersHoldPartitions(role.port, 20_000))) log(`${role.name} held no partitions after 20 s; going on`)
+    if (!(await consumersHoldPartitions(role.port, JOIN_WAIT_MS))) log(`${role.name} held no partitions after ${JOIN_WAIT_MS / 1000} s; going on`)
   }
   const setAggregators = async (wanted: number) => {
     const n = Math.min(MAX_AGGREGATORS, Math.max(1, Math.floor(wanted)))
