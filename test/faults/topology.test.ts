@@ -6,9 +6,11 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { readTopology } from '../../platform/topology-file.js'
 import { createLocalStack } from '../support/local-stack.js'
 import { EventLoad } from '../support/event-load.js'
+import { launchChromium } from '../support/browser.js'
 
 const stack = createLocalStack({
   PLATFORM_TOPOLOGY: 'processes', TOPOLOGY_AGGREGATORS: '2', AGGREGATOR_CONSUMERS: '1',
@@ -123,6 +125,32 @@ describe('the production topology, one process per role over HTTP', () => {
     assert.deepEqual([bad.status, bad.body.http_status_code, typeof bad.body.code, typeof bad.body.message], [400, 400, 'string', 'string'])
     const unknownKey = await post('/v1/events', { event_name: 'forwarded', external_customer_id: 'c1' }, 'not-a-key')
     assert.deepEqual([unknownKey.status, unknownKey.body.http_status_code], [401, 401])
+  })
+
+  it('the console\'s health page shows every process and the live rates while events stream (docs/console/health.png)', async () => {
+    const load = new EventLoad({ ingestUrl, apiKey: key, eventName: `console_${Date.now()}`, customers: CUSTOMERS, batchSize: 100, everyMs: 100 })
+    const browser = await launchChromium()
+    load.start()
+    try {
+      const page = await browser.context.newPage()
+      await page.goto(`${stack.url}/console/`)
+      await page.fill('[data-testid=api-key]', key)
+      await page.click('[data-testid=sign-in]')
+      await page.locator('header.top').waitFor()
+      await page.goto(`${stack.url}/console/#/health`)
+      // two readings 5 s apart give the rates; the freshness histogram needs a few counted events
+      const rate = page.locator('[data-testid=ingest-rate]')
+      await page.waitForFunction(() => /^\d/.test(document.querySelector('[data-testid=ingest-rate]')?.textContent ?? '')
+        && /^\d/.test(document.querySelector('[data-testid=freshness]')?.textContent ?? ''), undefined, { timeout: 60_000 })
+      assert.ok(Number(await rate.textContent()) > 0, `ingest rate ${await rate.textContent()}`)
+      const rows = await page.locator('[data-testid=processes] tbody tr').allTextContents()
+      assert.deepEqual(rows.map((r) => r.split(/\d/)[0]), processes().map((p) => p.name))
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 1280), 'fits 1280 px')
+      await page.screenshot({ path: fileURLToPath(new URL('../../docs/console/health.png', import.meta.url)), fullPage: true })
+    } finally {
+      await load.stop()
+      await browser.close()
+    }
   })
 
   it('kill -9 of one aggregator while events stream: it is restarted, its shards taken over, every event counted once', async () => {

@@ -1,11 +1,12 @@
 // The platform exactly as `npm run up` starts it (scripts/up.sh: its own Postgres, Redis and
-// Kafka-protocol broker, then scripts/all-in-one.ts), in a private data directory and on its
+// Kafka-protocol broker, then the processes topology or the all-in-one), in a private data directory and on its
 // own ports, for the fault tests: they kill and restart its pieces like an operator would.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../platform/config.js'
+import { readTopology } from '../../platform/topology-file.js'
 
 export interface LocalStack {
   dataDir: string
@@ -17,7 +18,7 @@ export interface LocalStack {
   log(): string
   /** the demo tenant `up` created */
   demo(): { tenantId: string; apiKey: string }
-  /** kill -9 of the platform process; resolves when up.sh has returned */
+  /** kill -9 of the platform process; resolves when up.sh has returned and the topology's roles have stopped */
   killApp(): Promise<void>
   /** SIGTERM to the platform alone (the stack keeps running); resolves when it exited */
   stopApp(): Promise<void>
@@ -124,8 +125,11 @@ export function createLocalStack(extraEnv: Record<string, string> = {}): LocalSt
     brokerPid: () => readPid('kafka/kafka-mock.pid'),
     async killApp() {
       const pid = stack.appPid()
+      // the processes topology: its roles stop themselves once their supervisor is gone
+      const roles = (readTopology(dataDir) ?? []).flatMap((r) => (r.pid ? [r.pid] : []))
       if (pid) process.kill(pid, 'SIGKILL')
       await upExited
+      for (const role of roles) await waitExit(role, 30_000)
     },
     async stopApp() {
       const pid = stack.appPid()
