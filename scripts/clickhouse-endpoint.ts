@@ -7,6 +7,7 @@ import { stopWhenSupervisorDies } from '../platform/orphan-guard.js'
 
 const env = process.env
 const dataDir = env.METERLINE_DATA_DIR || join(process.cwd(), '.data')
+stopWhenSupervisorDies() // before the start: an endpoint still starting does not outlive its supervisor either
 const endpoint = await startEndpoint({
   path: env.CHDB_PATH || join(dataDir, 'chdb'),
   host: env.HOST || settingDefault('HOST')!,
@@ -18,7 +19,6 @@ const endpoint = await startEndpoint({
 })
 console.log(`[clickhouse-endpoint] serving ${env.CHDB_PATH || join(dataDir, 'chdb')} at ${endpoint.url}${endpoint.faults ? ' (faults can be injected at /__faults)' : ''}`)
 let stopping = false
-stopWhenSupervisorDies()
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return

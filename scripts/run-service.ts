@@ -8,5 +8,7 @@ if (!ALL_SERVICES.includes(name as ServiceName)) {
   console.error(`usage: run-service.ts ${ALL_SERVICES.join('|')} (got ${name ?? 'nothing'})`)
   process.exit(2)
 }
-await runServices([name as ServiceName])
+// Before the start: a role still starting (waiting on Postgres, Kafka or its group) when its
+// supervisor dies must not live on; until runServices registered its handlers, SIGTERM ends it at once.
 stopWhenSupervisorDies()
+await runServices([name as ServiceName])

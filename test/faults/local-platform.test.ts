@@ -67,7 +67,7 @@ async function settle(meterId: string): Promise<{ count: number; ms: number }> {
 
 /** The spool's resend counters of the running platform (Prometheus text at /metrics). */
 async function replayed(): Promise<string> {
-  const text = await (await fetch(`${stack.url}/metrics`)).text()
+  const text = await (await fetch(`${stack.url}/platform/metrics`)).text() // every process: the spool is in ingest
   const lines = text.split('\n').filter((l) => l.startsWith('meterline_spool_replayed_batches_total{'))
   return lines.map((l) => l.replace('meterline_spool_replayed_batches_total', 'replayed')).join(', ') || 'replayed: none'
 }

@@ -141,7 +141,7 @@ describe('the production topology, one process per role over HTTP', () => {
       // two readings 5 s apart give the rates; the freshness histogram needs a few counted events
       const rate = page.locator('[data-testid=ingest-rate]')
       await page.waitForFunction(() => /^\d/.test(document.querySelector('[data-testid=ingest-rate]')?.textContent ?? '')
-        && /^\d/.test(document.querySelector('[data-testid=freshness]')?.textContent ?? ''), undefined, { timeout: 60_000 })
+        && /^≤ [\d.]+ s \/ ≤ [\d.]+ s$/.test(document.querySelector('[data-testid=freshness]')?.textContent ?? ''), undefined, { timeout: 60_000 })
       assert.ok(Number(await rate.textContent()) > 0, `ingest rate ${await rate.textContent()}`)
       const rows = await page.locator('[data-testid=processes] tbody tr').allTextContents()
       assert.deepEqual(rows.map((r) => r.split(/\d/)[0]), processes().map((p) => p.name))

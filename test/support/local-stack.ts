@@ -110,7 +110,7 @@ export function createLocalStack(extraEnv: Record<string, string> = {}): LocalSt
       upProcess = child
       upExited = new Promise((resolve) => child.once('exit', () => resolve()))
       if (!wait) return { ms: 0 }
-      await healthy(Date.now() + 120_000)
+      await healthy(Date.now() + 180_000)
       const ms = Date.now() - t0
       // The demo tenant is created right after the server listens.
       const deadline = Date.now() + 30_000
