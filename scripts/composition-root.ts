@@ -171,21 +171,15 @@ function openQueues({ config, services, closers }: Wiring, ctx: BillingContext):
   // Queues (enqueue, job status) fail fast while Redis is down; workers use `redis` and wait.
   const queueRedis = createQueueRedis(config.redisUrl, config.redisCommandTimeoutMs)
   closers.push(() => queueRedis.quit().catch(() => queueRedis.disconnect()))
-  const webhooks = createWebhookQueue(queueRedis, config.redisPrefix, config.webhooks)
-  closers.push(() => webhooks.close())
-  ctx.webhooks = webhooks
-  const invoiceCompute = createInvoiceComputeQueue(queueRedis, config.redisPrefix)
-  closers.push(() => invoiceCompute.close())
-  ctx.invoiceCompute = invoiceCompute
-  const integrations = createIntegrationQueue(queueRedis, config.redisPrefix)
-  closers.push(() => integrations.close())
-  ctx.integrations = integrations
-  const paymentRetries = createPaymentRetryQueue(queueRedis, config.redisPrefix)
-  closers.push(() => paymentRetries.close())
-  ctx.paymentRetries = paymentRetries
-  const environmentClone = createEnvironmentCloneQueue(queueRedis, config.redisPrefix)
-  closers.push(() => environmentClone.close())
-  ctx.environmentClone = environmentClone
+  const closed = <Q extends { close(): Promise<unknown> }>(queue: Q): Q => {
+    closers.push(() => queue.close())
+    return queue
+  }
+  ctx.webhooks = closed(createWebhookQueue(queueRedis, config.redisPrefix, config.webhooks))
+  ctx.invoiceCompute = closed(createInvoiceComputeQueue(queueRedis, config.redisPrefix))
+  ctx.integrations = closed(createIntegrationQueue(queueRedis, config.redisPrefix))
+  ctx.paymentRetries = closed(createPaymentRetryQueue(queueRedis, config.redisPrefix))
+  ctx.environmentClone = closed(createEnvironmentCloneQueue(queueRedis, config.redisPrefix))
   return redis
 }
 
@@ -336,18 +330,16 @@ function watchIngestion({ config, services, clock, closers }: Wiring, ctx: Billi
 /** The scheduler and the queues' workers. */
 async function startBackgroundWork({ config, opts, clock, closers }: Wiring, ctx: BillingContext, redis: Redis): Promise<Scheduler> {
   const { orm } = ctx
-  const scheduler = await startScheduler({ ctx, redis, prefix: config.redisPrefix, schedule: opts.schedule })
-  closers.push(() => scheduler.stop())
-  const webhookWorker = startWebhookWorker(orm, redis, config.redisPrefix, clock, { ...config.webhooks, outbound: config.outbound, keys: config.integrations })
-  closers.push(() => webhookWorker.stop())
-  const computeWorker = startInvoiceComputeWorker(ctx, redis, config.redisPrefix)
-  closers.push(() => computeWorker.stop())
-  const integrationWorker = startIntegrationWorker(ctx, redis, config.redisPrefix)
-  closers.push(() => integrationWorker.stop())
-  const paymentRetryWorker = startPaymentRetryWorker(ctx, redis, config.redisPrefix)
-  closers.push(() => paymentRetryWorker.stop())
-  const cloneWorker = startEnvironmentCloneWorker(orm, redis, config.redisPrefix)
-  closers.push(() => cloneWorker.stop())
+  const stopped = <W extends { stop(): Promise<unknown> }>(worker: W): W => {
+    closers.push(() => worker.stop())
+    return worker
+  }
+  const scheduler = stopped(await startScheduler({ ctx, redis, prefix: config.redisPrefix, schedule: opts.schedule }))
+  stopped(startWebhookWorker(orm, redis, config.redisPrefix, clock, { ...config.webhooks, outbound: config.outbound, keys: config.integrations }))
+  stopped(startInvoiceComputeWorker(ctx, redis, config.redisPrefix))
+  stopped(startIntegrationWorker(ctx, redis, config.redisPrefix))
+  stopped(startPaymentRetryWorker(ctx, redis, config.redisPrefix))
+  stopped(startEnvironmentCloneWorker(orm, redis, config.redisPrefix))
   return scheduler
 }
 
