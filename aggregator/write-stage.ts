@@ -5,7 +5,7 @@
 //   fence (hold the shards' epochs) -> dedup (the shards' keys, in memory) -> events_raw and
 //   meter_events (which merge away when written twice) -> one insert block: folded buckets + an
 //   in-doubt marker per shard and month naming the write's event keys -> dedup keys -> done
-//   mark -> (consumer.ts) offsets -> spool release
+//   mark -> (partition-chain.ts) offsets -> spool release
 //
 // A crash between any two of these is exact: before the bucket block nothing counts; after it
 // the marker lets the next owner record the keys instead of counting again; after the keys
