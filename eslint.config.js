@@ -30,6 +30,35 @@ export default tseslint.config(
       '@typescript-eslint/no-base-to-string': 'off',
     },
   },
+  {
+    // A function reads as a short list of named steps, each a function with one job (STYLE.md).
+    files: ['**/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // Tests are scenarios read top to bottom (a test's body is its story), and benches are
+    // programs that set up, load and print in one run: cutting them in pieces hides the order.
+    files: ['**/*.test.ts', 'test/**', 'bench/**'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // Flat tables and catalogues: one entry per line (every setting; response schemas), no logic
+    // to name; their length is the number of entries.
+    files: ['platform/settings.ts', '**/response-schemas.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // A route plugin is a flat list of routes, each a path, its schema and a short handler that
+    // calls a use case: it grows with the API, not with logic (and the SDK work reworks them).
+    files: ['billing-api/**/routes.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // Not yet split: the chaos runner is being reworked on main (scripts/chaos/); its three long
+    // functions (runChaos, startChaosClient, chaosPlatform) are split once that lands.
+    files: ['scripts/chaos/**'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
   // Plain JavaScript (the worker threads' entry, which registers tsx): no type information.
   { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 )

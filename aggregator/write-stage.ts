@@ -5,56 +5,28 @@
 //   fence (hold the shards' epochs) -> dedup (the shards' keys, in memory) -> events_raw and
 //   meter_events (which merge away when written twice) -> one insert block: folded buckets + an
 //   in-doubt marker per shard and month naming the write's event keys -> dedup keys -> done
-//   mark -> (consumer.ts) offsets -> spool release
+//   mark -> (partition-chain.ts) offsets -> spool release
 //
 // A crash between any two of these is exact: before the bucket block nothing counts; after it
 // the marker lets the next owner record the keys instead of counting again; after the keys
-// every copy is a duplicate. docs/architecture.md, "The write path".
+// every copy is a duplicate. docs/architecture.md, "The write path". The rows are built before
+// the fence is held (write-rows.ts).
 import { randomUUID } from 'node:crypto'
 import type { ClickHouse } from '../clickhouse/client.js'
-import { insertDedupKeys, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
-import { markerRow, type MarkedKey } from '../clickhouse/queries/write-markers.js'
-import { stampedOnArrival, type IngestBatch, type UsageEvent } from '../schemas/events.js'
-import type { CommittedBucket, CommittedWriteListener } from '../schemas/committed-write.js'
+import { insertDedupKeys } from '../clickhouse/queries/dedup-keys.js'
+import { stampedOnArrival, type IngestBatch } from '../schemas/events.js'
+import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import type { MeterDefinition } from '../schemas/meters.js'
-import { checkText, eventDigest, eventKey, keyText, partitionOfShard, shardOf, type EventDigest } from '../schemas/shards.js'
+import { eventKey, partitionOfShard } from '../schemas/shards.js'
 import { newEvents } from './dedup-step.js'
-import { BucketFolder } from './fold.js'
 import type { MeterCache } from './meter-cache.js'
-import { bucketRow, indexMeters, meterEventRow, meterHits, monthOf, rawRow } from './meter-rows.js'
+import { indexMeters } from './meter-rows.js'
+import type { Piece, PieceResult } from './piece.js'
 import { FencedError, type Cut, type WriteId } from './shard-fence.js'
 import type { ShardState, ShardTable } from './shard-table.js'
+import { eventRefs, writeRows, type EventRef, type KeyedEvent, type WriteRows } from './write-rows.js'
 
-export interface PieceRecord {
-  offset: bigint
-  batch: IngestBatch
-}
-
-export interface Piece {
-  /** consumer group / topic / partition */
-  stream: string
-  partition?: number
-  first: bigint
-  last: bigint
-  records: PieceRecord[]
-}
-
-export interface PieceResult {
-  events: number
-  duplicates: number
-  /** events older than the hot window checked in dedup_events (duplicates among them included) */
-  cold?: number
-  meterRows: number
-  skipped: Record<string, number>
-  /** events counted per meter, keyed `tenant_id \0 meter_id` (metrics) */
-  perMeter: Map<string, number>
-  /**
-   * Events of shards another writer took from this one, in the partition that writer reads:
-   * neither counted nor sent on here, so the piece's offsets must not be committed by this
-   * writer (a zombie's commit would pass records only the new owner may vouch for).
-   */
-  takenOver?: number
-}
+export type { Piece, PieceRecord, PieceResult } from './piece.js'
 
 export interface WriteStats {
   writes: number
@@ -86,17 +58,6 @@ interface Pending {
   piece: Piece
   resolve: (r: PieceResult) => void
   reject: (err: unknown) => void
-}
-
-interface EventRef {
-  batch: IngestBatch
-  e: UsageEvent
-  /** the digest of the event's id: its shard */
-  d: EventDigest
-  shard: number
-  result: PieceResult
-  /** the partition the event was read from */
-  partition?: number
 }
 
 export class WriteStage {
@@ -241,10 +202,10 @@ export class WriteStage {
     for (const c of recorded) this.shards.owned.get(c.shard)?.cuts.set(c.meterId, { epoch: c.epoch, seq: c.seq })
   }
 
-  /** The meters a shard counts: those with a cut in it whose definition is known. */
   /** the index of `meters.all`, rebuilt only when the cache loads a new list */
   private indexed: { of: MeterDefinition[]; ids: Set<string>; index: Map<string, MeterDefinition[]> } | undefined
 
+  /** The meters a shard counts: those with a cut in it whose definition is known. */
   private async meterIndex(states: ShardState[]): Promise<Map<string, MeterDefinition[]>> {
     const current = () => {
       const all = this.meters.all
@@ -260,21 +221,27 @@ export class WriteStage {
   private async writePieces(pieces: Piece[]): Promise<PieceResult[]> {
     const t0 = performance.now()
     await this.refreshMeters()
-    const results: PieceResult[] = pieces.map(() => ({ events: 0, duplicates: 0, meterRows: 0, skipped: {}, perMeter: new Map() }))
-    const refs: EventRef[] = []
-    const foreign = new Map<string, IngestBatch>()
-    const touched = new Set<number>()
-    pieces.forEach((p, pi) => {
-      for (const { batch } of p.records) {
-        for (const e of batch.events) {
-          const d = eventDigest(batch.tenant_id, batch.environment_id, e.event_id)
-          refs.push({ batch, e, d, shard: shardOf(d), result: results[pi], partition: p.partition })
-          touched.add(shardOf(d))
-        }
-      }
-    })
+    const { results, refs, touched } = eventRefs(pieces)
     await this.shards.ensure([...touched])
     const mine = refs.filter((r) => this.shards.owned.has(r.shard))
+    await this.sendOnForeign(refs)
+    const states = [...new Set(mine.map((r) => r.shard))].map((s) => this.shards.owned.get(s)!)
+    await this.recordCuts(states)
+    const index = await this.meterIndex(states)
+    const writeIds = new Map<number, WriteId>(states.map((s) => [s.shard, { shard: s.shard, epoch: s.epoch, seq: s.nextSeq++ }]))
+    const fresh = await this.dedup(mine)
+    const rows = writeRows(fresh, index, writeIds, Boolean(this.opts.onCommittedWrite))
+    const t1 = performance.now()
+    const { t2, t3, t4, visibleFrom } = await this.insertFenced(states, fresh, rows, writeIds, t1)
+    const t5 = performance.now()
+    this.countWrite(refs.length, rows, [t0, t1, t2, t3, t4, t5])
+    this.publish(writeIds, rows, visibleFrom)
+    return results
+  }
+
+  /** Events of shards this writer does not hold: left to their new owner, or sent on to it. */
+  private async sendOnForeign(refs: EventRef[]): Promise<void> {
+    const foreign = new Map<string, IngestBatch>()
     const partitions = this.opts.partitions
     for (const r of refs) {
       if (this.shards.owned.has(r.shard)) continue
@@ -294,11 +261,10 @@ export class WriteStage {
       if (!this.opts.reroute) throw new Error(`events of shards this writer does not hold arrived (${[...foreign.values()].reduce((n, b) => n + b.events.length, 0)}); no reroute configured`)
       for (const b of foreign.values()) await this.opts.reroute(b)
     }
-    const states = [...new Set(mine.map((r) => r.shard))].map((s) => this.shards.owned.get(s)!)
-    await this.recordCuts(states)
-    const index = await this.meterIndex(states)
-    const writeIds = new Map<number, WriteId>(states.map((s) => [s.shard, { shard: s.shard, epoch: s.epoch, seq: s.nextSeq++ }]))
+  }
 
+  /** The new events among this writer's (`mine`), with their dedup keys. */
+  private async dedup(mine: EventRef[]): Promise<KeyedEvent[]> {
     // Dedup: the hot window's boundary is taken once for the whole write, and keys older than
     // it leave memory only here, between writes, when every key counted so far is written.
     const hotFrom = this.shards.hotFrom()
@@ -313,49 +279,15 @@ export class WriteStage {
         keepMinute: this.shards.keepMinute(e.timestamp, stamped),
       }
     })
-    const fresh = await newEvents(this.ch, items, { hotFrom, keepFromDay: this.shards.keepFrom() })
+    return newEvents(this.ch, items, { hotFrom, keepFromDay: this.shards.keepFrom() })
+  }
 
-    const raw: unknown[][] = []
-    const meterEvents: unknown[][] = []
-    const folder = new BucketFolder()
-    /** shard -> month -> keys of the events whose buckets this write holds */
-    const marked = new Map<number, Map<number, MarkedKey[]>>()
-    for (const { ref, result, state, key } of fresh) {
-      const { batch, e } = ref
-      raw.push(rawRow(batch, e))
-      const matched = meterHits(index, batch.tenant_id, batch.environment_id, e, result.skipped)
-      if (!matched) continue
-      let any = false
-      for (const hit of matched.hits) {
-        if (!state.cuts.has(hit.meter.id)) continue
-        any = true
-        meterEvents.push(meterEventRow(batch, e, hit, matched.props))
-        folder.add(bucketRow(batch, e, hit, matched.props))
-        result.meterRows++
-        const meterKey = `${batch.tenant_id}\u0000${hit.meter.id}`
-        result.perMeter.set(meterKey, (result.perMeter.get(meterKey) ?? 0) + 1)
-      }
-      if (!any) continue
-      const month = monthOf(e.timestamp)
-      let months = marked.get(state.shard)
-      if (!months) marked.set(state.shard, (months = new Map<number, MarkedKey[]>()))
-      const list = months.get(month)
-      const k = { d: key, ms: e.timestamp }
-      if (list) list.push(k)
-      else months.set(month, [k])
-    }
-    const buckets = folder.rows()
-    const committedBuckets = this.opts.onCommittedWrite ? buckets.map(toCommitted) : []
-    for (const [shard, months] of marked) {
-      const w = writeIds.get(shard)!
-      for (const [month, digests] of months) buckets.push(markerRow(shard, w.epoch, w.seq, month, digests))
-    }
-    const keyRows: DedupKeyRow[] = fresh.map(({ state, key, ms }) => {
-      const w = writeIds.get(state.shard)!
-      return [state.shard, ms, keyText(key), checkText(key), w.epoch.toString(), w.seq.toString()]
-    })
-    const t1 = performance.now()
-
+  /**
+   * The rows, under the fence of the write's shards: raw and meter-event rows, the bucket block
+   * (with its markers), the dedup keys, the done mark. Returns when each stage ended.
+   */
+  private async insertFenced(states: ShardState[], fresh: KeyedEvent[], rows: WriteRows, writeIds: Map<number, WriteId>, t1: number) {
+    const { raw, meterEvents, buckets, keyRows } = rows
     const epochs = new Map(states.map((s) => [s.shard, s.epoch]))
     /** the bucket block (with its markers) was sent: it may be in, whatever its caller heard */
     let sent = false
@@ -404,20 +336,11 @@ export class WriteStage {
       if (sent) for (const s of states) s.dirty = true
       throw err
     }
-    const t5 = performance.now()
-    const st = this.stats
-    st.writes++
-    st.events += refs.length
-    st.rawRows += raw.length
-    st.meterEventRows += meterEvents.length
-    st.bucketRowsIn += folder.rowsIn
-    st.bucketRowsOut += folder.size
-    st.keyRows += keyRows.length
-    st.us.build += Math.round((t1 - t0) * 1000)
-    st.us.fence += Math.round((t2 - t1) * 1000)
-    st.us.insert += Math.round((t3 - t2) * 1000)
-    st.us.keys += Math.round((t4 - t3) * 1000)
-    st.us.done += Math.round((t5 - t4) * 1000)
+    return { t2, t3, t4, visibleFrom }
+  }
+
+  /** The write's buckets to the committed-write listener (the live counters). */
+  private publish(writeIds: Map<number, WriteId>, { committedBuckets }: WriteRows, visibleFrom: number): void {
     if (this.opts.onCommittedWrite && committedBuckets.length) {
       this.opts.onCommittedWrite({
         writes: [...writeIds.values()].map((w) => ({ shard: w.shard, epoch: w.epoch.toString(), seq: w.seq.toString() })),
@@ -425,13 +348,22 @@ export class WriteStage {
         visible_from: visibleFrom,
       })
     }
-    return results
   }
-}
 
-function toCommitted(row: unknown[]): CommittedBucket {
-  return {
-    tenant_id: row[0] as string, environment_id: row[1] as string, meter_id: row[2] as string, external_customer_id: row[3] as string,
-    bucket_start: row[4] as number, value_sum: row[7] as string, event_count: row[8] as number, value_max: row[9] as string,
+  /** The write's rows and the microseconds of each stage, added to the stats. */
+  private countWrite(events: number, rows: WriteRows, [t0, t1, t2, t3, t4, t5]: number[]): void {
+    const st = this.stats
+    st.writes++
+    st.events += events
+    st.rawRows += rows.raw.length
+    st.meterEventRows += rows.meterEvents.length
+    st.bucketRowsIn += rows.folder.rowsIn
+    st.bucketRowsOut += rows.folder.size
+    st.keyRows += rows.keyRows.length
+    st.us.build += Math.round((t1 - t0) * 1000)
+    st.us.fence += Math.round((t2 - t1) * 1000)
+    st.us.insert += Math.round((t3 - t2) * 1000)
+    st.us.keys += Math.round((t4 - t3) * 1000)
+    st.us.done += Math.round((t5 - t4) * 1000)
   }
 }

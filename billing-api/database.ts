@@ -17,8 +17,6 @@ const foundationMigrations = [
 ]
 export const migrations = [...foundationMigrations, ...modules.flatMap((m) => m.migrations)]
 
-export type Orm = MikroORM
-
 /**
  * With Postgres down, a request must fail within about 2 s (503, platform/unavailable.ts), not
  * wait knex's default 60 s for a connection: connect attempts and pool waits have deadlines,

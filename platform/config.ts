@@ -327,6 +327,7 @@ function kafkaBrokers(env: Env, dataDir: string): string[] {
   return brokers
 }
 
+// eslint-disable-next-line max-lines-per-function -- a flat table: one line per setting (platform/settings.ts)
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const dataDir = resolve(str(env, 'METERLINE_DATA_DIR', join(PROJECT_ROOT, '.data')))
   const clickhouseUrl = env.CLICKHOUSE_URL ? url(env, 'CLICKHOUSE_URL', '', ['http:', 'https:']) : undefined

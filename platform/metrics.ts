@@ -11,7 +11,8 @@ if (isMainThread) client.collectDefaultMetrics({ register: registry })
 
 const threadName = isMainThread ? 'main' : String((workerData as { threadName?: string } | null)?.threadName ?? 'worker')
 
-export const threadHeapBytes = new client.Gauge({
+// Registered in `registry`: its collect() reads the heap at each scrape (nothing else refers to it).
+new client.Gauge({
   name: 'meterline_thread_heap_bytes',
   help: 'V8 heap of each thread of the process (kind: used, total, external); nodejs_heap_* are the main thread only',
   labelNames: ['thread', 'kind'],

@@ -48,74 +48,24 @@ async function staleOnOutage<T>(stale: T | null | undefined, query: () => Promis
   }
 }
 
+/** What the hook answers: no or a bad key (401), a JWT of another tenant (403), an unknown environment (404), a rate limit (429). */
+export const AUTH_ERROR_STATUSES: readonly number[] = [401, 403, 404, 429]
+
 /**
  * Returns the onRequest hook. Lookups are cached for `ttlMs` (a revoked key stops working
  * within that time); ingest calls this for every batch, so the cache matters. A key found
  * under an older hash (legacy SHA-256, or the previous HMAC secret) is re-hashed in place.
  * With a limiter, an authenticated request over its key's or tenant's rate limit is a 429.
  */
-/** What the hook answers: no or a bad key (401), a JWT of another tenant (403), an unknown environment (404), a rate limit (429). */
-export const AUTH_ERROR_STATUSES: readonly number[] = [401, 403, 404, 429]
-
 export function createAuthenticator(
   orm: MikroORM, clock: Clock, ttlMs: number, keyHashing: ApiKeyHashing, limiter?: RequestRateLimiter, jwtSecret: Buffer | null = null,
   abuse?: AbuseLimiter,
 ) {
-  const keys = new Map<string, { row: KeyRow | null; until: number }>()
-  const envs = new Map<string, { ok: boolean; until: number }>()
   const conn = orm.em.getConnection()
-
-  async function upgradeHash(row: KeyRow, current: StoredHash): Promise<void> {
-    try {
-      await conn.execute(`UPDATE api_keys SET key_hash = ?, key_hash_scheme = ?, updated_at = now() WHERE id = ? AND key_hash = ?`, [current.hash, current.scheme, row.id, row.key_hash])
-    } catch {
-      // best effort: the next use tries again
-    }
-  }
-
-  /** The cached answer for a key while it is fresh, else undefined (no I/O). */
-  function cachedKey(plaintext: string): KeyRow | null | undefined {
-    const hit = keys.get(candidateHashes(keyHashing, plaintext)[0]!.hash)
-    return hit && hit.until > Date.now() ? hit.row : undefined
-  }
-
-  async function lookupKey(plaintext: string): Promise<KeyRow | null> {
-    const candidates = candidateHashes(keyHashing, plaintext)
-    const hash = candidates[0]!.hash
-    const now = Date.now()
-    const hit = keys.get(hash)
-    if (hit && hit.until > now) return hit.row
-    const rows = (await staleOnOutage(hit?.row, () => conn.execute(
-      `SELECT k.id, k.key_hash, k.tenant_id, k.environment_id, k.user_id, u.roles, k.scope, k.expires_at, t.rate_limit_per_key, t.rate_limit_per_tenant
-         FROM api_keys k JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
-         JOIN tenants t ON t.id = k.tenant_id
-        WHERE k.key_hash IN (?) AND k.status = 'published' AND u.status = 'published' AND t.status = 'published'`,
-      [candidates.map((c) => c.hash)],
-    ))) as KeyRow[]
-    const row = rows[0] ? { ...rows[0], expires_at: rows[0].expires_at ? new Date(rows[0].expires_at) : null } : null
-    if (row && row.key_hash !== hash) {
-      await upgradeHash(row, candidates[0]!)
-      row.key_hash = hash
-    }
-    if (keys.size > 10_000) keys.clear()
-    keys.set(hash, { row, until: now + ttlMs })
-    return row
-  }
-
-  async function environmentBelongs(tenantId: string, environmentId: string): Promise<boolean> {
-    const k = `${tenantId}/${environmentId}`
-    const now = Date.now()
-    const hit = envs.get(k)
-    if (hit && hit.until > now) return hit.ok
-    const rows = await staleOnOutage(hit?.ok ? {} : undefined, () => conn.execute(
-      `SELECT 1 FROM environments WHERE id = ? AND tenant_id = ? AND status = 'published'`,
-      [environmentId, tenantId],
-    ))
-    const ok = rows.length > 0
-    if (envs.size > 10_000) envs.clear()
-    envs.set(k, { ok, until: now + ttlMs })
-    return ok
-  }
+  const keys = keyCache(conn, keyHashing, ttlMs)
+  const envs = environmentCache(conn, ttlMs)
+  const { cachedKey, lookupKey } = keys
+  const { environmentBelongs } = envs
 
   const hook = async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const raw = request.headers[API_KEY_HEADER]
@@ -162,4 +112,72 @@ export function createAuthenticator(
   }
 
   return { hook, invalidate: () => { keys.clear(); envs.clear() }, errorStatuses: AUTH_ERROR_STATUSES }
+}
+
+type Connection = ReturnType<MikroORM['em']['getConnection']>
+
+/** API keys by hash, each answer kept for `ttlMs`. */
+function keyCache(conn: Connection, keyHashing: ApiKeyHashing, ttlMs: number) {
+  const keys = new Map<string, { row: KeyRow | null; until: number }>()
+
+  async function upgradeHash(row: KeyRow, current: StoredHash): Promise<void> {
+    try {
+      await conn.execute(`UPDATE api_keys SET key_hash = ?, key_hash_scheme = ?, updated_at = now() WHERE id = ? AND key_hash = ?`, [current.hash, current.scheme, row.id, row.key_hash])
+    } catch {
+      // best effort: the next use tries again
+    }
+  }
+
+  /** The cached answer for a key while it is fresh, else undefined (no I/O). */
+  function cachedKey(plaintext: string): KeyRow | null | undefined {
+    const hit = keys.get(candidateHashes(keyHashing, plaintext)[0]!.hash)
+    return hit && hit.until > Date.now() ? hit.row : undefined
+  }
+
+  async function lookupKey(plaintext: string): Promise<KeyRow | null> {
+    const candidates = candidateHashes(keyHashing, plaintext)
+    const hash = candidates[0]!.hash
+    const now = Date.now()
+    const hit = keys.get(hash)
+    if (hit && hit.until > now) return hit.row
+    const rows = (await staleOnOutage(hit?.row, () => conn.execute(
+      `SELECT k.id, k.key_hash, k.tenant_id, k.environment_id, k.user_id, u.roles, k.scope, k.expires_at, t.rate_limit_per_key, t.rate_limit_per_tenant
+         FROM api_keys k JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
+         JOIN tenants t ON t.id = k.tenant_id
+        WHERE k.key_hash IN (?) AND k.status = 'published' AND u.status = 'published' AND t.status = 'published'`,
+      [candidates.map((c) => c.hash)],
+    ))) as KeyRow[]
+    const row = rows[0] ? { ...rows[0], expires_at: rows[0].expires_at ? new Date(rows[0].expires_at) : null } : null
+    if (row && row.key_hash !== hash) {
+      await upgradeHash(row, candidates[0]!)
+      row.key_hash = hash
+    }
+    if (keys.size > 10_000) keys.clear()
+    keys.set(hash, { row, until: now + ttlMs })
+    return row
+  }
+
+  return { cachedKey, lookupKey, clear: () => keys.clear() }
+}
+
+/** Whether an environment belongs to a tenant, each answer kept for `ttlMs`. */
+function environmentCache(conn: Connection, ttlMs: number) {
+  const envs = new Map<string, { ok: boolean; until: number }>()
+
+  async function environmentBelongs(tenantId: string, environmentId: string): Promise<boolean> {
+    const k = `${tenantId}/${environmentId}`
+    const now = Date.now()
+    const hit = envs.get(k)
+    if (hit && hit.until > now) return hit.ok
+    const rows = await staleOnOutage(hit?.ok ? {} : undefined, () => conn.execute(
+      `SELECT 1 FROM environments WHERE id = ? AND tenant_id = ? AND status = 'published'`,
+      [environmentId, tenantId],
+    ))
+    const ok = rows.length > 0
+    if (envs.size > 10_000) envs.clear()
+    envs.set(k, { ok, until: now + ttlMs })
+    return ok
+  }
+
+  return { environmentBelongs, clear: () => envs.clear() }
 }

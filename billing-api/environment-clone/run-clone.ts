@@ -50,10 +50,9 @@ export interface CloneProgress {
 const zero = (): CloneCounts => ({ meters: 0, pricing_units: 0, features: 0, plans: 0, prices: 0, entitlements: 0 })
 const PREFIX: Record<CloneEntityType, string> = { meter: 'meter', pricing_unit: 'punit', feature: 'feat', plan: 'plan', price: 'price', entitlement: 'ent' }
 
-export async function runEnvironmentClone(orm: MikroORM, req: CloneRequest, onProgress: (p: CloneProgress) => Promise<void> = async () => {}): Promise<CloneProgress> {
-  const em = orm.em.fork()
+/** What is cloned: published features and plans (with their prices and entitlements), and the meters and pricing units they reference. */
+async function readSource(em: EntityManager, req: CloneRequest) {
   const source = { tenant_id: req.tenant_id, environment_id: req.source_environment_id }
-  const target = { tenant_id: req.tenant_id, environment_id: req.target_environment_id }
   const published = <T extends BaseRecord>(where: object) => ({ ...source, status: 'published', ...where }) as FilterQuery<T>
   const order = { orderBy: { created_at: 'asc', id: 'asc' } } as const
 
@@ -69,7 +68,13 @@ export async function runEnvironmentClone(orm: MikroORM, req: CloneRequest, onPr
   const meters = await em.find(MeterSchema, { ...source, id: { $in: meterIds } } as FilterQuery<Meter>, order)
   const unitIds = [...new Set(prices.flatMap((p) => (p.price_unit_id ? [p.price_unit_id] : [])))]
   const units = await em.find(PricingUnitSchema, { ...source, id: { $in: unitIds } } as FilterQuery<PricingUnit>, order)
+  return { features, plans, prices, entitlements, meters, units }
+}
 
+export async function runEnvironmentClone(orm: MikroORM, req: CloneRequest, onProgress: (p: CloneProgress) => Promise<void> = async () => {}): Promise<CloneProgress> {
+  const em = orm.em.fork()
+  const target = { tenant_id: req.tenant_id, environment_id: req.target_environment_id }
+  const { features, plans, prices, entitlements, meters, units } = await readSource(em, req)
   const map = await CloneMap.load(em, req)
   const progress: CloneProgress = { phase: 'meters', done: 0, total: meters.length + units.length + features.length + plans.length, created: zero(), existing: 0, warnings: [] }
   const targetOf = (type: CloneEntityType): Target => ({ id: newId(PREFIX[type]), environment_id: req.target_environment_id, actor: req.actor })

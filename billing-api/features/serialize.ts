@@ -8,5 +8,3 @@ export function serializeFeature(f: Feature) {
     meter: null,
   }
 }
-
-export type FeatureResponse = ReturnType<typeof serializeFeature>

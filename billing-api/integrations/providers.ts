@@ -6,7 +6,6 @@ import type { IntegrationProvider } from './provider.js'
 import { stripeProvider } from './stripe/adapter.js'
 
 export const PROVIDER_TYPES = ['stripe', 'generic_http'] as const
-export type ProviderType = (typeof PROVIDER_TYPES)[number]
 
 export function providerFor(config: Config, type: string): IntegrationProvider {
   switch (type) {

@@ -36,79 +36,19 @@ const KEEP_ALIVE_MS = 10_000
 const KILL_QUERY = /^\s*KILL\s+QUERY\s+WHERE\s+query_id\s*=\s*(?:\{(\w+):String\}|'([^']*)')\s*(SYNC|ASYNC)?\s*;?\s*$/i
 
 export async function startEndpoint(opts: EndpointOptions): Promise<Endpoint> {
-  const engine = new Engine(opts.path, opts.connections)
-  const faults = opts.faults ? new Faults() : undefined
-  /** statements by query_id, from the request's arrival to the statement's end */
-  const running = new Map<string, Promise<unknown>>()
+  const e: Served = { opts, engine: new Engine(opts.path, opts.connections), faults: opts.faults ? new Faults() : undefined, running: new Map() }
+  const { engine, faults, running } = e
   const served = new WeakMap<Socket, number>()
 
   const server = createServer({ maxHeaderSize: MAX_URI_BYTES + 64 * 1024 }, (req, res) => {
     const uses = (served.get(req.socket) ?? 0) + 1
     served.set(req.socket, uses)
-    handle(req, res, uses > 1).catch((err) => {
+    handle(e, req, res, uses > 1).catch((err) => {
       if (!res.headersSent) fail(res, engineError(err, engineVersion), '')
       else res.destroy()
     })
   })
   server.keepAliveTimeout = KEEP_ALIVE_MS
-
-  async function handle(req: IncomingMessage, res: ServerResponse, reused: boolean): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]
-    if (path === '/ping' || (path === '/' && req.method === 'GET' && !req.url?.includes('query='))) {
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('Ok.\n')
-      return
-    }
-    if (path === '/__faults' && faults) return faultControl(req, res, faults)
-    if (path !== '/') {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=UTF-8' }).end(`There is no handle ${req.url}\n\nUse / or /ping for health checks.\n`)
-      return
-    }
-    const body = decode(await readBody(req), req.headers['content-encoding'])
-    const st = readStatement(req, body, randomUUID)
-    if (opts.user !== undefined && ((st.user ?? 'default') !== opts.user || (st.password ?? '') !== (opts.password ?? ''))) {
-      return fail(res, authenticationFailed(st.user ?? 'default', engineVersion), st.queryId)
-    }
-    if (faults && reused && faults.take('reset_reused_socket', st.sql)) {
-      req.socket.destroy()
-      return
-    }
-    const kill = KILL_QUERY.exec(st.sql)
-    if (kill) return killQuery(res, st, kill[1] ? st.params[kill[1]] : kill[2], kill[3]?.toUpperCase() !== 'ASYNC')
-    if (running.has(st.queryId)) {
-      return fail(res, { code: 216, name: 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', text: `Code: 216. DB::Exception: Query with id = ${st.queryId} is already running. (QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING) (version ${engineVersion})\n` }, st.queryId)
-    }
-    const stall = faults?.take('stall_before_run', st.sql)
-    const outcome = (async () => {
-      if (stall) await new Promise((r) => setTimeout(r, stall.ms))
-      return engine.run(st)
-    })()
-    running.set(st.queryId, outcome.catch(() => undefined))
-    let result: Outcome
-    try {
-      result = await outcome
-    } catch (err) {
-      return fail(res, engineError(err, engineVersion), st.queryId)
-    } finally {
-      running.delete(st.queryId)
-    }
-    if (faults?.take('reset_after_commit', st.sql)) {
-      req.socket.destroy()
-      return
-    }
-    if (faults && !st.data && result.bytes.length > 0 && faults.take('error_mid_stream', st.sql)) return sendMidStreamError(res, st, result)
-    send(res, st, result)
-  }
-
-  /**
-   * The engine cannot stop a statement it runs; KILL QUERY ... SYNC answers once the named
-   * statement has ended, which is what a caller of SYNC relies on.
-   */
-  async function killQuery(res: ServerResponse, st: Statement, id: string | undefined, sync: boolean): Promise<void> {
-    const statement = id === undefined ? undefined : running.get(id)
-    if (statement && sync) await statement
-    const text = statement ? `finished\t${id}\t${opts.user ?? 'default'}\tKILL QUERY\n` : ''
-    send(res, st, { bytes: Buffer.from(text), readRows: 0, readBytes: 0, writtenRows: 0, writtenBytes: 0, elapsedNs: 0 })
-  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -127,6 +67,81 @@ export async function startEndpoint(opts: EndpointOptions): Promise<Endpoint> {
       await engine.close()
     },
   }
+}
+
+/** What the endpoint's request handling shares. */
+interface Served {
+  opts: EndpointOptions
+  engine: Engine
+  faults: Faults | undefined
+  /** statements by query_id, from the request's arrival to the statement's end */
+  running: Map<string, Promise<unknown>>
+}
+
+/** One request: the health check, the fault controls, or a statement run on the engine. */
+async function handle(e: Served, req: IncomingMessage, res: ServerResponse, reused: boolean): Promise<void> {
+  const { opts, faults, running } = e
+  const path = (req.url ?? '/').split('?')[0]
+  if (path === '/ping' || (path === '/' && req.method === 'GET' && !req.url?.includes('query='))) {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('Ok.\n')
+    return
+  }
+  if (path === '/__faults' && faults) return faultControl(req, res, faults)
+  if (path !== '/') {
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=UTF-8' }).end(`There is no handle ${req.url}\n\nUse / or /ping for health checks.\n`)
+    return
+  }
+  const body = decode(await readBody(req), req.headers['content-encoding'])
+  const st = readStatement(req, body, randomUUID)
+  if (opts.user !== undefined && ((st.user ?? 'default') !== opts.user || (st.password ?? '') !== (opts.password ?? ''))) {
+    return fail(res, authenticationFailed(st.user ?? 'default', engineVersion), st.queryId)
+  }
+  if (faults && reused && faults.take('reset_reused_socket', st.sql)) {
+    req.socket.destroy()
+    return
+  }
+  const kill = KILL_QUERY.exec(st.sql)
+  if (kill) return killQuery(e, res, st, kill[1] ? st.params[kill[1]] : kill[2], kill[3]?.toUpperCase() !== 'ASYNC')
+  if (running.has(st.queryId)) {
+    return fail(res, { code: 216, name: 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', text: `Code: 216. DB::Exception: Query with id = ${st.queryId} is already running. (QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING) (version ${engineVersion})\n` }, st.queryId)
+  }
+  const outcome = start(e, st)
+  let result: Outcome
+  try {
+    result = await outcome
+  } catch (err) {
+    return fail(res, engineError(err, engineVersion), st.queryId)
+  } finally {
+    running.delete(st.queryId)
+  }
+  if (faults?.take('reset_after_commit', st.sql)) {
+    req.socket.destroy()
+    return
+  }
+  if (faults && !st.data && result.bytes.length > 0 && faults.take('error_mid_stream', st.sql)) return sendMidStreamError(res, st, result)
+  send(res, st, result)
+}
+
+/** Runs a statement, known by its query_id until the caller removes it (KILL QUERY waits for it). */
+function start({ engine, faults, running }: Served, st: Statement): Promise<Outcome> {
+  const stall = faults?.take('stall_before_run', st.sql)
+  const outcome = (async () => {
+    if (stall) await new Promise((r) => setTimeout(r, stall.ms))
+    return engine.run(st)
+  })()
+  running.set(st.queryId, outcome.catch(() => undefined))
+  return outcome
+}
+
+/**
+ * The engine cannot stop a statement it runs; KILL QUERY ... SYNC answers once the named
+ * statement has ended, which is what a caller of SYNC relies on.
+ */
+async function killQuery({ opts, running }: Served, res: ServerResponse, st: Statement, id: string | undefined, sync: boolean): Promise<void> {
+  const statement = id === undefined ? undefined : running.get(id)
+  if (statement && sync) await statement
+  const text = statement ? `finished\t${id}\t${opts.user ?? 'default'}\tKILL QUERY\n` : ''
+  send(res, st, { bytes: Buffer.from(text), readRows: 0, readBytes: 0, writtenRows: 0, writtenBytes: 0, elapsedNs: 0 })
 }
 
 function send(res: ServerResponse, st: Statement, result: Outcome): void {

@@ -8,7 +8,7 @@
 import Stripe from 'stripe'
 import { D } from '../../pricing/index.js'
 import { toMinorUnits } from '../minor-units.js'
-import { WebhookSignatureError, type CustomerForSync, type IntegrationProvider,} from '../provider.js'
+import { WebhookSignatureError, type CustomerForSync, type IntegrationProvider, type InvoiceForSync } from '../provider.js'
 import { stripeClient } from './client.js'
 
 const SIGNATURE_TOLERANCE_SECONDS = 300
@@ -20,6 +20,38 @@ function address(c: CustomerForSync) {
     line1: a.line1 ?? undefined, line2: a.line2 ?? undefined, city: a.city ?? undefined,
     state: a.state ?? undefined, postal_code: a.postal_code ?? undefined, country: a.country ?? undefined,
   }
+}
+
+/** The invoice as a finalized Stripe invoice: its lines, and an adjustment to our total. */
+async function pushInvoice(stripe: Stripe, inv: InvoiceForSync, providerCustomerId: string): Promise<string> {
+  const currency = inv.currency.toLowerCase()
+  const key = `meterline-invoice-${inv.id}`
+  const created = await stripe.invoices.create(
+    {
+      customer: providerCustomerId, currency, collection_method: 'charge_automatically', auto_advance: false,
+      pending_invoice_items_behavior: 'exclude',
+      description: inv.invoice_number ? `Invoice ${inv.invoice_number}` : undefined,
+      metadata: { meterline_invoice_id: inv.id, invoice_number: inv.invoice_number ?? '' },
+    },
+    { idempotencyKey: key },
+  )
+  const invoiceId = created.id
+  for (const line of inv.lines) {
+    await stripe.invoiceItems.create(
+      { customer: providerCustomerId, invoice: invoiceId, currency, amount: toMinorUnits(line.amount, inv.currency), description: line.description, metadata: { meterline_line_item_id: line.id } },
+      { idempotencyKey: `${key}-line-${line.id}` },
+    )
+  }
+  const linesTotal = inv.lines.reduce((sum, l) => sum.plus(l.amount), D(0))
+  const adjustment = D(inv.total).minus(linesTotal)
+  if (!adjustment.isZero()) {
+    await stripe.invoiceItems.create(
+      { customer: providerCustomerId, invoice: invoiceId, currency, amount: toMinorUnits(adjustment.toString(), inv.currency), description: 'Discounts, credits and taxes' },
+      { idempotencyKey: `${key}-adjustment` },
+    )
+  }
+  await stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: false }, { idempotencyKey: `${key}-finalize` })
+  return invoiceId
 }
 
 export function stripeProvider(apiBase: string): IntegrationProvider {
@@ -41,35 +73,7 @@ export function stripeProvider(apiBase: string): IntegrationProvider {
     },
 
     async pushInvoice(conn, inv, providerCustomerId) {
-      const stripe = stripeClient(conn.credentials.api_key, apiBase)
-      const currency = inv.currency.toLowerCase()
-      const key = `meterline-invoice-${inv.id}`
-      const created = await stripe.invoices.create(
-        {
-          customer: providerCustomerId, currency, collection_method: 'charge_automatically', auto_advance: false,
-          pending_invoice_items_behavior: 'exclude',
-          description: inv.invoice_number ? `Invoice ${inv.invoice_number}` : undefined,
-          metadata: { meterline_invoice_id: inv.id, invoice_number: inv.invoice_number ?? '' },
-        },
-        { idempotencyKey: key },
-      )
-      const invoiceId = created.id
-      for (const line of inv.lines) {
-        await stripe.invoiceItems.create(
-          { customer: providerCustomerId, invoice: invoiceId, currency, amount: toMinorUnits(line.amount, inv.currency), description: line.description, metadata: { meterline_line_item_id: line.id } },
-          { idempotencyKey: `${key}-line-${line.id}` },
-        )
-      }
-      const linesTotal = inv.lines.reduce((sum, l) => sum.plus(l.amount), D(0))
-      const adjustment = D(inv.total).minus(linesTotal)
-      if (!adjustment.isZero()) {
-        await stripe.invoiceItems.create(
-          { customer: providerCustomerId, invoice: invoiceId, currency, amount: toMinorUnits(adjustment.toString(), inv.currency), description: 'Discounts, credits and taxes' },
-          { idempotencyKey: `${key}-adjustment` },
-        )
-      }
-      await stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: false }, { idempotencyKey: `${key}-finalize` })
-      return invoiceId
+      return pushInvoice(stripeClient(conn.credentials.api_key, apiBase), inv, providerCustomerId)
     },
 
     async pullInvoice(conn, providerInvoiceId) {
