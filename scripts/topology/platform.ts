@@ -74,16 +74,24 @@ export async function startTopology(config: Config, env: Record<string, string |
       await supervisor.remove([last], 20_000)
     }
   }
+  const t0 = Date.now()
+  const since = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`
   try {
     await supervisor.start(endpointRole(ports, opts.faults ?? false), '/ping')
+    log(`clickhouse-endpoint answers (${since()})`)
     await migrate(roleEnv)
     await opts.beforeRoles?.()
+    log(`migrations done (${since()})`)
     // The aggregators one after another; ingest, billing-api and the scheduler meanwhile.
     const roles = serviceRoles(ports, opts.aggregators)
-    const inTurn = async () => {
-      for (const role of roles.filter((r) => r.kind === 'aggregator')) await startRole(role)
+    const answering = async (role: Role) => {
+      await (role.kind === 'aggregator' ? startRole(role) : supervisor.start(role))
+      log(`${role.name} ${role.kind === 'aggregator' ? 'holds partitions' : 'answers'} (${since()})`)
     }
-    await Promise.all([inTurn(), ...roles.filter((r) => r.kind !== 'aggregator').map((r) => supervisor.start(r))])
+    const inTurn = async () => {
+      for (const role of roles.filter((r) => r.kind === 'aggregator')) await answering(role)
+    }
+    await Promise.all([inTurn(), ...roles.filter((r) => r.kind !== 'aggregator').map(answering)])
   } catch (err) {
     await stop().catch(() => undefined)
     throw err
