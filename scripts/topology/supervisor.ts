@@ -8,6 +8,7 @@ import { writeTopology, type ProcessState } from '../../platform/topology-file.j
 import type { Role } from './roles.js'
 
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const START_ATTEMPTS = 3
 const FLOW: Role['kind'][] = ['clickhouse-endpoint', 'ingest', 'aggregator', 'billing-api', 'scheduler']
 
 interface Supervised {
@@ -25,12 +26,25 @@ export class Supervisor {
     private readonly opts: { dataDir: string; env: Record<string, string | undefined>; log: (msg: string) => void },
   ) {}
 
-  /** Starts a role and waits until it answers on its port. */
+  /**
+   * Starts a role and waits until it answers on its port. A role that exits while starting is
+   * started again like any other (a broker or database not answering yet); after
+   * START_ATTEMPTS the start fails.
+   */
   async start(role: Role, readyPath = '/health'): Promise<void> {
     const p: Supervised = { role, stopping: false, state: { name: role.name, kind: role.kind, port: role.port, state: 'starting', restarts: 0 } }
     this.procs.set(role.name, p)
     this.spawn(p)
-    await this.ready(p, readyPath)
+    for (;;) {
+      const child = p.child
+      try {
+        return await this.ready(p, readyPath)
+      } catch (err) {
+        if (p.stopping || p.state.restarts + 1 >= START_ATTEMPTS) throw err
+        // the exit handler starts it again after its backoff
+        while (p.child === child && !p.stopping) await new Promise((r) => setTimeout(r, 100))
+      }
+    }
   }
 
   /** in the order data flows (whichever started first) */
