@@ -1,6 +1,6 @@
 // Starts the production topology on one machine and stops it without losing an event: the
-// endpoint, the migrations, then the roles (roles.ts) under a supervisor, the aggregators one
-// after another; on SIGINT/SIGTERM, ingest
+// endpoint, the migrations, then the roles (roles.ts) under a supervisor: ingest and billing-api,
+// then the aggregators one after another and the scheduler; on SIGINT/SIGTERM, ingest
 // first (its spool drains into Kafka), then billing-api and the scheduler, then the aggregators
 // once they have committed everything, the endpoint last.
 import { spawn } from 'node:child_process'
@@ -82,7 +82,8 @@ export async function startTopology(config: Config, env: Record<string, string |
     await migrate(roleEnv)
     await opts.beforeRoles?.()
     log(`migrations done (${since()})`)
-    // The aggregators one after another; ingest, billing-api and the scheduler meanwhile.
+    // What serves requests first (events are spooled meanwhile), then the aggregators one
+    // after another and the scheduler.
     const roles = serviceRoles(ports, opts.aggregators)
     const answering = async (role: Role) => {
       await (role.kind === 'aggregator' ? startRole(role) : supervisor.start(role))
@@ -91,7 +92,8 @@ export async function startTopology(config: Config, env: Record<string, string |
     const inTurn = async () => {
       for (const role of roles.filter((r) => r.kind === 'aggregator')) await answering(role)
     }
-    await Promise.all([inTurn(), ...roles.filter((r) => r.kind !== 'aggregator').map(answering)])
+    await Promise.all(roles.filter((r) => r.kind === 'billing-api' || r.kind === 'ingest').map(answering))
+    await Promise.all([inTurn(), ...roles.filter((r) => r.kind === 'scheduler').map(answering)])
   } catch (err) {
     await stop().catch(() => undefined)
     throw err
