@@ -50,6 +50,9 @@ const invoiceProperties = {
 
 export const invoiceSchema = recordSchema('Invoice', invoiceProperties)
 
+/** A state change's answer (finalize, void): the invoice after the change and `message`, what was done. */
+export const invoiceStateChangeSchema = recordSchema('InvoiceStateChange', { ...invoiceProperties, message: str })
+
 export const invoiceLineItemSchema = recordSchema('InvoiceLineItem', {
   invoice_id: str,
   customer_id: str,

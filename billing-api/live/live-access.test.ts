@@ -202,8 +202,8 @@ test('a burst across a hard limit fires feature.usage_limit_reached exactly once
 test('the live balance equals what finalizing the period invoice leaves in the wallet, to the cent; batch check and usage summary', async () => {
   clock.set(new Date('2026-08-20T00:00:00Z'))
   const w = await world(null, (m) => [{ type: 'USAGE', billing_model: 'FLAT_FEE', amount: '0.37', meter_id: m, currency: 'USD', billing_period: 'MONTHLY', invoice_cadence: 'ARREAR', display_name: 'API' }])
-  const wallet = await created(w.api.post('/v1/wallets', { customer_id: w.customer.id, currency: 'USD', conversion_rate: '1' }))
-  await created(w.api.post(`/v1/wallets/${wallet.id}/top-up`, { credits: '100', transaction_reason: 'PURCHASED', idempotency_key: `top-${wallet.id}` }))
+  const wallet = await created(w.api.post('/v1/wallets', { customer_id: w.customer.id, currency: 'USD', conversion_rate: '1' }), 200)
+  await created(w.api.post(`/v1/wallets/${wallet.id}/top-up`, { credits: '100', transaction_reason: 'PURCHASED', idempotency_key: `top-${wallet.id}` }), 200)
   // 7 + 11.5 + 20 = 38.5 units x 0.37 = 14.245 -> 14.25 (one rounding per line, half-up)
   await ingestAll(w.api, events(w, [7, 11.5, 20], 9))
   await eventually(async () => ((await usage(w.api, w.meter.id, { external_customer_id: w.ext })).value === '38.5' ? true : undefined), 'usage in ClickHouse')

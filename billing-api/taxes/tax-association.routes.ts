@@ -56,5 +56,7 @@ export async function taxAssociationRoutes(app: FastifyInstance, ctx: BillingCon
     list: { query: listQuery, run: listTaxAssociations },
     get: getTaxAssociation,
     archive: deleteTaxAssociation,
+    created: 200,
+    archived: 'record',
   })
 }

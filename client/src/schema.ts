@@ -630,14 +630,14 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -4439,14 +4439,14 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -5315,14 +5315,14 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -8177,14 +8177,14 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -11284,14 +11284,14 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -14222,7 +14222,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Invoice"];
+                        "application/json": components["schemas"]["InvoiceStateChange"];
                     };
                 };
                 /** @description ErrorResponse */
@@ -15476,7 +15476,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Invoice"];
+                        "application/json": components["schemas"]["InvoiceStateChange"];
                     };
                 };
                 /** @description ErrorResponse */
@@ -17913,14 +17913,14 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -19246,14 +19246,14 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -20445,14 +20445,14 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -21430,14 +21430,14 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -26102,7 +26102,7 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
-                201: {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -26367,15 +26367,13 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Success (the route does not describe this body yet) */
-                204: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["TaxAssociation"];
                     };
                 };
                 /** @description ErrorResponse */
@@ -27628,6 +27626,182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        billing_details?: {
+                            address?: {
+                                address_city?: string;
+                                address_country?: string;
+                                address_line1?: string;
+                                address_line2?: string;
+                                address_postal_code?: string;
+                                address_state?: string;
+                            };
+                            /** Format: email */
+                            email?: string;
+                            /** Format: email */
+                            help_email?: string;
+                            phone?: string;
+                        };
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description ErrorResponse */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users": {
         parameters: {
             query?: never;
@@ -28787,7 +28961,7 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
-                201: {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -29914,14 +30088,17 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
-                201: {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @enum {object|null} */
+                            invoice_id: never | null;
                             transaction: components["schemas"]["WalletTransaction"];
                             wallet: components["schemas"]["Wallet"];
+                            wallet_transaction: components["schemas"]["WalletTransaction"];
                         };
                     };
                 };
@@ -32720,6 +32897,80 @@ export interface components {
             updated_at: string;
             updated_by: string | null;
         };
+        InvoiceStateChange: {
+            /** Format: money */
+            adjustment_amount: string;
+            /** Format: money */
+            amount_due: string;
+            /** Format: money */
+            amount_paid: string;
+            /** Format: money */
+            amount_remaining: string;
+            billing_period: string | null;
+            billing_reason: string;
+            billing_sequence: number | null;
+            coupon_applications: components["schemas"]["CouponApplication"][] | null;
+            /** Format: date-time */
+            created_at: string;
+            created_by: string | null;
+            currency: string;
+            customer: components["schemas"]["Customer"] | (never | null);
+            customer_id: string;
+            description: string | null;
+            /** Format: date-time */
+            due_date: string | null;
+            environment_id: string;
+            /** Format: date-time */
+            finalized_at: string | null;
+            id: string;
+            idempotency_key: string;
+            invoice_number: string | null;
+            invoice_pdf_url: string;
+            invoice_status: string;
+            invoice_type: string;
+            /** Format: date-time */
+            issue_date: string | null;
+            /** Format: date-time */
+            last_computed_at: string | null;
+            line_items: components["schemas"]["InvoiceLineItem"][] | null;
+            message: string;
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: money */
+            overpaid_amount: string;
+            /** Format: date-time */
+            paid_at: string | null;
+            payment_status: string;
+            /** Format: date-time */
+            period_end: string | null;
+            /** Format: date-time */
+            period_start: string | null;
+            /** Format: money */
+            refunded_amount: string;
+            status: string;
+            subscription: components["schemas"]["Subscription"] | (never | null);
+            subscription_customer_id: string | null;
+            subscription_id: string | null;
+            /** Format: money */
+            subtotal: string;
+            taxes: components["schemas"]["AppliedTax"][] | null;
+            tenant_id: string;
+            /** Format: money */
+            total: string;
+            /** Format: money */
+            total_discount: string;
+            /** Format: money */
+            total_prepaid_credits_applied: string;
+            /** Format: money */
+            total_tax: string;
+            /** Format: date-time */
+            updated_at: string;
+            updated_by: string | null;
+            version: number;
+            /** Format: date-time */
+            voided_at: string | null;
+        };
         Meter: {
             aggregation: {
                 expression?: string | null;
@@ -33206,7 +33457,17 @@ export interface components {
         };
         Tenant: {
             billing_details: {
-                [key: string]: unknown;
+                address: {
+                    address_city: string | null;
+                    address_country: string | null;
+                    address_line1: string | null;
+                    address_line2: string | null;
+                    address_postal_code: string | null;
+                    address_state: string | null;
+                } | null;
+                email: string | null;
+                help_email: string | null;
+                phone: string | null;
             };
             /** Format: date-time */
             created_at: string;

@@ -37,7 +37,7 @@ export async function invoices(s: Scenario): Promise<void> {
       assert.equal(Buffer.from(await new Response(r).arrayBuffer()).subarray(0, 5).toString(), '%PDF-')
     })
     await rec.call('invoices.recalculateInvoice', () => sdk.invoices.recalculateInvoice(id), (r) => assert.equal(r.id, id))
-    await rec.call('invoices.finalizeInvoice', () => sdk.invoices.finalizeInvoice(id), () => {})
+    await rec.call('invoices.finalizeInvoice', () => sdk.invoices.finalizeInvoice(id), (r) => assert.equal(r.message, `invoice ${id} finalized`))
     await rec.call('invoices.getInvoice', () => sdk.invoices.getInvoice(id), (r) => {
       assert.equal(r.invoiceStatus, 'FINALIZED')
       assert.equal(r.totalTax, '6.00')

@@ -34,7 +34,11 @@ export async function events(s: Scenario): Promise<void> {
 export async function tenantAndAccess(s: Scenario): Promise<void> {
   const { sdk, rec, ids } = s
   await rec.call('tenants.getTenantById', () => sdk.tenants.getTenantById(s.tenantId), (r) => assert.equal(r.id, s.tenantId))
-  await rec.call('tenants.updateTenant', () => sdk.tenants.updateTenant({ name: 'SDK tenant renamed' }), (r) => assert.equal(r.name, 'SDK tenant renamed'))
+  await rec.call('tenants.updateTenant', () => sdk.tenants.updateTenant({ name: 'SDK tenant renamed', billingDetails: { email: 'billing@sdk.example', address: { addressCity: 'Lyon' } } }), async (r) => {
+    assert.equal(r.name, 'SDK tenant renamed')
+    assert.deepEqual([r.billingDetails?.email, r.billingDetails?.address?.addressCity], ['billing@sdk.example', 'Lyon'])
+    assert.equal((await sdk.tenants.getTenantById(s.tenantId)).billingDetails?.email, 'billing@sdk.example')
+  })
   const env = await rec.call('environments.createEnvironment', () => sdk.environments.createEnvironment({ name: 'staging', type: 'development' }), (r) => assert.equal(r.name, 'staging'))
   if (env?.id) await rec.call('environments.updateEnvironment', () => sdk.environments.updateEnvironment(env.id!, { name: 'staging-2' }), (r) => assert.equal(r.name, 'staging-2'))
   else rec.skip('environments.updateEnvironment', 'an environment')
