@@ -23348,6 +23348,485 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/subscriptions/{id}/change/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        billing_cadence: "RECURRING";
+                        /** @enum {string} */
+                        billing_cycle: "anniversary" | "calendar";
+                        billing_period: string;
+                        billing_period_count?: number;
+                        /** @enum {string} */
+                        change_at?: "immediate";
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @enum {string} */
+                        proration_behavior: "create_prorations" | "none";
+                        target_plan_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            change_type: string;
+                            /** @enum {object|null} */
+                            credit_grants: never | null;
+                            /** Format: date-time */
+                            effective_date: string;
+                            invoice: components["schemas"]["Invoice"] | (never | null);
+                            is_scheduled: boolean;
+                            /** @enum {object|null} */
+                            metadata: never | null;
+                            new_subscription: {
+                                /** @enum {object|null} */
+                                archived_at: never | null;
+                                /** Format: date-time */
+                                billing_anchor: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                current_period_end: string;
+                                /** Format: date-time */
+                                current_period_start: string;
+                                id: string;
+                                plan_id: string;
+                                status: string;
+                            };
+                            old_subscription: {
+                                /** @enum {object|null} */
+                                archived_at: never | null;
+                                /** Format: date-time */
+                                billing_anchor: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                current_period_end: string;
+                                /** Format: date-time */
+                                current_period_start: string;
+                                id: string;
+                                plan_id: string;
+                                status: string;
+                            };
+                            proration_applied: {
+                                /** Format: money */
+                                charge_amount: string;
+                                /** @enum {object|null} */
+                                charge_description: never | null;
+                                /** Format: money */
+                                credit_amount: string;
+                                /** @enum {object|null} */
+                                credit_description: never | null;
+                                currency: string;
+                                /** Format: date-time */
+                                current_period_end: string;
+                                /** Format: date-time */
+                                current_period_start: string;
+                                days_remaining: number;
+                                days_used: number;
+                                /** Format: money */
+                                net_amount: string;
+                                /** Format: date-time */
+                                proration_date: string;
+                            };
+                            /** @enum {object|null} */
+                            schedule_id: never | null;
+                            /** @enum {object|null} */
+                            scheduled_at: never | null;
+                        };
+                    };
+                };
+                /** @description ErrorResponse */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}/change/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        billing_cadence: "RECURRING";
+                        /** @enum {string} */
+                        billing_cycle: "anniversary" | "calendar";
+                        billing_period: string;
+                        billing_period_count?: number;
+                        /** @enum {string} */
+                        change_at?: "immediate";
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @enum {string} */
+                        proration_behavior: "create_prorations" | "none";
+                        target_plan_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            change_type: string;
+                            current_plan: {
+                                description: string | null;
+                                id: string;
+                                lookup_key: string | null;
+                                name: string;
+                            } | null;
+                            /** Format: date-time */
+                            effective_date: string;
+                            /** @enum {object|null} */
+                            metadata: never | null;
+                            /** @enum {object|null} */
+                            new_billing_cycle: never | null;
+                            next_invoice_preview: {
+                                currency: string;
+                                /** @enum {object|null} */
+                                due_date: never | null;
+                                line_items: {
+                                    /** Format: money */
+                                    amount: string;
+                                    description: string | null;
+                                    is_proration: boolean;
+                                    /** Format: date-time */
+                                    period_end: string;
+                                    /** Format: date-time */
+                                    period_start: string;
+                                    price_id: string;
+                                    quantity: string;
+                                    /** @enum {object|null} */
+                                    unit_price: never | null;
+                                }[];
+                                /** Format: money */
+                                subtotal: string;
+                                /** @enum {object|null} */
+                                tax_amount: never | null;
+                                /** Format: money */
+                                total: string;
+                            };
+                            proration_details: {
+                                /** Format: money */
+                                charge_amount: string;
+                                /** @enum {object|null} */
+                                charge_description: never | null;
+                                /** Format: money */
+                                credit_amount: string;
+                                /** @enum {object|null} */
+                                credit_description: never | null;
+                                currency: string;
+                                /** Format: date-time */
+                                current_period_end: string;
+                                /** Format: date-time */
+                                current_period_start: string;
+                                days_remaining: number;
+                                days_used: number;
+                                /** Format: money */
+                                net_amount: string;
+                                /** Format: date-time */
+                                proration_date: string;
+                            };
+                            subscription_id: string;
+                            target_plan: {
+                                description: string | null;
+                                id: string;
+                                lookup_key: string | null;
+                                name: string;
+                            } | null;
+                            warnings: string[];
+                        };
+                    };
+                };
+                /** @description ErrorResponse */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/subscriptions/{id}/entitlements": {
         parameters: {
             query?: never;
@@ -25268,6 +25747,327 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/addon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        addon_id: string;
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        start_date?: string;
+                        subscription_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {object|null} */
+                            addon: never | null;
+                            addon_id: string;
+                            addon_status: string;
+                            /** @enum {object|null} */
+                            cancellation_reason: never | null;
+                            /** Format: date-time */
+                            cancelled_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            end_date: string | null;
+                            entity_id: string;
+                            entity_type: string;
+                            environment_id: string;
+                            id: string;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            start_date: string;
+                            status: string;
+                            /** @enum {object|null} */
+                            subscription: never | null;
+                            tenant_id: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            updated_by: string | null;
+                        };
+                    };
+                };
+                /** @description ErrorResponse */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        addon_association_id: string;
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description ErrorResponse */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                        };
+                    };
+                };
+                /** @description ErrorResponse */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description ErrorResponse */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -32275,6 +33075,37 @@ export interface components {
             status: string;
             tenant_id: string;
             type: string;
+            /** Format: date-time */
+            updated_at: string;
+            updated_by: string | null;
+        };
+        AddonAssociation: {
+            /** @enum {object|null} */
+            addon: never | null;
+            addon_id: string;
+            addon_status: string;
+            /** @enum {object|null} */
+            cancellation_reason: never | null;
+            /** Format: date-time */
+            cancelled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            created_by: string | null;
+            /** Format: date-time */
+            end_date: string | null;
+            entity_id: string;
+            entity_type: string;
+            environment_id: string;
+            id: string;
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            start_date: string;
+            status: string;
+            /** @enum {object|null} */
+            subscription: never | null;
+            tenant_id: string;
             /** Format: date-time */
             updated_at: string;
             updated_by: string | null;
