@@ -1,5 +1,5 @@
 // Response schemas of the invoice routes (registered by module.ts, referred to by $id).
-import { alwaysNull, anyJson, dateTimeOrNull, dateTimeString, integer, integerOrNull, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
+import { alwaysNull, anyJson, bool, dateTimeOrNull, dateTimeString, integer, integerOrNull, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
 
 const invoiceProperties = {
   customer_id: str,
@@ -122,6 +122,34 @@ export const invoicePaymentSchema = recordSchema('InvoicePayment', {
   reference: stringOrNull,
   idempotency_key: stringOrNull,
   paid_at: dateTimeString,
+})
+
+/** /payments (Flexprice's resource): a recorded payment with its destination invoice; gateway fields null unless a provider reported it. */
+export const paymentSchema = recordSchema('Payment', {
+  invoice_id: str,
+  amount: money,
+  currency: str,
+  reference: stringOrNull,
+  idempotency_key: stringOrNull,
+  paid_at: dateTimeString,
+  destination_id: str,
+  destination_type: str,
+  invoice_number: stringOrNull,
+  payment_method_type: stringOrNull,
+  payment_gateway: stringOrNull,
+  gateway_payment_id: stringOrNull,
+  payment_status: str,
+  succeeded_at: dateTimeString,
+  failed_at: alwaysNull,
+  refunded_at: alwaysNull,
+  error_message: alwaysNull,
+  payment_method_id: alwaysNull,
+  payment_url: alwaysNull,
+  gateway_tracking_id: alwaysNull,
+  gateway_metadata: alwaysNull,
+  attempts: alwaysNull,
+  track_attempts: bool,
+  save_card_and_make_default: bool,
 })
 
 /** POST /invoices/{id}/payments: the payment and the invoice after it. */

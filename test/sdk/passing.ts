@@ -19,6 +19,7 @@ export const PASSING = [
   'groups.createGroup', 'groups.deleteGroup', 'groups.getGroup', 'groups.queryGroup',
   'invoices.createInvoice', 'invoices.finalizeInvoice', 'invoices.getInvoice', 'invoices.getInvoicePdf',
   'invoices.queryInvoice', 'invoices.updateInvoice', 'invoices.voidInvoice',
+  'payments.createPayment', 'payments.getPayment', 'payments.listPayments', 'payments.updatePayment',
   'plans.createPlan', 'plans.deletePlan', 'plans.getPlan', 'plans.postPlansIdClone', 'plans.queryPlan',
   'plans.updatePlan',
   'prices.createPrice', 'prices.createPricesBulk', 'prices.deletePrice', 'prices.getPrice',

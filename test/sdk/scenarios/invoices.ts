@@ -49,15 +49,18 @@ export async function invoices(s: Scenario): Promise<void> {
 
     const pay = await rec.call('payments.createPayment', () => sdk.payments.createPayment({
       amount: '10.00', currency: 'USD', destinationId: id, destinationType: 'INVOICE', paymentMethodType: 'OFFLINE',
-    }), (r) => {
-      assert.equal(r.amount, '10.00')
-      assert.equal(r.destinationId, id)
+    }), async (r) => {
+      assert.deepEqual([r.amount, r.destinationId, r.paymentStatus, r.paymentMethodType], ['10.00', id, 'SUCCEEDED', 'OFFLINE'])
+      // recorded on the invoice: 10.00 of its 35.99 paid
+      const after = await sdk.invoices.getInvoice(id)
+      assert.deepEqual([after.amountPaid, after.amountRemaining, after.paymentStatus], ['10.00', '25.99', 'PENDING'])
     })
     ids.payment = pay?.id
     await needing(s, ['payment'], PAYMENT_OPS.slice(1), async (paymentId) => {
       await rec.call('payments.getPayment', () => sdk.payments.getPayment(paymentId), (r) => assert.equal(r.amount, '10.00'))
       await rec.call('payments.listPayments', () => sdk.payments.listPayments({ destinationId: id }), (r) => assert.deepEqual(r.items?.map((x) => x.id), [paymentId]))
       await rec.call('payments.updatePayment', () => sdk.payments.updatePayment(paymentId, { metadata: { ref: 'wire-1' } }), (r) => assert.equal(r.metadata?.ref, 'wire-1'))
+      // a recorded payment is applied when recorded: processing it again is refused (400)
       await rec.call('payments.processPayment', () => sdk.payments.processPayment(paymentId), () => {})
     })
     await rec.call('invoices.updateInvoicePaymentStatus', () => sdk.invoices.updateInvoicePaymentStatus(id, { paymentStatus: 'SUCCEEDED', amount: '25.99' }), (r) => assert.equal(r.paymentStatus, 'SUCCEEDED'))
