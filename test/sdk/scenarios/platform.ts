@@ -65,14 +65,21 @@ export async function integrations(s: Scenario): Promise<void> {
   const { sdk, rec, ids } = s
   const conn = await rec.call('integrations.createOrUpdateIntegration', () => sdk.integrations.createOrUpdateIntegration('stripe', {
     provider: 'stripe', name: 'Stripe', credentials: { api_key: 'sk_test_sdk_000000000', webhook_secret: 'whsec_sdk0123456789abcdefghijklmnop' },
-  }), (r) => assert.equal(r.provider, 'stripe'))
+  }), (r) => {
+    assert.deepEqual([r.provider, r.name], ['stripe', 'Stripe'])
+    // the credentials are kept encrypted; only the key's obscured hint is answered
+    assert.ok(r.displayId && !r.displayId.includes('sk_test_sdk_000000000'))
+  })
   ids.integration = conn?.id
   await rec.call('integrations.getIntegration', () => sdk.integrations.getIntegration('stripe'), (r) => assert.equal(r.id, conn?.id))
-  await rec.call('integrations.listLinkedIntegrations', () => sdk.integrations.listLinkedIntegrations(), (r) => assert.ok(JSON.stringify(r).includes('stripe')))
+  await rec.call('integrations.listLinkedIntegrations', () => sdk.integrations.listLinkedIntegrations(), (r) => assert.deepEqual(r.providers, ['stripe']))
   await needing(s, ['customer'], ['entityIntegrationMappings.createEntityIntegrationMapping'], async (customerId) => {
     const m = await rec.call('entityIntegrationMappings.createEntityIntegrationMapping', () => sdk.entityIntegrationMappings.createEntityIntegrationMapping({
       entityType: 'customer', entityId: customerId, providerType: 'stripe', providerEntityId: 'cus_sdk1',
-    }), (r) => assert.equal(r.providerEntityId, 'cus_sdk1'))
+    }), async (r) => {
+      assert.deepEqual([r.entityId, r.providerType, r.providerEntityId], [customerId, 'stripe', 'cus_sdk1'])
+      assert.equal((await s.api.get(`/v1/entity-integration-mappings/${r.id}`)).body.provider_entity_id, 'cus_sdk1')
+    })
     ids.mapping = m?.id
   })
   await rec.call('webhooks.handleStripeWebhook', () => sdk.webhooks.handleStripeWebhook(s.tenantId, s.environmentId, 'unsigned'), () => {})
