@@ -68,3 +68,18 @@ test('another tenant\'s key cannot pay, read, list or change a tenant\'s invoice
   assert.equal(await rows(id), 1)
   assert.deepEqual((await t.api.get(`/v1/payments/${pay.id}`)).body.metadata, {})
 })
+
+test('PUT /invoices/{id}/payment SUCCEEDED records a payment of what is left (15.00 after 10.00); another status, another amount or another tenant are refused', async () => {
+  const { t, id } = await finalizedInvoice()
+  await t.api.post('/v1/payments', payment(id))
+  const other = await p.newTenant()
+  assertError(await other.api.put(`/v1/invoices/${id}/payment`, { payment_status: 'SUCCEEDED' }), 404, 'not_found')
+  assertError(await t.api.put(`/v1/invoices/${id}/payment`, { payment_status: 'FAILED' }), 400, 'validation_error', /only SUCCEEDED/)
+  assertError(await t.api.put(`/v1/invoices/${id}/payment`, { payment_status: 'SUCCEEDED', amount: '25.00' }), 400, 'validation_error', /amount must be what is left to pay \(15.00 USD\)/)
+  assert.equal(await rows(id), 1)
+  const res = await t.api.put(`/v1/invoices/${id}/payment`, { payment_status: 'SUCCEEDED', amount: '15.00' })
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  assert.deepEqual([res.body.amount_paid, res.body.amount_remaining, res.body.payment_status, res.body.paid_at], ['25.00', '0.00', 'SUCCEEDED', NOW.toISOString()])
+  assert.equal(await rows(id), 2)
+  assertError(await t.api.put(`/v1/invoices/${id}/payment`, { payment_status: 'SUCCEEDED' }), 400, 'invalid_operation', /nothing left to pay/)
+})

@@ -18,7 +18,9 @@ import { deletedMessage, pageOf, ref } from '../http/response-schemas.js'
 import { InvoiceSchema } from './invoice.entity.js'
 import { InvoicePaymentSchema, type InvoicePayment } from './payment.entity.js'
 import { recordPayment } from './payments.js'
-import { serializePayment } from './serialize.js'
+import { serializeInvoice, serializePayment } from './serialize.js'
+import { getInvoice } from './service.js'
+import { D } from '../pricing/index.js'
 
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
 
@@ -113,6 +115,28 @@ export async function paymentRoutes(instance: FastifyInstance, ctx: BillingConte
     payment.updated_by = request.auth.userId
     await m.flush()
     return one(m, scope, payment)
+  })
+
+  // Flexprice's "update payment status": marking an invoice SUCCEEDED records a payment of what
+  // is left to pay (amount, when sent, must be that). Any other status follows from the
+  // payments recorded and is not set by hand (400).
+  app.put('/invoices/:id/payment', {
+    schema: {
+      response: { 200: ref('Invoice') }, tags: ['invoices'], params: idParams,
+      body: { type: 'object', required: ['payment_status'], additionalProperties: false, properties: { payment_status: { type: 'string', minLength: 1, maxLength: 50 }, amount: decimalString } },
+    },
+  }, async (request) => {
+    const scope = scopeOf(request)
+    const { id: invoiceId } = request.params
+    const { payment_status: status, amount } = request.body
+    if (status !== 'SUCCEEDED') throw new ValidationError('payment_status: only SUCCEEDED can be set (it records a payment of what is left to pay); other statuses follow from the payments recorded', 'payment_status')
+    const invoice = await findInScope(em(), InvoiceSchema, scope, invoiceId, 'invoice')
+    const remaining = D(invoice.amount_remaining)
+    if (amount !== undefined && !D(amount).eq(remaining)) throw new ValidationError(`amount must be what is left to pay (${invoice.amount_remaining} ${invoice.currency})`, 'amount')
+    if (remaining.lte(0)) throw new InvalidOperationError(`invoice ${invoiceId} has nothing left to pay`)
+    await recordPayment(ctx, em(), scope, invoiceId, { amount: invoice.amount_remaining, version: invoice.version }, request.auth.userId)
+    const d = await getInvoice(em(), scope, invoiceId)
+    return serializeInvoice(d.invoice, d.lines, d)
   })
 
   // A recorded payment was made and is on its invoice: there is nothing to process or undo.

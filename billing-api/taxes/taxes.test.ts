@@ -341,3 +341,18 @@ test('tax rates and associations are isolated between tenants and environments',
   assert.equal(await rows('tax_associations', { tenant_id: b.tenantId, environment_id: b.environments.production }), 0)
   assert.equal(await rows('tax_associations', { tenant_id: a.tenantId, environment_id: a.environments.development }), 0)
 })
+
+test('an association\'s priority, auto_apply and metadata change in place; its rate and entity do not; another tenant cannot change it', async () => {
+  const t = await tenant()
+  const rate = await created(t.api.post('/v1/taxes/rates', vat()))
+  const customer = await created(t.api.post('/v1/customers', { external_id: 'acme' }))
+  const a = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id }), 200)
+  const res = await t.api.put(`/v1/taxes/associations/${a.id}`, { priority: 2, auto_apply: false, metadata: { why: 'reduced' } })
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  assert.deepEqual(res.body, { ...a, priority: 2, auto_apply: false, metadata: { why: 'reduced' }, updated_at: res.body.updated_at })
+  assert.deepEqual((await t.api.get(`/v1/taxes/associations/${a.id}`)).body, res.body)
+  assertError(await t.api.put(`/v1/taxes/associations/${a.id}`, { tax_rate_id: rate.id }), 400, 'validation_error', /tax_rate_id/)
+  const other = await tenant()
+  assertError(await other.api.put(`/v1/taxes/associations/${a.id}`, { priority: 9 }), 404, 'not_found')
+  assert.equal((await t.api.get(`/v1/taxes/associations/${a.id}`)).body.priority, 2)
+})
