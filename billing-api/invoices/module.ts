@@ -7,6 +7,7 @@ import { invoiceDocumentRoutes } from './document-routes.js'
 import { invoiceRoutes } from './routes.js'
 import { manualInvoiceRoutes } from './manual-routes.js'
 import { paymentRoutes } from './payment-routes.js'
+import { invoiceSummaryRoutes } from './summary-routes.js'
 
 export const invoicesModule: DomainModule = {
   name: 'invoices',
@@ -25,5 +26,6 @@ export const invoicesModule: DomainModule = {
     await invoiceDocumentRoutes(app, ctx)
     await manualInvoiceRoutes(app, ctx)
     await paymentRoutes(app, ctx)
+    await invoiceSummaryRoutes(app, ctx)
   },
 }

@@ -83,3 +83,21 @@ test('PUT /invoices/{id}/payment SUCCEEDED records a payment of what is left (15
   assert.equal(await rows(id), 2)
   assertError(await t.api.put(`/v1/invoices/${id}/payment`, { payment_status: 'SUCCEEDED' }), 400, 'invalid_operation', /nothing left to pay/)
 })
+
+test('GET /customers/{id}/invoices/summary adds up the FINALIZED invoices per currency: 25.00 billed, 15.00 unpaid after 10.00; another tenant gets 404', async () => {
+  const { t, id } = await finalizedInvoice()
+  await t.api.post('/v1/payments', payment(id))
+  const invoice = (await t.api.get(`/v1/invoices/${id}`)).body
+  const res = await t.api.get(`/v1/customers/${invoice.customer_id}/invoices/summary`)
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  assert.deepEqual(res.body, {
+    customer_id: invoice.customer_id, default_currency: 'USD',
+    summaries: [{
+      customer_id: invoice.customer_id, currency: 'USD', total_invoice_count: 1, total_revenue_amount: '25.00', total_unpaid_amount: '15.00',
+      unpaid_invoice_count: 1, total_overdue_amount: invoice.due_date && invoice.due_date < NOW.toISOString() ? '15.00' : '0.00',
+      overdue_invoice_count: invoice.due_date && invoice.due_date < NOW.toISOString() ? 1 : 0, unpaid_fixed_charges: null, unpaid_usage_charges: null,
+    }],
+  })
+  const other = await p.newTenant()
+  assertError(await other.api.get(`/v1/customers/${invoice.customer_id}/invoices/summary`), 404, 'not_found')
+})

@@ -1,5 +1,5 @@
 // Response schemas of the invoice routes (registered by module.ts, referred to by $id).
-import { alwaysNull, anyJson, bool, dateTimeOrNull, dateTimeString, integer, integerOrNull, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
+import { alwaysNull, anyJson, bool, objectOf, dateTimeOrNull, dateTimeString, integer, integerOrNull, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
 
 const invoiceProperties = {
   customer_id: str,
@@ -161,4 +161,18 @@ export const recordedPaymentSchema = recordSchema('RecordedPayment', {
   idempotency_key: stringOrNull,
   paid_at: dateTimeString,
   invoice: ref('Invoice'),
+})
+
+/** GET /customers/{id}/invoices/summary: FINALIZED invoices per currency (summary-routes.ts). */
+export const customerInvoiceSummarySchema = objectOf({
+  customer_id: str,
+  default_currency: stringOrNull,
+  summaries: {
+    type: 'array',
+    items: objectOf({
+      customer_id: str, currency: str, total_invoice_count: integer, total_revenue_amount: money,
+      total_unpaid_amount: money, unpaid_invoice_count: integer, total_overdue_amount: money, overdue_invoice_count: integer,
+      unpaid_fixed_charges: alwaysNull, unpaid_usage_charges: alwaysNull,
+    }),
+  },
 })

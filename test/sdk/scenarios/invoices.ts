@@ -43,7 +43,11 @@ export async function invoices(s: Scenario): Promise<void> {
       assert.equal(r.totalTax, '6.00')
       assert.equal(r.total, '35.99')
     })
-    await rec.call('invoices.getCustomerInvoiceSummary', () => sdk.invoices.getCustomerInvoiceSummary(customerId), () => {})
+    await rec.call('invoices.getCustomerInvoiceSummary', () => sdk.invoices.getCustomerInvoiceSummary(customerId), (r) => {
+      // the finalized invoices of the customer in USD: this one (35.99) among them, nothing paid yet
+      const usd = r.summaries?.find((x) => x.currency === 'USD')
+      assert.ok(usd && Number(usd.totalRevenueAmount) >= 35.99 && Number(usd.totalUnpaidAmount) >= 35.99, JSON.stringify(r))
+    })
     await rec.call('invoices.triggerInvoiceCommsWebhook', () => sdk.invoices.triggerInvoiceCommsWebhook(id), () => {})
     await rec.call('invoices.attemptInvoicePayment', () => sdk.invoices.attemptInvoicePayment(id), () => {})
 

@@ -25,7 +25,10 @@ export async function events(s: Scenario): Promise<void> {
     assert.deepEqual(r.events?.map((e) => e.id).sort(), ['sdk-1', 'sdk-bulk-1', 'sdk-bulk-2', 'sdk-bulk-3'])
   })
   const eventId = listed?.events?.[0]?.id
-  if (eventId) await rec.call('events.getEvent', () => sdk.events.getEvent(eventId), (r) => assert.equal(r.event?.id, eventId))
+  if (eventId) await rec.call('events.getEvent', () => sdk.events.getEvent(eventId), (r) => {
+    assert.deepEqual([r.event?.id, r.status], [eventId, 'processed'])
+    assert.equal(r.event?.eventName, listed?.events?.[0]?.eventName)
+  })
   else rec.skip('events.getEvent', 'a listed event')
   await rec.call('events.getUsageAnalytics', () => sdk.events.getUsageAnalytics({ externalCustomerId: 'acme', ...period }), () => {})
   ids.ingested = 'yes'

@@ -59,7 +59,11 @@ export async function subscriptions(s: Scenario): Promise<void> {
       assert.ok(Array.isArray(r.items))
       if (ids.creditGrant) assert.ok(r.items.some((a) => a.creditGrantId === ids.creditGrant && a.subscriptionId === id))
     })
-    await rec.call('customers.getCustomerUsageSummary', () => sdk.customers.getCustomerUsageSummary({ customerId }), () => {})
+    await rec.call('customers.getCustomerUsageSummary', () => sdk.customers.getCustomerUsageSummary({ customerId }), (r) => {
+      assert.equal(r.customerId, customerId)
+      // the plan's metered entitlement: 2000 (after its update in the entitlements step)
+      if (ids.entitlement) assert.ok(r.features?.some((f) => f.totalLimit === 2000 && f.isUnlimited === false && f.isEnabled === true), JSON.stringify(r.features))
+    })
 
     // a price the subscription does not have yet (its plan's prices are all on it already)
     const seat = (await s.api.post('/v1/prices', {
