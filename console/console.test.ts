@@ -45,9 +45,9 @@ async function billedTenant() {
   const customer = await created(t.api.post('/v1/customers', { external_id: 'acme', name: 'Acme Corp', email: 'billing@acme.test' }))
   const sub = await created(t.api.post('/v1/subscriptions', { external_customer_id: 'acme', plan_id: plan.id, currency: 'USD', start_date: '2026-10-01T00:00:00Z' }))
   await created(t.api.post('/v1/creditgrants', { name: 'Welcome credits', credits: '7', period: 'ONETIME', subscription_id: sub.id }))
-  const wallet = await created(t.api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', name: 'Prepaid' }))
+  const wallet = await created(t.api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', name: 'Prepaid' }), 200)
   // A funded wallet: an empty prepaid one would close the metered feature (spend cap).
-  assert.equal((await t.api.post(`/v1/wallets/${wallet.id}/top-up`, { credits: '40', transaction_reason: 'FREE_CREDIT', idempotency_key: 'welcome' })).status, 201)
+  assert.equal((await t.api.post(`/v1/wallets/${wallet.id}/top-up`, { credits: '40', transaction_reason: 'FREE_CREDIT', idempotency_key: 'welcome' })).status, 200)
   const ev = (id: string, units: number, ts: string, region: string, who = 'acme') => ({ event_id: id, event_name: 'job', external_customer_id: who, timestamp: ts, properties: { units, region } })
   await ingestAll(t.api, [
     ev('e1', 60, '2026-10-03T08:00:00Z', 'eu'), ev('e2', 90, '2026-10-03T09:30:15.250Z', 'eu'), ev('e3', 800, '2026-10-10T12:00:00Z', 'us'),

@@ -171,6 +171,16 @@ export function createHttpServer(opts: HttpOptions): FastifyInstance {
     schemaController: { compilersFactory: { buildSerializer: buildLenientSerializer } },
   })
   app.setValidatorCompiler(validatorCompiler())
+  // A JSON content type with an empty body is a request without a body, for any method (clients
+  // such as Flexprice's SDK send the header on a DELETE with nothing after it); a route that
+  // requires a body still refuses it through its schema. Any other body is parsed as before.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    const json = text.toString()
+    if (json === '') done(null, undefined)
+    else void parseJson(request, json, done)
+  })
   const routes: RegisteredRoute[] = []
   registeredRoutes.set(app, routes)
   app.addHook('onRoute', (r) => {

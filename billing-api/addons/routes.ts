@@ -52,6 +52,7 @@ export async function addonRoutes(app: FastifyInstance, ctx: BillingContext): Pr
     get: getAddon,
     update: { body: updateBody, run: updateAddon },
     archive: archiveAddon,
+    archived: 'message',
   })
   typed(app).get('/addons/lookup/:lookup_key', { schema: { response: { 200: ref('Addon') }, tags, params: lookupKeyParams } }, async (request) => {
     return toResponse(await getAddonByLookupKey(ctx.orm.em.fork(), scopeOf(request), request.params.lookup_key))

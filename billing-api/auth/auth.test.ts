@@ -20,6 +20,36 @@ test('GET /v1/tenants/{id} returns the caller\'s tenant and 404 for any other id
   }
 })
 
+test('PUT /v1/tenants/update changes the caller\'s own tenant: name, metadata and billing details (every key written, null when unset)', async () => {
+  const a = await p.newTenant('Alpha GmbH')
+  const b = await p.newTenant('Beta Ltd')
+  assert.deepEqual((await a.api.get(`/v1/tenants/${a.tenantId}`)).body.billing_details, { address: null, email: null, help_email: null, phone: null })
+
+  const billing = { email: 'billing@alpha.example', address: { address_line1: '1 Main St', address_country: 'DE' } }
+  const res = await a.api.put('/v1/tenants/update', { name: 'Alpha AG', metadata: { region: 'eu' }, billing_details: billing })
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  const expected = {
+    address: { address_line1: '1 Main St', address_line2: null, address_city: null, address_state: null, address_postal_code: null, address_country: 'DE' },
+    email: 'billing@alpha.example', help_email: null, phone: null,
+  }
+  assert.deepEqual([res.body.id, res.body.name, res.body.metadata, res.body.billing_details], [a.tenantId, 'Alpha AG', { region: 'eu' }, expected])
+  assert.deepEqual((await a.api.get(`/v1/tenants/${a.tenantId}`)).body, res.body, 'read back as written')
+
+  // Another tenant is untouched; a field left out keeps its value; bad input changes nothing.
+  const other = (await b.api.get(`/v1/tenants/${b.tenantId}`)).body
+  assert.deepEqual([other.name, other.billing_details.email], ['Beta Ltd', null])
+  assert.equal((await a.api.put('/v1/tenants/update', { metadata: {} })).body.name, 'Alpha AG')
+  const bad = await a.api.put('/v1/tenants/update', { name: 'x', billing_details: { address: { address_postal_code: '1'.repeat(21) } } })
+  assert.deepEqual([bad.status, bad.body.code], [400, 'validation_error'])
+  assert.equal((await a.api.get(`/v1/tenants/${a.tenantId}`)).body.name, 'Alpha AG')
+
+  // A member service account cannot change the tenant.
+  const member = await created(a.api.post('/v1/users', { name: 'bot' }))
+  const key = await created(a.api.post('/v1/secrets/api/keys', { name: 'bot', user_id: member.id }))
+  const denied = await p.client(key.api_key).put('/v1/tenants/update', { name: 'hijacked' })
+  assert.deepEqual([denied.status, denied.body.code], [403, 'permission_denied'])
+})
+
 test('service accounts and API keys: create, list with filters, revoke, and archive only without active keys', async () => {
   const t = await p.newTenant()
   const user = await created(t.api.post('/v1/users', { name: 'ci-bot', metadata: { team: 'platform' } }))

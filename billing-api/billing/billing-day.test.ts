@@ -80,10 +80,10 @@ test('a billing batch prices mixed models, coupons, a hierarchy, then taxes and 
   await created(t.api.post('/v1/coupon_associations', { coupon_id: coupon.id, subscription_id: a.id }))
   const vat = await created(t.api.post('/v1/taxes/rates', { name: 'VAT', code: 'VAT', percentage_value: '20' }))
   const customerA = (await t.api.get(`/v1/subscriptions/${a.id}`)).body.customer_id
-  await created(t.api.post('/v1/taxes/associations', { tax_rate_id: vat.id, entity_type: 'customer', entity_id: customerA }))
+  await created(t.api.post('/v1/taxes/associations', { tax_rate_id: vat.id, entity_type: 'customer', entity_id: customerA }), 200)
   const customerB = (await t.api.get(`/v1/subscriptions/${b.id}`)).body.customer_id
-  const wallet = await created(t.api.post('/v1/wallets', { customer_id: customerB, currency: 'USD', conversion_rate: '1' }))
-  await created(t.api.post(`/v1/wallets/${wallet.id}/top-up`, { credits: '30', transaction_reason: 'PURCHASED', idempotency_key: `top-${wallet.id}` }))
+  const wallet = await created(t.api.post('/v1/wallets', { customer_id: customerB, currency: 'USD', conversion_rate: '1' }), 200)
+  await created(t.api.post(`/v1/wallets/${wallet.id}/top-up`, { credits: '30', transaction_reason: 'PURCHASED', idempotency_key: `top-${wallet.id}` }), 200)
   clock.set(new Date('2026-10-20T00:00:00Z'))
   const ts = '2026-10-15T12:00:00Z'
   await send(t.api, api.id, [

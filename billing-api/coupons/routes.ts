@@ -79,5 +79,6 @@ export async function couponRoutes(app: FastifyInstance, ctx: BillingContext): P
     get: getCoupon,
     update: { body: updateBody, run: updateCoupon },
     archive: archiveCoupon,
+    archived: 'message',
   })
 }

@@ -111,7 +111,7 @@ test('a second run and two concurrent runs credit nothing more; a lost status up
 test('expiry counts from period_start; periods whose credits already expired are SKIPPED; an existing wallet is used', async () => {
   const { api, tenantId } = await p.newTenant()
   const { customer, sub } = await backdated(api, { expiration_duration: 2, expiration_duration_unit: 'MONTH', priority: -1 })
-  const existing = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', wallet_type: 'POSTPAID' }))
+  const existing = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', wallet_type: 'POSTPAID' }), 200)
   assert.deepEqual(await applyDueCreditGrants(p.ctx, { tenantId }), { subscriptions: 1, applied: 2, failed: 0, skipped: 2 })
   const rows = await applications(sub.id)
   assert.deepEqual(rows.map((r) => r.application_status), ['SKIPPED', 'SKIPPED', 'APPLIED', 'APPLIED'])

@@ -63,7 +63,7 @@ test('credit grant create, get, list by plan, update, archive; the plan read inc
   assert.deepEqual([renamed.body.name, renamed.body.metadata, renamed.body.credits], ['Renamed', { v: '2' }, '500.25'])
   assert.deepEqual((await api.get(`/v1/creditgrants/${minimal.id}`)).body, renamed.body)
 
-  assert.equal((await api.delete(`/v1/creditgrants/${full.id}`)).status, 204)
+  assert.equal((await api.delete(`/v1/creditgrants/${full.id}`)).status, 200)
   assert.equal((await api.get(`/v1/creditgrants/${full.id}`)).body.status, 'archived')
   assert.deepEqual(ids((await api.get(`/v1/plans/${planId}`)).body.credit_grants), [minimal.id])
   assert.deepEqual(ids((await api.get(`/v1/creditgrants?plan_id=${planId}`)).body.items), [minimal.id])

@@ -70,6 +70,7 @@ export async function creditGrantRoutes(instance: FastifyInstance, ctx: BillingC
     get: getCreditGrant,
     update: { body: updateBody, run: updateCreditGrant },
     archive: archiveCreditGrant,
+    archived: 'message',
   })
 
   app.get('/plans/:id/creditgrants', { schema: { response: { 200: pageOf(ref('CreditGrant')) }, tags: ['credit-grants'], params: idParams, querystring: pageQuery } }, async (request) => {

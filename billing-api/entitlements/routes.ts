@@ -8,7 +8,7 @@ import { serializeEntitlement } from './read.js'
 import { createEntitlement, createEntitlements, deleteEntitlement, listAddonEntitlements, getEntitlement, listEntitlementPage, updateEntitlement, type EntitlementWithFeature } from './service.js'
 import { typed } from '../http/typed-routes.js'
 import { FEATURE_TYPES } from '../features/feature.entity.js'
-import { itemsOf, noContent, pageOf, ref } from '../http/response-schemas.js'
+import { deletedMessage, itemsOf, pageOf, ref } from '../http/response-schemas.js'
 import { READS } from '../http/route-access.js'
 import { customerEntitlements, subscriptionEntitlements } from './aggregated.js'
 import { customerEntitlementsSchema, subscriptionEntitlementsSchema } from './response-schemas.js'
@@ -106,8 +106,8 @@ export async function entitlementRoutes(instance: FastifyInstance, ctx: BillingC
     return toResponse(await updateEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, id, request.body))
   })
 
-  app.delete('/entitlements/:id', { schema: { response: { 204: noContent }, tags, params: idParams } }, async (request, reply) => {
+  app.delete('/entitlements/:id', { schema: { response: { 200: deletedMessage }, tags, params: idParams } }, async (request) => {
     await deleteEntitlement(ctx.orm.em.fork(), scopeOf(request), request.auth.userId, request.params.id)
-    return reply.code(204).send()
+    return { message: `${request.params.id} deleted` }
   })
 }

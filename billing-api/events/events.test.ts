@@ -35,7 +35,17 @@ test('latest events: newest accepted first, properties as sent, filters, paging,
   const acme = (await t.api.get('/v1/events?external_customer_id=acme&limit=1&offset=1')).body
   assert.deepEqual([acme.items.map((e: any) => e.event_id), acme.pagination], [['a1'], { limit: 1, offset: 1, total: 2 }])
 
+  // one event by its event_id (GET /v1/events/{id}, Flexprice's shape)
+  const one = await t.api.get('/v1/events/a1')
+  assert.equal(one.status, 200, JSON.stringify(one.body))
+  assert.deepEqual(one.body, {
+    event: { id: 'a1', event_name: 'call', external_customer_id: 'acme', customer_id: a1.customer_id, environment_id: t.environments.production, timestamp: a1.timestamp, source: '', properties: { tokens: 12, model: 'small' } },
+    status: 'processed', processed_events: null, debug_tracker: null,
+  })
+  assertError(await t.api.get('/v1/events/nope'), 404, 'not_found', /event nope not found/)
+
   const stranger = await p.newTenant()
+  assertError(await stranger.api.get('/v1/events/a1'), 404, 'not_found')
   assert.deepEqual((await stranger.api.get('/v1/events')).body, { items: [], pagination: { limit: 50, offset: 0, total: 0 } })
   assertError(await t.api.get('/v1/events?limit=0'), 400, 'validation_error', /limit/)
   assertError(await t.api.get('/v1/events?offset=10001'), 400, 'validation_error', /offset/)

@@ -16,6 +16,7 @@ function parseProperties(text: string): Record<string, unknown> {
 export interface LatestFilter {
   event_name?: string
   external_customer_id?: string
+  event_id?: string
   limit: number
   offset: number
 }
@@ -23,7 +24,7 @@ export interface LatestFilter {
 export async function readLatestEvents(ctx: BillingContext, scope: Scope, q: LatestFilter) {
   const { rows, total } = await latestEvents(ctx.ch, {
     tenantId: scope.tenant_id, environmentId: scope.environment_id,
-    eventName: q.event_name?.trim(), externalCustomerId: q.external_customer_id, limit: q.limit, offset: q.offset,
+    eventName: q.event_name?.trim(), externalCustomerId: q.external_customer_id, eventId: q.event_id, limit: q.limit, offset: q.offset,
   })
   const items = rows.map((r) => ({
     event_id: r.event_id, event_name: r.event_name, external_customer_id: r.external_customer_id, customer_id: r.customer_id,

@@ -2,6 +2,7 @@
 // Flexprice's raw-event listing ({events, has_more, total_count, ...}), where its SDK reads events.
 // Offset paging only: iter_first_key and iter_last_key are always null.
 import type { FastifyInstance } from 'fastify'
+import { NotFoundError } from '../../platform/errors.js'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { READS } from '../http/route-access.js'
@@ -49,6 +50,28 @@ const response = {
 
 export function queryEventsRoute(instance: FastifyInstance, ctx: BillingContext): void {
   const app = typed(instance)
+  // One counted event by the id it was sent with (the newest acknowledged, if it was sent with
+  // several timestamps), in Flexprice's shape: status "processed" (it is counted); the debug
+  // tracker and the processed rows of Flexprice's pipeline are null.
+  app.get('/events/:id', {
+    schema: {
+      tags: ['events'], summary: 'One counted event by its event_id',
+      params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 255 } } },
+      response: {
+        200: {
+          type: 'object', additionalProperties: false, required: ['event', 'status', 'processed_events', 'debug_tracker'],
+          properties: { event, status: str, processed_events: alwaysNull, debug_tracker: alwaysNull },
+        },
+      },
+    },
+  }, async (request) => {
+    const scope = scopeOf(request)
+    const { items: [found] } = await readLatestEvents(ctx, scope, { event_id: request.params.id, limit: 1, offset: 0 })
+    if (!found) throw new NotFoundError('event', request.params.id)
+    const { event_id, ingested_at: _acknowledged, ...e } = found
+    return { event: { ...e, id: event_id, environment_id: scope.environment_id }, status: 'processed', processed_events: null, debug_tracker: null }
+  })
+
   app.post('/events/query', { config: READS, schema: { tags: ['events'], summary: 'The latest counted events, newest acknowledgement first', body, response: { 200: response } } }, async (request) => {
     const q = request.body
     const scope = scopeOf(request)

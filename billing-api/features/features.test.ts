@@ -90,7 +90,7 @@ describe('lookup keys', () => {
     const first = await newFeature(t.api, { name: 'SSO', type: 'boolean', lookup_key: 'sso' })
     assertError(await t.api.post('/v1/features', { name: 'Other', type: 'static', lookup_key: 'sso' }), 409, 'already_exists', /lookup_key sso/)
     assert.equal(await rowCount(p, 'features', t.tenantId), 1)
-    assert.equal((await t.api.delete(`/v1/features/${first.id}`)).status, 204)
+    assert.equal((await t.api.delete(`/v1/features/${first.id}`)).status, 200)
     assertError(await t.api.post('/v1/features', { name: 'SSO', type: 'boolean', lookup_key: 'sso' }), 409, 'already_exists')
     assert.equal((await newFeature(t.api, { name: 'SSO', type: 'boolean' })).lookup_key, 'sso_2')
     // The same key in the other environment is fine.
@@ -153,7 +153,7 @@ test('list filters by type, lookup_key and meter_id, pages with limit/offset and
   const c = await newFeature(t.api, { name: 'C', type: 'metered', meter_id: m2.id })
   const d = await newFeature(t.api, { name: 'D', type: 'static' })
   const gone = await newFeature(t.api, { name: 'E', type: 'metered', meter_id: m1.id })
-  assert.equal((await t.api.delete(`/v1/features/${gone.id}`)).status, 204)
+  assert.equal((await t.api.delete(`/v1/features/${gone.id}`)).status, 200)
   const list = async (q: string) => (await t.api.get(`/v1/features${q}`)).body
   const ids = async (q: string) => (await list(q)).items.map((f: any) => f.id)
 
@@ -227,13 +227,13 @@ test('delete archives: still readable by id, gone from lists, unchangeable; repe
   const t = await p.newTenant()
   const f = await newFeature(t.api, { name: 'SSO', type: 'boolean' })
   const del = await t.api.delete(`/v1/features/${f.id}`)
-  assert.equal(del.status, 204)
-  assert.equal(del.body, null)
+  assert.equal(del.status, 200)
+  assert.deepEqual(del.body, { message: `${f.id} deleted` })
   const archived = (await t.api.get(`/v1/features/${f.id}`)).body
   assert.deepEqual(archived, { ...f, status: 'archived', updated_at: archived.updated_at })
   assert.deepEqual((await t.api.get('/v1/features')).body.items, [])
   assertError(await t.api.put(`/v1/features/${f.id}`, { name: 'again' }), 400, 'invalid_operation', /archived/)
-  assert.equal((await t.api.delete(`/v1/features/${f.id}`)).status, 204)
+  assert.equal((await t.api.delete(`/v1/features/${f.id}`)).status, 200)
   assert.deepEqual((await eventsFor(p, f.id)).map((e) => e.event_name), ['feature.created', 'feature.deleted'])
   assertError(await t.api.delete('/v1/features/feat_unknown'), 404, 'not_found')
 })

@@ -88,5 +88,6 @@ export async function featureRoutes(app: FastifyInstance, ctx: BillingContext): 
     get: getFeature,
     update: { body: updateBody, run: updateFeature },
     archive: archiveFeature,
+    archived: 'message',
   })
 }

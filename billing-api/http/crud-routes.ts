@@ -1,6 +1,8 @@
 // The five routes of a catalog resource (create, list, get, update, archive) with one shape:
 // the scope comes from the API key, the body and query are validated by their JSON schemas,
-// create answers 201 and archive 204. Resources with other routes register those beside it.
+// create answers 201 and archive 204 unless the resource says otherwise (the spec fixes neither
+// status; a resource whose Flexprice operation answers 200, or a delete with a body, says so, so
+// that Flexprice's SDK accepts the answer). Resources with other routes register those beside it.
 // A listed resource is also searchable: POST <path>/search takes the list's filters as a JSON
 // body (the form Flexprice's SDK sends) and answers the same page.
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -9,7 +11,7 @@ import { scopeOf } from './request-auth.js'
 import type { Scope } from '../db/scope.js'
 import type { BillingContext } from '../context.js'
 import { idParams, listResponse, type Page } from './schemas.js'
-import { noContent, pageOf, ref } from './response-schemas.js'
+import { deletedMessage, noContent, pageOf, ref } from './response-schemas.js'
 import { READS } from './route-access.js'
 
 type Listed<T> = { items: T[]; total: number } | [T[], number]
@@ -26,6 +28,13 @@ export interface CrudResource<T, Create, Update, Filter extends Page> {
   get?: (em: EntityManager, scope: Scope, id: string) => Promise<T>
   update?: { body: object; run: (em: EntityManager, scope: Scope, userId: string, id: string, input: Update) => Promise<T> }
   archive?: (em: EntityManager, scope: Scope, userId: string, id: string) => Promise<unknown>
+  /** the status of a create: 201 unless given */
+  created?: 200 | 201
+  /**
+   * what an archive answers: `none` 204 without a body (the default), `message` 200
+   * `{message}`, `record` 200 with the record as the archive left it
+   */
+  archived?: 'none' | 'message' | 'record'
 }
 
 // The helper is generic over its resources: each registration pairs a body/query schema with the
@@ -40,11 +49,13 @@ export function registerCrudRoutes<T, Create, Update, Filter extends Page>(
   const one = ref(r.schema)
   const em = () => ctx.orm.em.fork()
   const { create, list, get, update, archive } = r
+  const created = r.created ?? 201
+  const archived = r.archived ?? 'none'
 
   if (create) {
-    app.post(path, { schema: { tags, body: create.body, response: { 201: one } } }, async (request, reply) => {
+    app.post(path, { schema: { tags, body: create.body, response: { [created]: one } } }, async (request, reply) => {
       const record = await create.run(em(), scopeOf(request), request.auth.userId, request.body as Create)
-      return reply.code(201).send(serialize(record))
+      return reply.code(created).send(serialize(record))
     })
   }
   if (list) {
@@ -65,9 +76,20 @@ export function registerCrudRoutes<T, Create, Update, Filter extends Page>(
     })
   }
   if (archive) {
-    app.delete(`${path}/:id`, { schema: { tags, params: idParams, response: { 204: noContent } } }, async (request, reply) => {
-      await archive(em(), scopeOf(request), request.auth.userId, idOf(request))
-      return reply.code(204).send()
+    if (archived === 'record' && !get) throw new Error(`${path}: an archive that answers the record needs get`)
+    const response = archived === 'none' ? { 204: noContent } : { 200: archived === 'record' ? one : deletedMessage }
+    app.delete(`${path}/:id`, { schema: { tags, params: idParams, response } }, async (request, reply) => {
+      const scope = scopeOf(request)
+      const id = idOf(request)
+      if (archived === 'record') {
+        // the same unit of work: the record read is the instance the archive changes
+        const m = em()
+        const record = await get!(m, scope, id)
+        await archive(m, scope, request.auth.userId, id)
+        return reply.code(200).send(serialize(record))
+      }
+      await archive(em(), scope, request.auth.userId, id)
+      return archived === 'none' ? reply.code(204).send() : reply.code(200).send({ message: `${id} deleted` })
     })
   }
 }

@@ -80,6 +80,9 @@ export function itemsOf(item: Schema): Schema {
 /** The answer of a route that sends no body. */
 export const noContent: Record<string, unknown> = { description: 'No Content', type: 'null' }
 
+/** The answer of a delete that says what it did (`{message}`), where a client wants a body. */
+export const deletedMessage: Schema = objectOf({ message: str })
+
 /** A non-JSON download (PDF, CSV). */
 export function download(contentType: string, description: string): Schema {
   return { description, content: { [contentType]: { schema: { type: 'string' } } } }

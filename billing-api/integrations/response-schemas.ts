@@ -1,5 +1,5 @@
 // Response schemas of the integration routes (registered by module.ts, referred to by $id).
-import { objectOf, recordSchema, str } from '../http/response-schemas.js'
+import { alwaysNull, dateTimeString, objectOf, recordSchema, str, stringOrNull } from '../http/response-schemas.js'
 
 export const integrationConnectionSchema = recordSchema('IntegrationConnection', {
   provider: str,
@@ -27,3 +27,16 @@ export const syncResultSchema = objectOf({
   /** pull: the status the provider reports */
   provider_status: str,
 }, { optional: ['provider_status'] })
+
+/** Flexprice's shape of a connection (/secrets/integrations/...): display_id is the obscured API key. */
+export const integrationSecretSchema = {
+  $id: 'IntegrationSecret',
+  ...objectOf({
+    id: str, name: str, provider: str, type: str, status: str, display_id: stringOrNull,
+    roles: { type: 'array', items: str }, user_type: alwaysNull, expires_at: alwaysNull, last_used_at: alwaysNull,
+    created_at: dateTimeString, updated_at: dateTimeString,
+  }),
+}
+
+/** GET /secrets/integrations/linked: the providers the environment has a connection to. */
+export const linkedProvidersSchema = objectOf({ providers: { type: 'array', items: str } })

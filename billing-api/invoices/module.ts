@@ -1,4 +1,4 @@
-import { invoiceSchema, invoiceLineItemSchema, couponApplicationSchema, appliedTaxSchema, invoicePaymentSchema, recordedPaymentSchema } from './response-schemas.js'
+import { paymentSchema, invoiceSchema, invoiceStateChangeSchema, invoiceLineItemSchema, couponApplicationSchema, appliedTaxSchema, invoicePaymentSchema, recordedPaymentSchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { InvoiceLineItemSchema, InvoiceSchema } from './invoice.entity.js'
 import { InvoicePaymentSchema } from './payment.entity.js'
@@ -6,6 +6,8 @@ import { AppliedTaxSchema, CouponApplicationSchema } from './amounts.entity.js'
 import { invoiceDocumentRoutes } from './document-routes.js'
 import { invoiceRoutes } from './routes.js'
 import { manualInvoiceRoutes } from './manual-routes.js'
+import { paymentRoutes } from './payment-routes.js'
+import { invoiceSummaryRoutes } from './summary-routes.js'
 
 export const invoicesModule: DomainModule = {
   name: 'invoices',
@@ -18,10 +20,12 @@ export const invoicesModule: DomainModule = {
     sqlMigration('invoices_0020_commitment_info', new URL('./migrations/0020_commitment_info.sql', import.meta.url)),
     sqlMigration('invoices_0030_entitlement_quantity', new URL('./migrations/0030_entitlement_quantity.sql', import.meta.url)),
   ],
-  schemas: [invoiceSchema, invoiceLineItemSchema, couponApplicationSchema, appliedTaxSchema, invoicePaymentSchema, recordedPaymentSchema],
+  schemas: [paymentSchema, invoiceSchema, invoiceStateChangeSchema, invoiceLineItemSchema, couponApplicationSchema, appliedTaxSchema, invoicePaymentSchema, recordedPaymentSchema],
   routes: async (app, ctx) => {
     await invoiceRoutes(app, ctx)
     await invoiceDocumentRoutes(app, ctx)
     await manualInvoiceRoutes(app, ctx)
+    await paymentRoutes(app, ctx)
+    await invoiceSummaryRoutes(app, ctx)
   },
 }

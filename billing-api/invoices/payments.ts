@@ -21,6 +21,7 @@ export interface PaymentInput extends ChangeOptions {
   paid_at?: string
   reference?: string
   idempotency_key?: string
+  metadata?: Record<string, string>
 }
 
 export async function recordPayment(
@@ -51,7 +52,7 @@ export async function recordPayment(
     const payment = tx.create(InvoicePaymentSchema, {
       id: newId('pay'), ...scope, invoice_id: invoiceId, amount: toMoneyString(input.amount, invoice.currency), currency: invoice.currency,
       reference: input.reference ?? null, idempotency_key: input.idempotency_key ?? null, paid_at: paidAt,
-      status: 'published', metadata: {}, created_by: userId, updated_by: userId,
+      status: 'published', metadata: input.metadata ?? {}, created_by: userId, updated_by: userId,
     })
     const from = invoice.payment_status
     invoice.amount_paid = outcome.amount_paid

@@ -1,5 +1,5 @@
 // Response schemas of the invoice routes (registered by module.ts, referred to by $id).
-import { alwaysNull, anyJson, dateTimeOrNull, dateTimeString, integer, integerOrNull, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
+import { alwaysNull, anyJson, bool, objectOf, dateTimeOrNull, dateTimeString, integer, integerOrNull, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
 
 const invoiceProperties = {
   customer_id: str,
@@ -49,6 +49,9 @@ const invoiceProperties = {
 }
 
 export const invoiceSchema = recordSchema('Invoice', invoiceProperties)
+
+/** A state change's answer (finalize, void): the invoice after the change and `message`, what was done. */
+export const invoiceStateChangeSchema = recordSchema('InvoiceStateChange', { ...invoiceProperties, message: str })
 
 export const invoiceLineItemSchema = recordSchema('InvoiceLineItem', {
   invoice_id: str,
@@ -121,6 +124,34 @@ export const invoicePaymentSchema = recordSchema('InvoicePayment', {
   paid_at: dateTimeString,
 })
 
+/** /payments (Flexprice's resource): a recorded payment with its destination invoice; gateway fields null unless a provider reported it. */
+export const paymentSchema = recordSchema('Payment', {
+  invoice_id: str,
+  amount: money,
+  currency: str,
+  reference: stringOrNull,
+  idempotency_key: stringOrNull,
+  paid_at: dateTimeString,
+  destination_id: str,
+  destination_type: str,
+  invoice_number: stringOrNull,
+  payment_method_type: stringOrNull,
+  payment_gateway: stringOrNull,
+  gateway_payment_id: stringOrNull,
+  payment_status: str,
+  succeeded_at: dateTimeString,
+  failed_at: alwaysNull,
+  refunded_at: alwaysNull,
+  error_message: alwaysNull,
+  payment_method_id: alwaysNull,
+  payment_url: alwaysNull,
+  gateway_tracking_id: alwaysNull,
+  gateway_metadata: alwaysNull,
+  attempts: alwaysNull,
+  track_attempts: bool,
+  save_card_and_make_default: bool,
+})
+
 /** POST /invoices/{id}/payments: the payment and the invoice after it. */
 export const recordedPaymentSchema = recordSchema('RecordedPayment', {
   invoice_id: str,
@@ -130,4 +161,18 @@ export const recordedPaymentSchema = recordSchema('RecordedPayment', {
   idempotency_key: stringOrNull,
   paid_at: dateTimeString,
   invoice: ref('Invoice'),
+})
+
+/** GET /customers/{id}/invoices/summary: FINALIZED invoices per currency (summary-routes.ts). */
+export const customerInvoiceSummarySchema = objectOf({
+  customer_id: str,
+  default_currency: stringOrNull,
+  summaries: {
+    type: 'array',
+    items: objectOf({
+      customer_id: str, currency: str, total_invoice_count: integer, total_revenue_amount: money,
+      total_unpaid_amount: money, unpaid_invoice_count: integer, total_overdue_amount: money, overdue_invoice_count: integer,
+      unpaid_fixed_charges: alwaysNull, unpaid_usage_charges: alwaysNull,
+    }),
+  },
 })

@@ -50,10 +50,11 @@ export async function invoiceRoutes(instance: FastifyInstance, ctx: BillingConte
     return listResponse(items.map((i) => ({ ...serializeInvoice(i, lines ? (lines.get(i.id) ?? []) : undefined), ...expanded.get(i.id) })), total, body)
   })
 
-  // State changes. Each answers the invoice after the change (its new version included).
-  for (const [action, change] of [['finalize', finalizeInvoice], ['void', voidInvoice]] as const) {
+  // State changes. Each answers the invoice after the change (its new version included) and a
+  // `message` saying what was done (the answer Flexprice's SDK reads).
+  for (const [action, change, done] of [['finalize', finalizeInvoice, 'finalized'], ['void', voidInvoice, 'voided']] as const) {
     app.post(`/invoices/:id/${action}`, {
-      schema: { response: { 200: ref('Invoice') }, tags: ['invoices'], params: idParams, body: changeBody },
+      schema: { response: { 200: ref('InvoiceStateChange') }, tags: ['invoices'], params: idParams, body: changeBody },
       // The body is optional: a bare POST (no content) acts on the current version.
       preValidation: async (request) => {
         request.body ??= {}
@@ -64,7 +65,7 @@ export async function invoiceRoutes(instance: FastifyInstance, ctx: BillingConte
       const scope = scopeOf(request)
       const { id } = request.params
       await change(ctx, em, scope, id, body)
-      return serializeDetail(await getInvoice(ctx.orm.em.fork(), scope, id))
+      return { ...serializeDetail(await getInvoice(ctx.orm.em.fork(), scope, id)), message: `invoice ${id} ${done}` }
     })
   }
 

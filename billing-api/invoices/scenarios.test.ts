@@ -224,8 +224,8 @@ test('tax (percentage and fixed) on the discounted amount, applied at finalizati
   await coupon(w, { type: 'percentage', percentage_off: '10', duration: 'forever' })
   const vat = await created(w.api.post('/v1/taxes/rates', { name: 'VAT', code: 'VAT', percentage_value: '20' }))
   const stamp = await created(w.api.post('/v1/taxes/rates', { name: 'Stamp', code: 'STAMP', fixed_value: '1.50', currency: 'USD' }))
-  const vatAssoc = await created(w.api.post('/v1/taxes/associations', { tax_rate_id: vat.id, entity_type: 'subscription', entity_id: w.sub.id }))
-  const stampAssoc = await created(w.api.post('/v1/taxes/associations', { tax_rate_id: stamp.id, entity_type: 'customer', entity_id: w.customer.id, priority: 1 }))
+  const vatAssoc = await created(w.api.post('/v1/taxes/associations', { tax_rate_id: vat.id, entity_type: 'subscription', entity_id: w.sub.id }), 200)
+  const stampAssoc = await created(w.api.post('/v1/taxes/associations', { tax_rate_id: stamp.id, entity_type: 'customer', entity_id: w.customer.id, priority: 1 }), 200)
   const [inv] = await bill(w)
   assert.deepEqual(amounts(inv), draft('100.00', '10.00', '90.00'), 'a draft carries no tax')
   assert.deepEqual(inv.taxes, [])
@@ -244,8 +244,8 @@ test('tax (percentage and fixed) on the discounted amount, applied at finalizati
 })
 
 async function wallet(w: World, credits: string, conversionRate = '1') {
-  const wal = await created(w.api.post('/v1/wallets', { customer_id: w.customer.id, currency: 'USD', conversion_rate: conversionRate }))
-  await created(w.api.post(`/v1/wallets/${wal.id}/top-up`, { credits, transaction_reason: 'PURCHASED', idempotency_key: `top-${wal.id}` }))
+  const wal = await created(w.api.post('/v1/wallets', { customer_id: w.customer.id, currency: 'USD', conversion_rate: conversionRate }), 200)
+  await created(w.api.post(`/v1/wallets/${wal.id}/top-up`, { credits, transaction_reason: 'PURCHASED', idempotency_key: `top-${wal.id}` }), 200)
   return wal
 }
 const balance = async (w: World, walletId: string) => (await w.api.get(`/v1/wallets/${walletId}`)).body.balance
@@ -277,7 +277,7 @@ test('wallet credits are applied at finalization, not at draft: 30 credits pay 3
 test('wallet at conversion rate 2 pays all of a taxed invoice: 50.00 + 10% = 55.00 takes 27.5 of 40 credits; SUCCEEDED', async () => {
   const w = await world(() => [fixedPrice('50.00', 'ARREAR')])
   const tax = await created(w.api.post('/v1/taxes/rates', { name: 'T', code: 'T10', percentage_value: '10' }))
-  await created(w.api.post('/v1/taxes/associations', { tax_rate_id: tax.id, entity_type: 'tenant', entity_id: w.tenantId }))
+  await created(w.api.post('/v1/taxes/associations', { tax_rate_id: tax.id, entity_type: 'tenant', entity_id: w.tenantId }), 200)
   const wal = await wallet(w, '40', '2') // 40 credits worth 80.00
   const [inv] = await bill(w)
   clock.set(new Date('2026-09-01T03:00:00Z'))
@@ -307,7 +307,7 @@ test('a retried finalization never debits the wallet twice (two concurrent final
 test('a finalization that fails after the credits and taxes leaves nothing behind (one transaction)', async () => {
   const w = await world(() => [fixedPrice('25.00', 'ARREAR')])
   const tax = await created(w.api.post('/v1/taxes/rates', { name: 'T', code: 'T5', percentage_value: '5' }))
-  await created(w.api.post('/v1/taxes/associations', { tax_rate_id: tax.id, entity_type: 'customer', entity_id: w.customer.id }))
+  await created(w.api.post('/v1/taxes/associations', { tax_rate_id: tax.id, entity_type: 'customer', entity_id: w.customer.id }), 200)
   const wal = await wallet(w, '100')
   const [inv] = await bill(w)
   const scope = { tenant_id: w.tenantId, environment_id: inv.environment_id }

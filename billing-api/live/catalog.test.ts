@@ -26,7 +26,7 @@ test('a customer\'s holdings are plain records equal to what the ORM hydrates: c
   }))
   const attached = await t.api.post(`/v1/subscriptions/${sub.id}/modify`, { change_type: 'addon_attach', addon_id: addon.id, quantity: '2', version: sub.version })
   assert.equal(attached.status, 200, JSON.stringify(attached.body))
-  await created(t.api.post('/v1/wallets', { customer_id: customer.id, currency: 'EUR', conversion_rate: '1.25', name: 'Prepaid' }))
+  await created(t.api.post('/v1/wallets', { customer_id: customer.id, currency: 'EUR', conversion_rate: '1.25', name: 'Prepaid' }), 200)
 
   const scope = { tenant_id: t.tenantId, environment_id: t.environments.production }
   const catalog = new LiveCatalog(() => p.ctx.orm.em.fork(), 100)

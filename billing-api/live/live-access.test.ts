@@ -202,8 +202,8 @@ test('a burst across a hard limit fires feature.usage_limit_reached exactly once
 test('the live balance equals what finalizing the period invoice leaves in the wallet, to the cent; batch check and usage summary', async () => {
   clock.set(new Date('2026-08-20T00:00:00Z'))
   const w = await world(null, (m) => [{ type: 'USAGE', billing_model: 'FLAT_FEE', amount: '0.37', meter_id: m, currency: 'USD', billing_period: 'MONTHLY', invoice_cadence: 'ARREAR', display_name: 'API' }])
-  const wallet = await created(w.api.post('/v1/wallets', { customer_id: w.customer.id, currency: 'USD', conversion_rate: '1' }))
-  await created(w.api.post(`/v1/wallets/${wallet.id}/top-up`, { credits: '100', transaction_reason: 'PURCHASED', idempotency_key: `top-${wallet.id}` }))
+  const wallet = await created(w.api.post('/v1/wallets', { customer_id: w.customer.id, currency: 'USD', conversion_rate: '1' }), 200)
+  await created(w.api.post(`/v1/wallets/${wallet.id}/top-up`, { credits: '100', transaction_reason: 'PURCHASED', idempotency_key: `top-${wallet.id}` }), 200)
   // 7 + 11.5 + 20 = 38.5 units x 0.37 = 14.245 -> 14.25 (one rounding per line, half-up)
   await ingestAll(w.api, events(w, [7, 11.5, 20], 9))
   await eventually(async () => ((await usage(w.api, w.meter.id, { external_customer_id: w.ext })).value === '38.5' ? true : undefined), 'usage in ClickHouse')
@@ -221,6 +221,13 @@ test('the live balance equals what finalizing the period invoice leaves in the w
   assert.deepEqual(summary.features.map((f: any) => [f.feature_lookup_key, f.usage, f.usage_limit, f.remaining]), [['calls', '38.5', null, null]])
   assert.deepEqual(summary.projected_amounts, [{ currency: 'USD', amount: '14.25' }])
   assert.deepEqual(summary.invoices.map((i: any) => [i.subscription_id, i.period_start, i.period_end, i.amount]), [[w.sub.id, '2026-08-01T00:00:00.000Z', '2026-09-01T00:00:00.000Z', '14.25']])
+  // the same features at Flexprice's path and in its shape (no limit: unlimited, no share of it)
+  const flexUsage = (await w.api2.get(`/v1/customers/usage?customer_id=${w.customer.id}`)).body
+  assert.deepEqual(
+    flexUsage.features.map((f: any) => [f.feature_lookup_key, f.current_usage, f.total_limit, f.is_unlimited, f.usage_percent, f.is_enabled]),
+    [['calls', '38.5', null, true, null, true]],
+  )
+  assert.deepEqual([flexUsage.customer_id, flexUsage.pagination], [w.customer.id, { limit: 1, offset: 0, total: 1 }])
 
   // The stream has stopped: bill August and finalize.
   clock.set(new Date('2026-09-01T00:00:00Z'))
@@ -243,6 +250,7 @@ test("another tenant's key gets 404 on every live route", async () => {
     assertError(await api.post('/v1/entitlements/check/batch', { customer_id: w.customer.id, features: [{ feature_lookup_key: 'calls' }] }), 404, 'not_found', /customer/)
     assertError(await api.get(`/v1/customers/${w.customer.id}/live-balance`), 404, 'not_found', /customer/)
     assertError(await api.get(`/v1/customers/${w.customer.id}/usage-summary`), 404, 'not_found', /customer/)
+    assertError(await api.get(`/v1/customers/usage?customer_id=${w.customer.id}`), 404, 'not_found', /customer/)
   }
   assertError(await w.api.post('/v1/entitlements/check/batch', { customer_id: w.customer.id, features: [] }), 400, 'validation_error', /features/)
 })

@@ -13,6 +13,7 @@ import { liveBalances } from './balance.js'
 import { checkEntitlement, checkEntitlements } from './check.js'
 import { liveAccess } from './live-access.js'
 import { usageSummary } from './usage-summary.js'
+import { D } from '../pricing/index.js'
 import { READS } from '../http/route-access.js'
 import { money, str, stringOrNull } from '../http/response-schemas.js'
 
@@ -129,6 +130,30 @@ const usageSummaryResponse = {
   },
 } as const
 
+const customerUsageResponse = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['customer_id', 'features', 'period', 'pagination'],
+  properties: {
+    customer_id: str,
+    features: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          feature_id: str, feature_lookup_key: str, feature: { type: 'null' }, sources: { type: 'null' },
+          is_enabled: { type: 'boolean' }, is_soft_limit: { type: 'boolean' }, is_unlimited: { type: 'boolean' },
+          current_usage: stringOrNull, total_limit: { type: ['integer', 'null'] }, usage_percent: stringOrNull,
+          next_usage_reset_at: { ...stringOrNull, format: 'date-time' },
+        },
+      },
+    },
+    period: { type: 'null' },
+    pagination: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: 'integer' } } },
+  },
+} as const
+
 export async function liveRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
   app.post('/entitlements/check', {
@@ -156,6 +181,27 @@ export async function liveRoutes(instance: FastifyInstance, ctx: BillingContext)
       customer_id: h.customer.id, external_customer_id: h.customer.external_id, wallets,
       usage_as_of: asOf === null ? null : new Date(asOf).toISOString(), as_of: at.toISOString(),
     }
+  })
+
+  // Flexprice's path and shape of the same summary's features: total_limit is the usage limit
+  // (an integer, spec: Entitlement), usage_percent the usage's share of it, next_usage_reset_at
+  // the end of the usage period; the feature and its sources are not expanded (null).
+  app.get('/customers/usage', {
+    schema: {
+      tags: ['customers'], summary: 'A customer\'s features with their usage and limits (Flexprice\'s shape)',
+      querystring: { type: 'object', required: ['customer_id'], additionalProperties: false, properties: { customer_id: refIdSchema } },
+      response: { 200: customerUsageResponse },
+    },
+  }, async (request) => {
+    const summary = await usageSummary(ctx, liveAccess(ctx), scopeOf(request), request.query.customer_id)
+    const features = summary.features.map((f) => ({
+      feature_id: f.feature_id, feature_lookup_key: f.feature_lookup_key, feature: null, sources: null,
+      is_enabled: f.is_enabled, is_soft_limit: f.is_soft_limit, is_unlimited: f.usage_limit === null,
+      current_usage: f.usage, total_limit: f.usage_limit === null ? null : Number(f.usage_limit),
+      usage_percent: f.usage === null || f.usage_limit === null || D(f.usage_limit).isZero() ? null : D(f.usage).div(f.usage_limit).times(100).toDecimalPlaces(2).toFixed(2),
+      next_usage_reset_at: f.period_end,
+    }))
+    return { customer_id: summary.customer_id, features, period: null, pagination: { limit: features.length, offset: 0, total: features.length } }
   })
 
   app.get('/customers/:id/usage-summary', {

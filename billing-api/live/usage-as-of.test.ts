@@ -34,7 +34,7 @@ async function world(n: number): Promise<World> {
   const ext = `c${n}-${Date.now()}`
   const customer = await created(api.post('/v1/customers', { external_id: ext }))
   await created(api.post('/v1/subscriptions', { customer_id: customer.id, plan_id: plan.id, currency: 'USD', start_date: new Date(Date.now() - 86_400_000).toISOString() }))
-  await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', conversion_rate: '1' }))
+  await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', conversion_rate: '1' }), 200)
   return { meterId: meter.id, customerId: customer.id, ext, sent: 0 }
 }
 

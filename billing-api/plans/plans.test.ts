@@ -51,7 +51,7 @@ test('plan create, get, update, archive', async () => {
   assert.deepEqual(ids(updated.body.prices), ids(plan.prices))
   assert.deepEqual((await api.get(`/v1/plans/${plan.id}`)).body, updated.body)
 
-  assert.equal((await api.delete(`/v1/plans/${plan.id}`)).status, 204)
+  assert.equal((await api.delete(`/v1/plans/${plan.id}`)).status, 200)
   const archived = (await api.get(`/v1/plans/${plan.id}`)).body
   assert.equal(archived.status, 'archived')
   assert.deepEqual(ids(archived.prices), ids(plan.prices), 'archiving keeps the prices subscriptions bill')
@@ -129,7 +129,7 @@ test('prices: add to a plan with the next sequence, read, list, update, archive'
   assert.equal((await api.get(`/v1/plans/${plan.id}`)).body.max_price_sequence, 2)
 
   // An archived price's sequence is not reused.
-  assert.equal((await api.delete(`/v1/prices/${added.id}`)).status, 204)
+  assert.equal((await api.delete(`/v1/prices/${added.id}`)).status, 200)
   assert.equal((await api.get(`/v1/prices/${added.id}`)).body.status, 'archived')
   const third = await created(api.post('/v1/prices', { ...fixed('3', { billing_period: 'ANNUAL' }), entity_type: 'PLAN', entity_id: plan.id }))
   assert.equal(third.sequence, 3)

@@ -9,7 +9,7 @@ import { archivePrice, createPrice, getPrice, createPrices, getPriceByLookupKey,
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
 import { lookupKeyParams } from '../http/catalog-schemas.js'
-import { itemsOf, noContent, pageOf, ref } from '../http/response-schemas.js'
+import { deletedMessage, itemsOf, pageOf, ref } from '../http/response-schemas.js'
 
 const listQuery = {
   type: 'object',
@@ -77,8 +77,8 @@ export async function priceRoutes(instance: FastifyInstance, ctx: BillingContext
     return serializePrice(await updatePrice(em(), scopeOf(request), request.auth.userId, id(request.params), request.body))
   })
 
-  app.delete('/prices/:id', { schema: { response: { 204: noContent }, tags: ['prices'], params: idParams } }, async (request, reply) => {
+  app.delete('/prices/:id', { schema: { response: { 200: deletedMessage }, tags: ['prices'], params: idParams } }, async (request) => {
     await archivePrice(em(), scopeOf(request), request.auth.userId, id(request.params))
-    return reply.code(204).send()
+    return { message: `${id(request.params)} deleted` }
   })
 }

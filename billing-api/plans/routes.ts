@@ -7,7 +7,7 @@ import { serializePlan } from './serialize.js'
 import { archivePlan, createPlan, readPlan, searchPlans, updatePlan, type PlanDetail } from './service.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
-import { noContent, pageOf, ref } from '../http/response-schemas.js'
+import { deletedMessage, pageOf, ref } from '../http/response-schemas.js'
 
 // Other modules import these from here.
 export { priceInputSchema } from './schemas.js'
@@ -50,8 +50,8 @@ export async function planRoutes(instance: FastifyInstance, ctx: BillingContext)
     return detail(await updatePlan(em(), scopeOf(request), request.auth.userId, id(request.params), request.body))
   })
 
-  app.delete('/plans/:id', { schema: { response: { 204: noContent }, tags: ['plans'], params: idParams } }, async (request, reply) => {
+  app.delete('/plans/:id', { schema: { response: { 200: deletedMessage }, tags: ['plans'], params: idParams } }, async (request) => {
     await archivePlan(em(), scopeOf(request), request.auth.userId, id(request.params))
-    return reply.code(204).send()
+    return { message: `${id(request.params)} deleted` }
   })
 }

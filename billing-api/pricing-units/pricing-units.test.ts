@@ -48,7 +48,7 @@ test('pricing unit create, get, list, update, archive', async () => {
   assert.deepEqual([updated.body.name, updated.body.symbol, updated.body.conversion_rate, updated.body.metadata, updated.body.code], ['Credits', 'C', '0.015', {}, 'credit'])
   assert.deepEqual((await api.get(`/v1/pricing-units/${unit.id}`)).body, updated.body)
 
-  assert.equal((await api.delete(`/v1/pricing-units/${token.id}`)).status, 204)
+  assert.equal((await api.delete(`/v1/pricing-units/${token.id}`)).status, 200)
   assert.equal((await api.get(`/v1/pricing-units/${token.id}`)).body.status, 'archived')
   assert.deepEqual((await api.get('/v1/pricing-units')).body.items.map((u: any) => u.id), [unit.id])
   assert.deepEqual((await api.get('/v1/pricing-units?status=archived')).body.items.map((u: any) => u.id), [token.id])

@@ -61,5 +61,6 @@ function registerPricingUnitRoutes(app: FastifyInstance, ctx: BillingContext, pa
     get: getPricingUnit,
     update: { body: { type: 'object', additionalProperties: false, properties: mutableFields }, run: updatePricingUnit },
     archive: archivePricingUnit,
+    archived: 'message',
   })
 }

@@ -1,6 +1,7 @@
-import { subscriptionSchema, subscriptionV2Schema, subscriptionLineItemSchema } from './response-schemas.js'
+import { addonAssociationSchema, subscriptionSchema, subscriptionV2Schema, subscriptionLineItemSchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { subscriptionChangeRoutes } from './change-routes.js'
+import { flexpriceSubscriptionRoutes } from './flexprice-routes.js'
 import { subscriptionRoutes } from './routes.js'
 import { lineItemRoutes } from './line-item-routes.js'
 import { subscriptionHierarchyRoutes } from './hierarchy-routes.js'
@@ -16,10 +17,11 @@ export const subscriptionsModule: DomainModule = {
     sqlMigration('subscriptions_0003_hierarchy', new URL('./migrations/0003_hierarchy.sql', import.meta.url)),
     sqlMigration('subscriptions_0004_commitments', new URL('./migrations/0004_commitments.sql', import.meta.url)),
     sqlMigration('subscriptions_0005_drop_fill_trigger', new URL('./migrations/0005_drop_fill_trigger.sql', import.meta.url))],
-  schemas: [subscriptionSchema, subscriptionV2Schema, subscriptionLineItemSchema],
+  schemas: [subscriptionSchema, subscriptionV2Schema, subscriptionLineItemSchema, addonAssociationSchema],
   routes: async (app, ctx) => {
     await subscriptionRoutes(app, ctx)
     await subscriptionChangeRoutes(app, ctx)
+    await flexpriceSubscriptionRoutes(app, ctx)
     lineItemRoutes(app, ctx)
     await subscriptionHierarchyRoutes(app, ctx)
     await subscriptionCommitmentRoutes(app, ctx)

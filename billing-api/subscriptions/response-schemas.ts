@@ -188,3 +188,70 @@ export const modifyResultSchema = objectOf({
   /** the proration invoice, when the change made one */
   invoice: { anyOf: [ref('Invoice'), { type: 'null' }] },
 })
+
+// Flexprice's plan change and add-on attachment answers (flexprice-routes.ts).
+const planSummary = objectOf({ id: str, name: str, lookup_key: stringOrNull, description: stringOrNull }, { nullable: true })
+
+const prorationDetails = objectOf({
+  charge_amount: money, credit_amount: money, net_amount: money, charge_description: alwaysNull, credit_description: alwaysNull,
+  currency: str, current_period_start: dateTimeString, current_period_end: dateTimeString,
+  days_used: integer, days_remaining: integer, proration_date: dateTimeString,
+})
+
+const subscriptionSummary = objectOf({
+  id: str, plan_id: str, status: str, billing_anchor: dateTimeString, created_at: dateTimeString,
+  current_period_start: dateTimeString, current_period_end: dateTimeString, archived_at: alwaysNull,
+})
+
+export const subscriptionChangePreviewSchema = objectOf({
+  subscription_id: str,
+  /** upgrade, downgrade or lateral: by the sign of the proration's net amount */
+  change_type: str,
+  effective_date: dateTimeString,
+  current_plan: planSummary,
+  target_plan: planSummary,
+  proration_details: prorationDetails,
+  next_invoice_preview: objectOf({
+    currency: str, subtotal: money, tax_amount: alwaysNull, total: money, due_date: alwaysNull,
+    line_items: {
+      type: 'array',
+      /** a proration line: a credit (negative) for what ends, a charge for what starts; unit_price is not kept */
+      items: objectOf({
+        description: stringOrNull, price_id: str, quantity: str, unit_price: alwaysNull, amount: money, is_proration: bool,
+        period_start: dateTimeString, period_end: dateTimeString,
+      }),
+    },
+  }),
+  new_billing_cycle: alwaysNull,
+  metadata: alwaysNull,
+  warnings: stringArray,
+})
+
+export const subscriptionChangeExecuteSchema = objectOf({
+  change_type: str,
+  effective_date: dateTimeString,
+  is_scheduled: bool,
+  schedule_id: alwaysNull,
+  scheduled_at: alwaysNull,
+  old_subscription: subscriptionSummary,
+  new_subscription: subscriptionSummary,
+  /** the proration invoice, when the change made one */
+  invoice: { anyOf: [ref('Invoice'), { type: 'null' }] },
+  proration_applied: prorationDetails,
+  credit_grants: alwaysNull,
+  metadata: alwaysNull,
+})
+
+export const addonAssociationSchema = recordSchema('AddonAssociation', {
+  addon_id: str,
+  /** the subscription */
+  entity_id: str,
+  entity_type: str,
+  addon_status: str,
+  start_date: dateTimeString,
+  end_date: dateTimeOrNull,
+  cancelled_at: dateTimeOrNull,
+  cancellation_reason: alwaysNull,
+  addon: alwaysNull,
+  subscription: alwaysNull,
+})

@@ -5,8 +5,8 @@ import { serializeBase, pick } from '../db/common.js'
 import { metadataSchema, paginationQuery } from '../http/schemas.js'
 import { TAX_ENTITY_TYPES, type TaxAssociation } from './tax-association.entity.js'
 import {
-  createTaxAssociation, deleteTaxAssociation, getTaxAssociation, listTaxAssociations,
-  type CreateTaxAssociationInput, type TaxAssociationFilter,
+  createTaxAssociation, deleteTaxAssociation, getTaxAssociation, listTaxAssociations, updateTaxAssociation,
+  type CreateTaxAssociationInput, type TaxAssociationFilter, type UpdateTaxAssociationInput,
 } from './tax-association.service.js'
 
 export function serializeTaxAssociation(a: TaxAssociation) {
@@ -35,6 +35,12 @@ const createBody = {
   },
 } as const
 
+const updateBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { priority: createBody.properties.priority, auto_apply: { type: 'boolean' }, metadata: metadataSchema },
+} as const
+
 const listQuery = {
   type: 'object',
   additionalProperties: false,
@@ -47,7 +53,7 @@ const listQuery = {
 } as const
 
 export async function taxAssociationRoutes(app: FastifyInstance, ctx: BillingContext): Promise<void> {
-  registerCrudRoutes<TaxAssociation, CreateTaxAssociationInput, never, TaxAssociationFilter>(app, ctx, {
+  registerCrudRoutes<TaxAssociation, CreateTaxAssociationInput, UpdateTaxAssociationInput, TaxAssociationFilter>(app, ctx, {
     path: '/taxes/associations',
     schema: 'TaxAssociation',
     tags: ['taxes'],
@@ -55,6 +61,9 @@ export async function taxAssociationRoutes(app: FastifyInstance, ctx: BillingCon
     create: { body: createBody, run: createTaxAssociation },
     list: { query: listQuery, run: listTaxAssociations },
     get: getTaxAssociation,
+    update: { body: updateBody, run: updateTaxAssociation },
     archive: deleteTaxAssociation,
+    created: 200,
+    archived: 'record',
   })
 }

@@ -75,6 +75,23 @@ export async function getTaxAssociation(em: EntityManager, scope: Scope, id: str
   return findInScope(em, TaxAssociationSchema, scope, id, 'tax association')
 }
 
+export interface UpdateTaxAssociationInput {
+  priority?: number
+  auto_apply?: boolean
+  metadata?: Record<string, string>
+}
+
+/** Changes how an association applies (priority, auto_apply) and its metadata; the rate and the entity are fixed. */
+export async function updateTaxAssociation(em: EntityManager, scope: Scope, userId: string, id: string, input: UpdateTaxAssociationInput): Promise<TaxAssociation> {
+  const association = await getTaxAssociation(em, scope, id)
+  if (input.priority !== undefined) association.priority = input.priority
+  if (input.auto_apply !== undefined) association.auto_apply = input.auto_apply
+  if (input.metadata !== undefined) association.metadata = input.metadata
+  association.updated_by = userId
+  await em.flush()
+  return association
+}
+
 export interface TaxAssociationFilter extends Page {
   entity_type?: TaxEntityType
   entity_id?: string

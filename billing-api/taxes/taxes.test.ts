@@ -214,7 +214,7 @@ test('tax associations attach a published rate to a customer, a subscription or 
   const rate = await created(t.api.post('/v1/taxes/rates', vat()))
   const fee = await created(t.api.post('/v1/taxes/rates', ecoFee()))
 
-  const toCustomer = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id }))
+  const toCustomer = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id }), 200)
   assert.match(toCustomer.id, /^taxassoc_[0-9A-Z]{26}$/)
   assert.deepEqual(toCustomer, {
     id: toCustomer.id, tenant_id: t.tenantId, environment_id: t.environments.production, status: 'published', metadata: {},
@@ -224,15 +224,15 @@ test('tax associations attach a published rate to a customer, a subscription or 
   assert.deepEqual((await t.api.get(`/v1/taxes/associations/${toCustomer.id}`)).body, toCustomer)
   const toSubscription = await created(t.api.post('/v1/taxes/associations', {
     tax_rate_id: fee.id, entity_type: 'subscription', entity_id: subscription.id, priority: 5, auto_apply: false, metadata: { k: 'v' },
-  }))
+  }), 200)
   assert.deepEqual(
     [toSubscription.entity_type, toSubscription.entity_id, toSubscription.priority, toSubscription.auto_apply, toSubscription.metadata],
     ['subscription', subscription.id, 5, false, { k: 'v' }],
   )
   // tax_rate_code names the rate by its code (Flexprice's form)
-  const toTenant = await created(t.api.post('/v1/taxes/associations', { tax_rate_code: rate.code, entity_type: 'tenant', entity_id: t.tenantId, priority: 1 }))
+  const toTenant = await created(t.api.post('/v1/taxes/associations', { tax_rate_code: rate.code, entity_type: 'tenant', entity_id: t.tenantId, priority: 1 }), 200)
   assert.equal(toTenant.tax_rate_id, rate.id)
-  const toSubscription2 = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'subscription', entity_id: subscription.id, priority: 1 }))
+  const toSubscription2 = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'subscription', entity_id: subscription.id, priority: 1 }), 200)
 
   const ids = async (query: string) => {
     const body = await list(t.api, `/v1/taxes/associations${query}`)
@@ -256,12 +256,12 @@ test('tax associations attach a published rate to a customer, a subscription or 
     409, 'already_exists', new RegExp(`tax rate ${rate.id} is already associated with customer ${customer.id}`),
   )
   const del = await t.api.delete(`/v1/taxes/associations/${toCustomer.id}`)
-  assert.equal(del.status, 204)
-  assert.equal(del.body, null)
+  assert.equal(del.status, 200)
+  assert.deepEqual(del.body, { ...toCustomer, status: 'deleted', updated_at: del.body.updated_at }, 'the delete answers the association as it left it')
   assertError(await t.api.get(`/v1/taxes/associations/${toCustomer.id}`), 404, 'not_found')
   assertError(await t.api.delete(`/v1/taxes/associations/${toCustomer.id}`), 404, 'not_found')
   assert.deepEqual((await ids(`?entity_id=${customer.id}`)).ids, [])
-  const reattached = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id }))
+  const reattached = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id }), 200)
   assert.deepEqual((await ids(`?entity_id=${customer.id}`)).ids, [reattached.id])
 })
 
@@ -300,10 +300,12 @@ test('associations refuse rates that are not published and entities outside the 
   assert.equal(await rows('tax_associations', t.scope), 0, 'no association was written')
 
   // A rate in use cannot be deleted (archiving is the way out), until its associations are gone.
-  const association = await created(attach({}))
+  const association = await created(attach({}), 200)
   assertError(await t.api.delete(`/v1/taxes/rates/${rate.id}`), 400, 'invalid_operation', /has 1 association\(s\); delete them first or archive the rate/)
   assert.equal((await t.api.get(`/v1/taxes/rates/${rate.id}`)).body.status, 'published')
-  assert.equal((await t.api.delete(`/v1/taxes/associations/${association.id}`)).status, 204)
+  const removed = await t.api.delete(`/v1/taxes/associations/${association.id}`)
+  assert.equal(removed.status, 200)
+  assert.deepEqual(removed.body, { ...association, status: 'deleted', updated_at: removed.body.updated_at }, 'the delete answers the association as it left it')
   assert.equal((await t.api.delete(`/v1/taxes/rates/${rate.id}`)).status, 204)
   assertError(await t.api.get(`/v1/taxes/rates/${rate.id}`), 404, 'not_found')
   assertError(await t.api.delete(`/v1/taxes/rates/${rate.id}`), 404, 'not_found')
@@ -316,7 +318,7 @@ test('tax rates and associations are isolated between tenants and environments',
   const sandbox = p.client(a.apiKey, a.environments.development)
   const { customer } = await subscriptionOf(a.api, 'cust-a')
   const rate = await created(a.api.post('/v1/taxes/rates', vat()))
-  const association = await created(a.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id }))
+  const association = await created(a.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id }), 200)
 
   for (const api of [b.api, sandbox]) {
     assertError(await api.get(`/v1/taxes/rates/${rate.id}`), 404, 'not_found')
@@ -338,4 +340,19 @@ test('tax rates and associations are isolated between tenants and environments',
   assert.deepEqual((await list(a.api, '/v1/taxes/associations')).items.map((x: any) => x.id), [association.id])
   assert.equal(await rows('tax_associations', { tenant_id: b.tenantId, environment_id: b.environments.production }), 0)
   assert.equal(await rows('tax_associations', { tenant_id: a.tenantId, environment_id: a.environments.development }), 0)
+})
+
+test('an association\'s priority, auto_apply and metadata change in place; its rate and entity do not; another tenant cannot change it', async () => {
+  const t = await tenant()
+  const rate = await created(t.api.post('/v1/taxes/rates', vat()))
+  const customer = await created(t.api.post('/v1/customers', { external_id: 'acme' }))
+  const a = await created(t.api.post('/v1/taxes/associations', { tax_rate_id: rate.id, entity_type: 'customer', entity_id: customer.id }), 200)
+  const res = await t.api.put(`/v1/taxes/associations/${a.id}`, { priority: 2, auto_apply: false, metadata: { why: 'reduced' } })
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  assert.deepEqual(res.body, { ...a, priority: 2, auto_apply: false, metadata: { why: 'reduced' }, updated_at: res.body.updated_at })
+  assert.deepEqual((await t.api.get(`/v1/taxes/associations/${a.id}`)).body, res.body)
+  assertError(await t.api.put(`/v1/taxes/associations/${a.id}`, { tax_rate_id: rate.id }), 400, 'validation_error', /tax_rate_id/)
+  const other = await tenant()
+  assertError(await other.api.put(`/v1/taxes/associations/${a.id}`, { priority: 9 }), 404, 'not_found')
+  assert.equal((await t.api.get(`/v1/taxes/associations/${a.id}`)).body.priority, 2)
 })

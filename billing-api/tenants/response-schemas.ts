@@ -1,5 +1,11 @@
 // Response schemas of the tenant, environment and signup routes (registered by module.ts).
-import { dateTimeString, metadataResponse, objectOf, str } from '../http/response-schemas.js'
+import { dateTimeString, metadataResponse, objectOf, str, stringOrNull } from '../http/response-schemas.js'
+
+/** spec: Address; every key written, null when the tenant did not set it */
+const addressResponse = objectOf({
+  address_line1: stringOrNull, address_line2: stringOrNull, address_city: stringOrNull,
+  address_state: stringOrNull, address_postal_code: stringOrNull, address_country: stringOrNull,
+}, { nullable: true })
 
 export const tenantSchema = {
   $id: 'Tenant',
@@ -7,8 +13,8 @@ export const tenantSchema = {
     id: str,
     name: str,
     status: str,
-    /** free-form billing details (address, tax ids) as the tenant set them */
-    billing_details: { type: 'object', additionalProperties: true },
+    /** spec: TenantBillingDetails; every key written, null when not set */
+    billing_details: objectOf({ address: addressResponse, email: stringOrNull, help_email: stringOrNull, phone: stringOrNull }),
     metadata: metadataResponse,
     created_at: dateTimeString,
     updated_at: dateTimeString,

@@ -5,16 +5,23 @@ import { requireRole } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso } from '../db/common.js'
 import { idParams, metadataSchema } from '../http/schemas.js'
-import { EnvironmentSchema, TenantSchema, type Environment, type Tenant } from './tenant.entity.js'
+import { EnvironmentSchema, TenantSchema, type Address, type Environment, type Tenant, type TenantBillingDetails } from './tenant.entity.js'
 import { typed } from '../http/typed-routes.js'
 import { pageOf, ref } from '../http/response-schemas.js'
+
+const ADDRESS_KEYS = ['address_line1', 'address_line2', 'address_city', 'address_state', 'address_postal_code', 'address_country'] as const
+
+function serializeBillingDetails(b: TenantBillingDetails | null) {
+  const address = b?.address ? Object.fromEntries(ADDRESS_KEYS.map((k) => [k, b.address?.[k] ?? null])) as Address : null
+  return { address, email: b?.email ?? null, help_email: b?.help_email ?? null, phone: b?.phone ?? null }
+}
 
 function serializeTenant(t: Tenant) {
   return {
     id: t.id,
     name: t.name,
     status: t.status,
-    billing_details: t.billing_details ?? {},
+    billing_details: serializeBillingDetails(t.billing_details),
     metadata: t.metadata ?? {},
     created_at: iso(t.created_at),
     updated_at: iso(t.updated_at),
@@ -30,6 +37,35 @@ function serializeEnvironment(e: Environment) {
 
 const envName = { type: 'string', minLength: 1, maxLength: 100 } as const
 
+// spec: TenantBillingDetails and the Address limits
+const addressBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    address_line1: { type: 'string', maxLength: 255 },
+    address_line2: { type: 'string', maxLength: 255 },
+    address_city: { type: 'string', maxLength: 100 },
+    address_state: { type: 'string', maxLength: 100 },
+    address_postal_code: { type: 'string', maxLength: 20 },
+    address_country: { type: 'string', maxLength: 100 },
+  },
+} as const
+const billingDetailsBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    address: addressBody,
+    email: { type: 'string', format: 'email', maxLength: 255 },
+    help_email: { type: 'string', format: 'email', maxLength: 255 },
+    phone: { type: 'string', maxLength: 50 },
+  },
+} as const
+const updateTenantBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { name: { type: 'string', minLength: 1, maxLength: 255 }, billing_details: billingDetailsBody, metadata: metadataSchema },
+} as const
+
 export async function tenantRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
   app.get('/tenants/:id', { schema: { response: { 200: ref('Tenant') }, tags: ['tenants'], params: idParams } }, async (request) => {
@@ -38,6 +74,21 @@ export async function tenantRoutes(instance: FastifyInstance, ctx: BillingContex
     if (id !== request.auth.tenantId) throw new NotFoundError('tenant', id)
     const tenant = await ctx.orm.em.fork().findOne(TenantSchema, { id })
     if (!tenant) throw new NotFoundError('tenant', id)
+    return serializeTenant(tenant)
+  })
+
+  // The caller's own tenant (Flexprice's path): name, metadata and billing details, each replaced
+  // when sent. An administrator's change, as an environment's.
+  app.put('/tenants/update', { schema: { response: { 200: ref('Tenant') }, tags: ['tenants'], body: updateTenantBody } }, async (request) => {
+    requireRole(request, 'super_admin')
+    const em = ctx.orm.em.fork()
+    const tenant = await em.findOne(TenantSchema, { id: request.auth.tenantId })
+    if (!tenant) throw new NotFoundError('tenant', request.auth.tenantId)
+    const { name, billing_details: billing, metadata } = request.body
+    if (name !== undefined) tenant.name = name
+    if (metadata !== undefined) tenant.metadata = metadata
+    if (billing !== undefined) tenant.billing_details = billing
+    await em.flush()
     return serializeTenant(tenant)
   })
 

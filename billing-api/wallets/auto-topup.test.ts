@@ -22,7 +22,7 @@ let keys = 0
 const debit = (api: ApiClient, walletId: string, credits: string) =>
   created(api.post(`/v1/wallets/${walletId}/debit`, { credits, idempotency_key: `d-${++keys}` }))
 const topUp = (api: ApiClient, walletId: string, credits: string, reason = 'FREE_CREDIT') =>
-  created(api.post(`/v1/wallets/${walletId}/top-up`, { credits, transaction_reason: reason, idempotency_key: `t-${++keys}` }))
+  created(api.post(`/v1/wallets/${walletId}/top-up`, { credits, transaction_reason: reason, idempotency_key: `t-${++keys}` }), 200)
 
 async function alerts(walletId: string) {
   return (await sql(`SELECT payload FROM system_events_outbox WHERE event_name = 'wallet.balance_alert' AND entity_id = ? ORDER BY created_at, id`, [walletId]))
@@ -44,7 +44,7 @@ async function setup(settings: Record<string, unknown>) {
   const t = await p.newTenant()
   const customer = await created(t.api.post('/v1/customers', { external_id: `c-${Math.random().toString(36).slice(2)}` }))
   // 1 credit = 0.50 USD
-  const wallet = await created(t.api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', conversion_rate: '0.5', ...settings }))
+  const wallet = await created(t.api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', conversion_rate: '0.5', ...settings }), 200)
   return { t, customer, wallet }
 }
 
@@ -174,7 +174,7 @@ test('a debit by invoice finalization (prepaid credits) fires the top-up, which 
   const wallet = await created(t.api.post('/v1/wallets', {
     customer_id: customer.id, currency: 'USD', conversion_rate: '0.5',
     balance_alert: { threshold: '60' }, auto_topup: { enabled: true, amount: '40', mode: 'invoiced' },
-  }))
+  }), 200)
   await topUp(t.api, wallet.id, '100', 'PURCHASED') // 50.00 USD
   const fin = await t.api.post(`/v1/invoices/${first}/finalize`, {})
   assert.equal(fin.status, 200, JSON.stringify(fin.body))

@@ -23,9 +23,9 @@ test('two concurrent expiry runs write one expiry row per expired credit and zer
   const expiring: string[] = []
   for (let i = 0; i < 6; i++) {
     const c = await created(t.api.post('/v1/customers', { external_id: `c${i}` }))
-    const w = await created(t.api.post('/v1/wallets', { customer_id: c.id, currency: 'USD', conversion_rate: '0.5' }))
+    const w = await created(t.api.post('/v1/wallets', { customer_id: c.id, currency: 'USD', conversion_rate: '0.5' }), 200)
     wallets.push(w.id)
-    const top = (body: object) => created(t.api.post(`/v1/wallets/${w.id}/top-up`, { transaction_reason: 'PROMOTIONAL', idempotency_key: `k-${Math.random()}`, ...body }))
+    const top = (body: object) => created(t.api.post(`/v1/wallets/${w.id}/top-up`, { transaction_reason: 'PROMOTIONAL', idempotency_key: `k-${Math.random()}`, ...body }), 200)
     expiring.push((await top({ credits: '10', priority: 0, expiry_date: '2026-11-11T00:00:00Z' })).transaction.id)
     expiring.push((await top({ credits: '2.5', expiry_date: '2026-11-12T00:00:00Z' })).transaction.id)
     await top({ credits: '4', expiry_date: '2026-12-01T00:00:00Z' }) // not yet due

@@ -33,7 +33,7 @@ async function ledgerTotals(walletId: string) {
 async function newWallet() {
   const t = await p.newTenant()
   const customer = await created(t.api.post('/v1/customers', { external_id: 'busy' }))
-  const w = await created(t.api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', conversion_rate: '0.01' }))
+  const w = await created(t.api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', conversion_rate: '0.01' }), 200)
   return { api: t.api, w }
 }
 
@@ -43,7 +43,7 @@ test('10 concurrent requests with one idempotency key apply exactly once, for to
   const { api, w } = await newWallet()
   const tops = await Promise.all(Array.from({ length: 10 }, () =>
     api.post(`/v1/wallets/${w.id}/top-up`, { credits: '7', transaction_reason: 'PURCHASED', idempotency_key: 'same-top-up' })))
-  assert.equal(statuses(tops), ['201', ...Array(9).fill('409')].join(','))
+  assert.equal(statuses(tops), ['200', ...Array(9).fill('409')].join(','))
   for (const r of tops.filter((r) => r.status === 409)) assertError(r, 409, 'already_exists', /idempotency_key same-top-up/)
 
   const debits = await Promise.all(Array.from({ length: 10 }, () =>
@@ -60,9 +60,9 @@ test('10 concurrent requests with one idempotency key apply exactly once, for to
 test('20 concurrent debits against a PREPAID wallet: exactly the affordable ones succeed and the ledger balances', async () => {
   const { api, w } = await newWallet()
   // 3 x 3.35 = 10.05 credits, in three credits of different priorities and expiries.
-  await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits: '3.35', priority: 2, transaction_reason: 'PURCHASED', idempotency_key: 't1' }))
-  await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits: '3.35', priority: 1, expiry_date: '2026-12-01T00:00:00Z', transaction_reason: 'PROMOTIONAL', idempotency_key: 't2' }))
-  await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits: '3.35', transaction_reason: 'FREE_CREDIT', idempotency_key: 't3' }))
+  await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits: '3.35', priority: 2, transaction_reason: 'PURCHASED', idempotency_key: 't1' }), 200)
+  await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits: '3.35', priority: 1, expiry_date: '2026-12-01T00:00:00Z', transaction_reason: 'PROMOTIONAL', idempotency_key: 't2' }), 200)
+  await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits: '3.35', transaction_reason: 'FREE_CREDIT', idempotency_key: 't3' }), 200)
 
   // 1.5 credits each: floor(10.05 / 1.5) = 6 succeed (9 credits), 14 are refused, 1.05 remain.
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>

@@ -63,4 +63,13 @@ export const walletTransactionSchema = recordSchema('WalletTransaction', {
 /** A top-up or debit: the transaction and the wallet after it. */
 export const ledgerResultSchema = objectOf({ transaction: ref('WalletTransaction'), wallet: ref('Wallet') })
 
+/**
+ * A top-up's answer: the ledger result, its transaction also under Flexprice's name
+ * (`wallet_transaction`), and `invoice_id`, null: a top-up through the API is not invoiced
+ * (PURCHASED_CREDIT_INVOICED is refused; invoiced top-ups are the automatic ones).
+ */
+export const topUpResultSchema = objectOf({
+  transaction: ref('WalletTransaction'), wallet_transaction: ref('WalletTransaction'), wallet: ref('Wallet'), invoice_id: alwaysNull,
+})
+
 export const walletModificationSchema = objectOf({ original: ref('Wallet'), updated: ref('Wallet') })

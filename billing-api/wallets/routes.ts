@@ -10,7 +10,7 @@ import { updateWalletSettings, walletSettingsProperties } from './settings.js'
 import { CREDIT_REASONS, WALLET_TYPES } from './wallet.entity.js'
 import { typed } from '../http/typed-routes.js'
 import { pageOf, ref } from '../http/response-schemas.js'
-import { ledgerResultSchema, walletModificationSchema } from './response-schemas.js'
+import { ledgerResultSchema, topUpResultSchema, walletModificationSchema } from './response-schemas.js'
 import { walletSearchRoutes } from './search-routes.js'
 import { FLEXPRICE_CREDIT_REASONS, topUpInput } from './top-up-aliases.js'
 
@@ -85,9 +85,9 @@ export async function walletRoutes(instance: FastifyInstance, ctx: BillingContex
   const em = () => ctx.orm.em.fork()
   const walletId = (params: unknown) => (params as { id: string }).id
 
-  app.post('/wallets', { schema: { response: { 201: ref('Wallet') }, tags, body: createBody } }, async (request, reply) => {
-    const view = await createWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, request.body)
-    return reply.code(201).send(wire(view))
+  // A wallet's create and top-up answer 200, as Flexprice's (the spec fixes neither status).
+  app.post('/wallets', { schema: { response: { 200: ref('Wallet') }, tags, body: createBody } }, async (request) => {
+    return wire(await createWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, request.body))
   })
 
   app.get('/wallets', { schema: { response: { 200: pageOf(ref('Wallet')) }, tags, querystring: listQuery } }, async (request) => {
@@ -100,9 +100,9 @@ export async function walletRoutes(instance: FastifyInstance, ctx: BillingContex
     return wire(await getWallet(em(), ctx.clock, scopeOf(request), walletId(request.params)))
   })
 
-  app.post('/wallets/:id/top-up', { schema: { response: { 201: ledgerResultSchema }, tags, params: idParams, body: topUpBody } }, async (request, reply) => {
-    const result = await topUpWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), topUpInput(request.body))
-    return reply.code(201).send(ledgerWire(result))
+  app.post('/wallets/:id/top-up', { schema: { response: { 200: topUpResultSchema }, tags, params: idParams, body: topUpBody } }, async (request) => {
+    const result = ledgerWire(await topUpWallet(em(), ctx.clock, scopeOf(request), request.auth.userId, walletId(request.params), topUpInput(request.body)))
+    return { ...result, wallet_transaction: result.transaction, invoice_id: null }
   })
 
   app.post('/wallets/:id/debit', { schema: { response: { 201: ledgerResultSchema }, tags, params: idParams, body: debitBody } }, async (request, reply) => {

@@ -16,11 +16,11 @@ const inDays = (n: number) => new Date(clock.now().getTime() + n * DAY).toISOStr
 
 async function wallet(api: ApiClient, body: Record<string, unknown> = {}) {
   const customer = await created(api.post('/v1/customers', { external_id: `c-${Math.random()}` }))
-  return created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', ...body }))
+  return created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', ...body }), 200)
 }
 
 async function topUp(api: ApiClient, walletId: string, body: Record<string, unknown>) {
-  return (await created(api.post(`/v1/wallets/${walletId}/top-up`, { transaction_reason: 'PURCHASED', idempotency_key: `k-${Math.random()}`, ...body }))).transaction
+  return (await created(api.post(`/v1/wallets/${walletId}/top-up`, { transaction_reason: 'PURCHASED', idempotency_key: `k-${Math.random()}`, ...body }), 200)).transaction
 }
 
 async function transactions(api: ApiClient, walletId: string) {
@@ -36,7 +36,7 @@ async function sql(query: string, params: unknown[] = []): Promise<any[]> {
 test('wallet create, get and list show the balance derived from the ledger; one live wallet per customer and currency', async () => {
   const { api, tenantId, environments, userId } = await p.newTenant()
   const customer = await created(api.post('/v1/customers', { external_id: 'holder' }))
-  const w = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', name: 'Main', conversion_rate: '0.5', metadata: { team: 'x' } }))
+  const w = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', name: 'Main', conversion_rate: '0.5', metadata: { team: 'x' } }), 200)
   assert.match(w.id, /^wallet_/)
   assert.deepEqual({ ...w, id: undefined, created_at: undefined, updated_at: undefined }, {
     id: undefined, created_at: undefined, updated_at: undefined, tenant_id: tenantId, environment_id: environments.production,
@@ -51,7 +51,7 @@ test('wallet create, get and list show the balance derived from the ledger; one 
   assert.equal(event.payload.customer_id, customer.id)
 
   assertError(await api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD' }), 409, 'already_exists', /already has a USD wallet/)
-  const eur = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'EUR', wallet_type: 'POSTPAID' }))
+  const eur = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'EUR', wallet_type: 'POSTPAID' }), 200)
   assert.deepEqual([eur.conversion_rate, eur.wallet_type, eur.name], ['1', 'POSTPAID', 'EUR wallet'])
   const other = await wallet(api)
 
@@ -84,14 +84,14 @@ test('wallet create, get and list show the balance derived from the ledger; one 
 test("Flexprice's forms: description, initial_credits_to_load, credits_to_add and its reasons, update, searches, the balance read", async () => {
   const { api } = await p.newTenant()
   const customer = await created(api.post('/v1/customers', { external_id: 'sdk' }))
-  const w = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', description: 'Prepaid', initial_credits_to_load: '0.00', conversion_rate: '1' }))
+  const w = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD', description: 'Prepaid', initial_credits_to_load: '0.00', conversion_rate: '1' }), 200)
   assert.deepEqual([w.description, w.balance, w.wallet_status], ['Prepaid', '0', 'active'])
   const refused = await api.post('/v1/wallets', { customer_id: customer.id, currency: 'EUR', initial_credits_to_load: '5' })
   assertError(refused, 400, 'validation_error', /^initial_credits_to_load: a wallet is created empty/)
 
-  const top = await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits_to_add: '100.50', transaction_reason: 'PURCHASED_CREDIT_DIRECT', idempotency_key: 'k1' }))
+  const top = await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits_to_add: '100.50', transaction_reason: 'PURCHASED_CREDIT_DIRECT', idempotency_key: 'k1' }), 200)
   assert.deepEqual([top.transaction.credit_amount, top.transaction.transaction_reason, top.wallet.balance, top.wallet.credit_balance], ['100.5', 'PURCHASED', '100.5', '100.5'])
-  const free = await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits: '2', transaction_reason: 'FREE_CREDIT_GRANT', idempotency_key: 'k2' }))
+  const free = await created(api.post(`/v1/wallets/${w.id}/top-up`, { credits: '2', transaction_reason: 'FREE_CREDIT_GRANT', idempotency_key: 'k2' }), 200)
   assert.equal(free.transaction.transaction_reason, 'FREE_CREDIT')
   const topUp = (body: object) => api.post(`/v1/wallets/${w.id}/top-up`, { transaction_reason: 'PURCHASED', idempotency_key: `k-${Math.random()}`, ...body })
   assertError(await topUp({ credits: '1', credits_to_add: '1' }), 400, 'validation_error', /credits_to_add: send credits or credits_to_add, not both/)

@@ -9,6 +9,8 @@ export interface LatestEventsQuery {
   environmentId: string
   eventName?: string
   externalCustomerId?: string
+  /** one event by the id it was sent with */
+  eventId?: string
   limit: number
   offset: number
 }
@@ -17,11 +19,12 @@ function where(q: LatestEventsQuery): string {
   const parts = ['tenant_id = {tenant:String}', 'environment_id = {env:String}']
   if (q.eventName !== undefined) parts.push('event_name = {name:String}')
   if (q.externalCustomerId !== undefined) parts.push('external_customer_id = {customer:String}')
+  if (q.eventId !== undefined) parts.push('event_id = {eventId:String}')
   return parts.join(' AND ')
 }
 
 const params = (q: LatestEventsQuery) => ({
-  tenant: q.tenantId, env: q.environmentId, name: q.eventName ?? '', customer: q.externalCustomerId ?? '', limit: q.limit, offset: q.offset,
+  tenant: q.tenantId, env: q.environmentId, name: q.eventName ?? '', customer: q.externalCustomerId ?? '', eventId: q.eventId ?? '', limit: q.limit, offset: q.offset,
 })
 
 export async function latestEvents(ch: ClickHouse, q: LatestEventsQuery): Promise<{ rows: RawEventRow[]; total: number }> {

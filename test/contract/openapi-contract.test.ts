@@ -21,6 +21,8 @@ const NOW = new Date('2026-09-15T10:00:00Z')
 /** Operations this test reaches only with an error answer, and why not with a success. */
 const ERROR_ONLY: Record<string, string> = {
   'POST /v1/admin/queues/{queue}/jobs/{id}/retry': 'only a failed job can be retried, and no job fails in this run (its 400 is checked)',
+  'POST /v1/payments/{id}/process': 'a recorded payment is applied when recorded: processing it is refused (its 400 is checked)',
+  'DELETE /v1/payments/{id}': 'a recorded payment is on its invoice and is not deleted (its 400 is checked)',
 }
 
 const raw = new RawBodies()
@@ -28,11 +30,12 @@ let p: TestPlatform
 let stripe: StripeStandIn
 let c: ContractClient
 let validator: DocumentValidator
+const clock = new ManualClock(NOW)
 
 before(async () => {
   stripe = await new StripeStandIn().start()
   p = await startTestPlatform({
-    clock: new ManualClock(NOW),
+    clock,
     onHttpServer: raw.install,
     // the outbox relay makes the webhook deliveries the deliveries routes list
     relay: true,
@@ -61,6 +64,7 @@ test('every operation answers what the OpenAPI document declares', async () => {
 
   // --- tenant, users, keys, environments
   await api('GET /v1/tenants/{id}', { params: { id: t.tenantId } })
+  await api('PUT /v1/tenants/update', { body: { billing_details: { email: 'billing@contract.test' } } })
   await api('GET /v1/environments')
   const env = await api('POST /v1/environments', { body: { name: 'staging', type: 'development' }, expect: 201 })
   const user = await api('POST /v1/users', { body: { name: 'a-bot' }, expect: 201 })
@@ -116,7 +120,7 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('GET /v1/prices/units/{id}', { params: { id: id(sdkUnit) } })
   await api('GET /v1/prices/units/code/{code}', { params: { code: 'tok' } })
   await api('PUT /v1/prices/units/{id}', { params: { id: id(sdkUnit) }, body: { name: 'Token points' } })
-  await api('DELETE /v1/prices/units/{id}', { params: { id: id(sdkUnit) }, expect: 204 })
+  await api('DELETE /v1/prices/units/{id}', { params: { id: id(sdkUnit) }, expect: 200 })
   const feature = await api('POST /v1/features', { body: { name: 'Tokens', type: 'metered', meter_id: id(meter), lookup_key: 'tokens' }, expect: 201 })
   await api('GET /v1/features')
   await api('POST /v1/features/search', { body: { lookup_key: 'tokens' } })
@@ -176,10 +180,11 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/taxes/rates/search', { body: {} })
   await api('GET /v1/taxes/rates/{id}', { params: { id: id(rate) } })
   await api('PUT /v1/taxes/rates/{id}', { params: { id: id(rate) }, body: { name: 'VAT (FR)' } })
-  const taxAssoc = await api('POST /v1/taxes/associations', { body: { tax_rate_id: id(rate), entity_type: 'customer', entity_id: id(customer) }, expect: 201 })
+  const taxAssoc = await api('POST /v1/taxes/associations', { body: { tax_rate_id: id(rate), entity_type: 'customer', entity_id: id(customer) }, expect: 200 })
   await api('GET /v1/taxes/associations')
   await api('POST /v1/taxes/associations/search', { body: {} })
   await api('GET /v1/taxes/associations/{id}', { params: { id: id(taxAssoc) } })
+  await api('PUT /v1/taxes/associations/{id}', { params: { id: id(taxAssoc) }, body: { priority: 1 } })
   const coupon = await api('POST /v1/coupons', { body: { name: 'Launch', type: 'percentage', percentage_off: '10', duration: 'forever' }, expect: 201 })
   await api('GET /v1/coupons')
   await api('POST /v1/coupons/search', { body: {} })
@@ -231,6 +236,11 @@ test('every operation answers what the OpenAPI document declares', async () => {
   const added = await api('POST /v1/subscriptions/{id}/lineitems', { params: { id: id(draft) }, body: { price_id: id(extra), quantity: 2 }, expect: 201 })
   await api('PUT /v1/subscriptions/lineitems/{id}', { params: { id: id(added) }, body: { metadata: { seat: 'extra' } } })
   await api('DELETE /v1/subscriptions/lineitems/{id}', { params: { id: id(added) }, body: {} })
+  const planChange = { target_plan_id: id(spare), proration_behavior: 'create_prorations', billing_cadence: 'RECURRING', billing_cycle: 'anniversary', billing_period: 'MONTHLY' }
+  await api('POST /v1/subscriptions/{id}/change/preview', { params: { id: id(draft) }, body: planChange })
+  await api('POST /v1/subscriptions/{id}/change/execute', { params: { id: id(draft) }, body: planChange })
+  const support = await api('POST /v1/addons', { body: { name: 'Support', lookup_key: 'support-addon', prices: [{ ...fee, amount: '4.00' }] }, expect: 201 })
+  const attached = await api('POST /v1/subscriptions/addon', { body: { subscription_id: id(draft), addon_id: id(support) } })
   const couponAssoc = await api('POST /v1/coupon_associations', { body: { coupon_id: id(coupon), subscription_id: subId }, expect: 201 })
   await api('GET /v1/coupon_associations', { query: `subscription_id=${subId}` })
 
@@ -260,8 +270,18 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('GET /v1/invoices/{id}/csv', { params: { id: invId } })
   await api('POST /v1/invoices/search/csv', { body: {} })
   await api('POST /v1/invoices/{id}/payment_failures', { params: { id: invId }, body: { reason: 'card_declined' } })
-  const partly = await api('POST /v1/invoices/{id}/payments', { params: { id: invId }, body: { amount: '30.00' } })
+  await api('POST /v1/invoices/{id}/payments', { params: { id: invId }, body: { amount: '30.00' } })
   await api('GET /v1/invoices/{id}/payments', { params: { id: invId } })
+  const pay = await api('POST /v1/payments', {
+    body: { amount: '1.00', currency: 'USD', destination_id: invId, destination_type: 'INVOICE', payment_method_type: 'OFFLINE' }, expect: 201,
+  })
+  await api('GET /v1/payments', { query: `destination_id=${invId}` })
+  await api('GET /v1/payments/{id}', { params: { id: id(pay) } })
+  await api('PUT /v1/payments/{id}', { params: { id: id(pay) }, body: { metadata: { ref: 'wire' } } })
+  await api('POST /v1/payments/{id}/process', { params: { id: id(pay) }, expect: 400 })
+  await api('DELETE /v1/payments/{id}', { params: { id: id(pay) }, expect: 400 })
+  await api('GET /v1/customers/{id}/invoices/summary', { params: { id: id(customer) } })
+  await api('GET /v1/customers/usage', { query: `customer_id=${id(customer)}` })
   const second = await api('POST /v1/invoices', {
     body: { customer_id: id(customer), currency: 'USD', invoice_type: 'ONE_OFF', line_items: [{ display_name: 'Seats', amount: '10.00', quantity: '1' }] }, expect: 201,
   })
@@ -269,7 +289,7 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/invoices/{id}/void', { params: { id: id(second) }, body: {} })
 
   // --- wallets
-  const wallet = await api('POST /v1/wallets', { body: { customer_id: id(customer), currency: 'USD' }, expect: 201 })
+  const wallet = await api('POST /v1/wallets', { body: { customer_id: id(customer), currency: 'USD' }, expect: 200 })
   await api('GET /v1/wallets')
   await api('GET /v1/wallets/{id}', { params: { id: id(wallet) } })
   await api('POST /v1/wallets/{id}/top-up', { params: { id: id(wallet) }, body: { credits: '100', transaction_reason: 'PURCHASED', idempotency_key: 'top-1' } })
@@ -308,7 +328,7 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/webhooks/{id}/retry', { params: { id: delivery }, body: {} })
   await api('POST /v1/invoices/{id}/payment_link', { params: { id: invId }, body: { success_url: 'https://example.com/paid' } })
   // the rest (the total includes the customer's 20 % VAT): a refund needs a paid invoice
-  await api('POST /v1/invoices/{id}/payments', { params: { id: invId }, body: { amount: partly.body.invoice.amount_remaining } })
+  await api('PUT /v1/invoices/{id}/payment', { params: { id: invId }, body: { payment_status: 'SUCCEEDED' } })
   await api('POST /v1/invoices/{id}/refunds', { params: { id: invId }, body: { amount: '10.00' }, expect: 201 })
   const event = JSON.stringify({ id: 'evt_contract_1', object: 'event', type: 'customer.updated', created: Math.floor(NOW.getTime() / 1000), data: { object: { id: 'cus_contract1' } } })
   const signature = new Stripe('sk_test_signer').webhooks.generateTestHeaderString({ payload: event, secret: WEBHOOK_SECRET, timestamp: Math.floor(NOW.getTime() / 1000) })
@@ -353,23 +373,44 @@ test('every operation answers what the OpenAPI document declares', async () => {
   }, 'an invoice with a usage line')
   await api('GET /v1/invoices/{id}/lines/{line_id}/explain', { params: { id: usageLine.invoice, line_id: usageLine.line } })
 
+  // one counted event by its id
+  const counted = await eventually(async () => {
+    const r = await api('GET /v1/events')
+    return r.body.items.length > 0 ? r : undefined
+  }, 'a counted event')
+  await api('GET /v1/events/{id}', { params: { id: counted.body.items[0].event_id } })
+
   // --- deletions, last
   await api('DELETE /v1/subscriptions/{id}/phases/{phase_id}', { params: { id: subId, phase_id: id(phase) }, expect: 204 })
   await api('DELETE /v1/coupon_associations/{id}', { params: { id: id(couponAssoc) }, expect: 204 })
   await api('POST /v1/subscriptions/{id}/cancel', { params: { id: subId }, body: { cancellation_type: 'immediate' } })
   await api('DELETE /v1/integrations/connections/{id}', { params: { id: id(connection) }, expect: 204 })
+  const secret = await api('POST /v1/secrets/integrations/create/{provider}', {
+    params: { provider: 'stripe' }, body: { provider: 'stripe', name: 'Stripe', credentials: { api_key: 'sk_test_contract_000000001', webhook_secret: WEBHOOK_SECRET } }, expect: 201,
+  })
+  await api('GET /v1/secrets/integrations/by-provider/{provider}', { params: { provider: 'stripe' } })
+  await api('GET /v1/secrets/integrations/linked')
+  await api('DELETE /v1/secrets/integrations/{id}', { params: { id: id(secret) }, expect: 204 })
+  const mapping = await api('POST /v1/entity-integration-mappings', {
+    body: { entity_type: 'customer', entity_id: id(linked), provider_type: 'stripe', provider_entity_id: 'cus_contract2' }, expect: 201,
+  })
+  await api('GET /v1/entity-integration-mappings/{id}', { params: { id: id(mapping) } })
+  await api('DELETE /v1/entity-integration-mappings/{id}', { params: { id: id(mapping) }, expect: 204 })
+  // an attachment ends after its start
+  clock.advance(3_600_000)
+  await api('DELETE /v1/subscriptions/addon', { body: { addon_association_id: id(attached) } })
   await api('DELETE /v1/webhooks/endpoints/{id}', { params: { id: id(endpoint) }, expect: 204 })
-  await api('DELETE /v1/taxes/associations/{id}', { params: { id: id(taxAssoc) }, expect: 204 })
+  await api('DELETE /v1/taxes/associations/{id}', { params: { id: id(taxAssoc) }, expect: 200 })
   await api('DELETE /v1/taxes/rates/{id}', { params: { id: id(rate) }, expect: 204 })
-  await api('DELETE /v1/coupons/{id}', { params: { id: id(coupon) }, expect: 204 })
-  await api('DELETE /v1/creditgrants/{id}', { params: { id: id(grant) }, expect: 204 })
-  await api('DELETE /v1/entitlements/{id}', { params: { id: id(entitlement) }, expect: 204 })
-  await api('DELETE /v1/addons/{id}', { params: { id: id(addon) }, expect: 204 })
-  await api('DELETE /v1/prices/{id}', { params: { id: id(price) }, expect: 204 })
-  await api('DELETE /v1/plans/{id}', { params: { id: id(plan) }, expect: 204 })
+  await api('DELETE /v1/coupons/{id}', { params: { id: id(coupon) }, expect: 200 })
+  await api('DELETE /v1/creditgrants/{id}', { params: { id: id(grant) }, expect: 200 })
+  await api('DELETE /v1/entitlements/{id}', { params: { id: id(entitlement) }, expect: 200 })
+  await api('DELETE /v1/addons/{id}', { params: { id: id(addon) }, expect: 200 })
+  await api('DELETE /v1/prices/{id}', { params: { id: id(price) }, expect: 200 })
+  await api('DELETE /v1/plans/{id}', { params: { id: id(plan) }, expect: 200 })
   await api('DELETE /v1/groups/{id}', { params: { id: id(group) }, expect: 204 })
-  await api('DELETE /v1/features/{id}', { params: { id: id(feature) }, expect: 204 })
-  await api('DELETE /v1/pricing-units/{id}', { params: { id: id(unit) }, expect: 204 })
+  await api('DELETE /v1/features/{id}', { params: { id: id(feature) }, expect: 200 })
+  await api('DELETE /v1/pricing-units/{id}', { params: { id: id(unit) }, expect: 200 })
   await api('DELETE /v1/customers/{id}', { params: { id: id(customer) }, expect: 204 })
   await api('DELETE /v1/meters/{id}', { params: { id: id(meter) }, expect: 204 })
   await api('DELETE /v1/secrets/api/keys/{id}', { params: { id: id(key) }, expect: 204 })

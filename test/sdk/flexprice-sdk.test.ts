@@ -23,8 +23,9 @@ import { deletions } from './scenarios/cleanup.js'
 import { GOAL_SHARE, PASSING } from './passing.js'
 
 let p: TestPlatform
+const clock = new ManualClock(new Date('2026-09-20T10:00:00Z'))
 before(async () => {
-  p = await startTestPlatform({ clock: new ManualClock(new Date('2026-09-20T10:00:00Z')) })
+  p = await startTestPlatform({ clock })
 })
 after(async () => {
   await p?.stop()
@@ -36,6 +37,7 @@ test('Flexprice SDK operations in scope work against Meterline', async () => {
     sdk: new Flexprice({ serverURL: `${p.url}/v1`, apiKeyAuth: t.apiKey }),
     rec: new Recorder(),
     p,
+    clock,
     api: t.api,
     tenantId: t.tenantId,
     userId: t.userId,

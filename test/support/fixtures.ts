@@ -2,9 +2,10 @@
 import type { ApiClient } from './platform.js'
 import assert from 'node:assert/strict'
 
-export async function created<T = any>(res: Promise<{ status: number; body: T }>): Promise<T> {
+/** The body of a create that answered `status` (201, or 200 for the creates whose Flexprice operation answers 200). */
+export async function created<T = any>(res: Promise<{ status: number; body: T }>, status: 200 | 201 = 201): Promise<T> {
   const r = await res
-  assert.equal(r.status, 201, `expected 201, got ${r.status}: ${JSON.stringify(r.body)}`)
+  assert.equal(r.status, status, `expected ${status}, got ${r.status}: ${JSON.stringify(r.body)}`)
   return r.body
 }
 

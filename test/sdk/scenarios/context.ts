@@ -1,4 +1,5 @@
 import type { Flexprice } from '@flexprice/sdk'
+import type { ManualClock } from '../../../platform/clock.js'
 import type { ApiClient, TestPlatform } from '../../support/platform.js'
 import type { Recorder } from '../recorder.js'
 
@@ -7,6 +8,8 @@ export interface Scenario {
   sdk: Flexprice
   rec: Recorder
   p: TestPlatform
+  /** the platform's clock, which steps move on where a change needs time to pass */
+  clock: ManualClock
   /** our own API, only for what the SDK has no operation for (meters) */
   api: ApiClient
   tenantId: string

@@ -37,27 +37,34 @@ export async function invoices(s: Scenario): Promise<void> {
       assert.equal(Buffer.from(await new Response(r).arrayBuffer()).subarray(0, 5).toString(), '%PDF-')
     })
     await rec.call('invoices.recalculateInvoice', () => sdk.invoices.recalculateInvoice(id), (r) => assert.equal(r.id, id))
-    await rec.call('invoices.finalizeInvoice', () => sdk.invoices.finalizeInvoice(id), () => {})
+    await rec.call('invoices.finalizeInvoice', () => sdk.invoices.finalizeInvoice(id), (r) => assert.equal(r.message, `invoice ${id} finalized`))
     await rec.call('invoices.getInvoice', () => sdk.invoices.getInvoice(id), (r) => {
       assert.equal(r.invoiceStatus, 'FINALIZED')
       assert.equal(r.totalTax, '6.00')
       assert.equal(r.total, '35.99')
     })
-    await rec.call('invoices.getCustomerInvoiceSummary', () => sdk.invoices.getCustomerInvoiceSummary(customerId), () => {})
+    await rec.call('invoices.getCustomerInvoiceSummary', () => sdk.invoices.getCustomerInvoiceSummary(customerId), (r) => {
+      // the finalized invoices of the customer in USD: this one (35.99) among them, nothing paid yet
+      const usd = r.summaries?.find((x) => x.currency === 'USD')
+      assert.ok(usd && Number(usd.totalRevenueAmount) >= 35.99 && Number(usd.totalUnpaidAmount) >= 35.99, JSON.stringify(r))
+    })
     await rec.call('invoices.triggerInvoiceCommsWebhook', () => sdk.invoices.triggerInvoiceCommsWebhook(id), () => {})
     await rec.call('invoices.attemptInvoicePayment', () => sdk.invoices.attemptInvoicePayment(id), () => {})
 
     const pay = await rec.call('payments.createPayment', () => sdk.payments.createPayment({
       amount: '10.00', currency: 'USD', destinationId: id, destinationType: 'INVOICE', paymentMethodType: 'OFFLINE',
-    }), (r) => {
-      assert.equal(r.amount, '10.00')
-      assert.equal(r.destinationId, id)
+    }), async (r) => {
+      assert.deepEqual([r.amount, r.destinationId, r.paymentStatus, r.paymentMethodType], ['10.00', id, 'SUCCEEDED', 'OFFLINE'])
+      // recorded on the invoice: 10.00 of its 35.99 paid
+      const after = await sdk.invoices.getInvoice(id)
+      assert.deepEqual([after.amountPaid, after.amountRemaining, after.paymentStatus], ['10.00', '25.99', 'PENDING'])
     })
     ids.payment = pay?.id
     await needing(s, ['payment'], PAYMENT_OPS.slice(1), async (paymentId) => {
       await rec.call('payments.getPayment', () => sdk.payments.getPayment(paymentId), (r) => assert.equal(r.amount, '10.00'))
       await rec.call('payments.listPayments', () => sdk.payments.listPayments({ destinationId: id }), (r) => assert.deepEqual(r.items?.map((x) => x.id), [paymentId]))
       await rec.call('payments.updatePayment', () => sdk.payments.updatePayment(paymentId, { metadata: { ref: 'wire-1' } }), (r) => assert.equal(r.metadata?.ref, 'wire-1'))
+      // a recorded payment is applied when recorded: processing it again is refused (400)
       await rec.call('payments.processPayment', () => sdk.payments.processPayment(paymentId), () => {})
     })
     await rec.call('invoices.updateInvoicePaymentStatus', () => sdk.invoices.updateInvoicePaymentStatus(id, { paymentStatus: 'SUCCEEDED', amount: '25.99' }), (r) => assert.equal(r.paymentStatus, 'SUCCEEDED'))

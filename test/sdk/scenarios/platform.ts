@@ -25,7 +25,10 @@ export async function events(s: Scenario): Promise<void> {
     assert.deepEqual(r.events?.map((e) => e.id).sort(), ['sdk-1', 'sdk-bulk-1', 'sdk-bulk-2', 'sdk-bulk-3'])
   })
   const eventId = listed?.events?.[0]?.id
-  if (eventId) await rec.call('events.getEvent', () => sdk.events.getEvent(eventId), (r) => assert.equal(r.event?.id, eventId))
+  if (eventId) await rec.call('events.getEvent', () => sdk.events.getEvent(eventId), (r) => {
+    assert.deepEqual([r.event?.id, r.status], [eventId, 'processed'])
+    assert.equal(r.event?.eventName, listed?.events?.[0]?.eventName)
+  })
   else rec.skip('events.getEvent', 'a listed event')
   await rec.call('events.getUsageAnalytics', () => sdk.events.getUsageAnalytics({ externalCustomerId: 'acme', ...period }), () => {})
   ids.ingested = 'yes'
@@ -34,7 +37,11 @@ export async function events(s: Scenario): Promise<void> {
 export async function tenantAndAccess(s: Scenario): Promise<void> {
   const { sdk, rec, ids } = s
   await rec.call('tenants.getTenantById', () => sdk.tenants.getTenantById(s.tenantId), (r) => assert.equal(r.id, s.tenantId))
-  await rec.call('tenants.updateTenant', () => sdk.tenants.updateTenant({ name: 'SDK tenant renamed' }), (r) => assert.equal(r.name, 'SDK tenant renamed'))
+  await rec.call('tenants.updateTenant', () => sdk.tenants.updateTenant({ name: 'SDK tenant renamed', billingDetails: { email: 'billing@sdk.example', address: { addressCity: 'Lyon' } } }), async (r) => {
+    assert.equal(r.name, 'SDK tenant renamed')
+    assert.deepEqual([r.billingDetails?.email, r.billingDetails?.address?.addressCity], ['billing@sdk.example', 'Lyon'])
+    assert.equal((await sdk.tenants.getTenantById(s.tenantId)).billingDetails?.email, 'billing@sdk.example')
+  })
   const env = await rec.call('environments.createEnvironment', () => sdk.environments.createEnvironment({ name: 'staging', type: 'development' }), (r) => assert.equal(r.name, 'staging'))
   if (env?.id) await rec.call('environments.updateEnvironment', () => sdk.environments.updateEnvironment(env.id!, { name: 'staging-2' }), (r) => assert.equal(r.name, 'staging-2'))
   else rec.skip('environments.updateEnvironment', 'an environment')
@@ -61,14 +68,21 @@ export async function integrations(s: Scenario): Promise<void> {
   const { sdk, rec, ids } = s
   const conn = await rec.call('integrations.createOrUpdateIntegration', () => sdk.integrations.createOrUpdateIntegration('stripe', {
     provider: 'stripe', name: 'Stripe', credentials: { api_key: 'sk_test_sdk_000000000', webhook_secret: 'whsec_sdk0123456789abcdefghijklmnop' },
-  }), (r) => assert.equal(r.provider, 'stripe'))
+  }), (r) => {
+    assert.deepEqual([r.provider, r.name], ['stripe', 'Stripe'])
+    // the credentials are kept encrypted; only the key's obscured hint is answered
+    assert.ok(r.displayId && !r.displayId.includes('sk_test_sdk_000000000'))
+  })
   ids.integration = conn?.id
   await rec.call('integrations.getIntegration', () => sdk.integrations.getIntegration('stripe'), (r) => assert.equal(r.id, conn?.id))
-  await rec.call('integrations.listLinkedIntegrations', () => sdk.integrations.listLinkedIntegrations(), (r) => assert.ok(JSON.stringify(r).includes('stripe')))
+  await rec.call('integrations.listLinkedIntegrations', () => sdk.integrations.listLinkedIntegrations(), (r) => assert.deepEqual(r.providers, ['stripe']))
   await needing(s, ['customer'], ['entityIntegrationMappings.createEntityIntegrationMapping'], async (customerId) => {
     const m = await rec.call('entityIntegrationMappings.createEntityIntegrationMapping', () => sdk.entityIntegrationMappings.createEntityIntegrationMapping({
       entityType: 'customer', entityId: customerId, providerType: 'stripe', providerEntityId: 'cus_sdk1',
-    }), (r) => assert.equal(r.providerEntityId, 'cus_sdk1'))
+    }), async (r) => {
+      assert.deepEqual([r.entityId, r.providerType, r.providerEntityId], [customerId, 'stripe', 'cus_sdk1'])
+      assert.equal((await s.api.get(`/v1/entity-integration-mappings/${r.id}`)).body.provider_entity_id, 'cus_sdk1')
+    })
     ids.mapping = m?.id
   })
   await rec.call('webhooks.handleStripeWebhook', () => sdk.webhooks.handleStripeWebhook(s.tenantId, s.environmentId, 'unsigned'), () => {})

@@ -59,7 +59,11 @@ export async function subscriptions(s: Scenario): Promise<void> {
       assert.ok(Array.isArray(r.items))
       if (ids.creditGrant) assert.ok(r.items.some((a) => a.creditGrantId === ids.creditGrant && a.subscriptionId === id))
     })
-    await rec.call('customers.getCustomerUsageSummary', () => sdk.customers.getCustomerUsageSummary({ customerId }), () => {})
+    await rec.call('customers.getCustomerUsageSummary', () => sdk.customers.getCustomerUsageSummary({ customerId }), (r) => {
+      assert.equal(r.customerId, customerId)
+      // the plan's metered entitlement: 2000 (after its update in the entitlements step)
+      if (ids.entitlement) assert.ok(r.features?.some((f) => f.totalLimit === 2000 && f.isUnlimited === false && f.isEnabled === true), JSON.stringify(r.features))
+    })
 
     // a price the subscription does not have yet (its plan's prices are all on it already)
     const seat = (await s.api.post('/v1/prices', {
@@ -82,18 +86,57 @@ export async function subscriptions(s: Scenario): Promise<void> {
       rec.skip('subscriptions.updateSubscriptionLineItem', 'a line item')
       rec.skip('subscriptions.deleteSubscriptionLineItem', 'a line item')
     }
-    if (ids.addon) {
-      await rec.call('subscriptions.addSubscriptionAddon', () => sdk.subscriptions.addSubscriptionAddon({ subscriptionId: id, addonId: ids.addon! }), (r) => assert.equal(r.addonId, ids.addon))
-      const assoc = await rec.call('subscriptions.getSubscriptionAddonAssociations', () => sdk.subscriptions.getSubscriptionAddonAssociations(id), (r) => assert.equal(r[0]?.addonId, ids.addon))
-      const assocId = assoc?.[0]?.id
-      if (assocId) await rec.call('subscriptions.removeSubscriptionAddon', () => sdk.subscriptions.removeSubscriptionAddon({ addonAssociationId: assocId }), () => {})
-      else rec.skip('subscriptions.removeSubscriptionAddon', 'an add-on association')
-    } else {
-      for (const op of ['subscriptions.addSubscriptionAddon', 'subscriptions.getSubscriptionAddonAssociations', 'subscriptions.removeSubscriptionAddon']) rec.skip(op, 'an add-on')
+    {
+      // an add-on with a monthly price (set-up through our API; an add-on's prices are given at its creation)
+      const made = await s.api.post('/v1/addons', {
+        name: 'Priority support', lookup_key: 'priority-support',
+        prices: [{ type: 'FIXED', billing_model: 'FLAT_FEE', amount: '3.00', currency: 'USD', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE' }],
+      })
+      assert.equal(made.status, 201, JSON.stringify(made.body))
+      const addonId = made.body.id as string
+      // (the SDK's subscription line item has no addon_association_id: read through our API)
+      type Line = { addon_association_id: string | null; end_date: string | null }
+      const addonLines = async (associationId: string) => ((await s.api.get(`/v1/subscriptions/${id}`)).body.line_items as Line[]).filter((l) => l.addon_association_id === associationId)
+      const assoc = await rec.call('subscriptions.addSubscriptionAddon', () => sdk.subscriptions.addSubscriptionAddon({ subscriptionId: id, addonId }), async (r) => {
+        assert.deepEqual([r.addonId, r.entityId, r.entityType, r.addonStatus], [addonId, id, 'subscription', 'active'])
+        const lines = await addonLines(r.id!)
+        assert.deepEqual(lines.map((l) => l.end_date), [null], 'its price is on the subscription, open-ended')
+      })
+      // a list answered {items, pagination} (spec), where the SDK expects a bare array
+      await rec.call('subscriptions.getSubscriptionAddonAssociations', () => sdk.subscriptions.getSubscriptionAddonAssociations(id), (r) => assert.equal(r[0]?.addonId, addonId))
+      const assocId = assoc?.id
+      if (assocId) {
+        // an attachment ends after its start: an hour later
+        s.clock.advance(3_600_000)
+        await rec.call('subscriptions.removeSubscriptionAddon', () => sdk.subscriptions.removeSubscriptionAddon({ addonAssociationId: assocId }), async (r) => {
+          assert.equal(r.message, `${assocId} detached`)
+          const lines = await addonLines(assocId)
+          assert.equal(lines.length, 0, 'its line item is no longer on the subscription')
+        })
+      } else rec.skip('subscriptions.removeSubscriptionAddon', 'an add-on association')
     }
-    const change = { targetPlanId: planId, billingCadence: 'RECURRING', billingCycle: 'anniversary', billingPeriod: 'MONTHLY', prorationBehavior: 'create_prorations' } as const
-    await rec.call('subscriptions.previewSubscriptionChange', () => sdk.subscriptions.previewSubscriptionChange(id, change), () => {})
-    await rec.call('subscriptions.executeSubscriptionChange', () => sdk.subscriptions.executeSubscriptionChange(id, change), () => {})
+
+    // the plan to move to (set-up through our API): 50.00 a month where Pro is 20.00
+    const business = (await s.api.post('/v1/plans', { name: 'Business', lookup_key: 'business' })).body.id as string
+    const businessFee = await s.api.post('/v1/prices', {
+      type: 'FIXED', billing_model: 'FLAT_FEE', amount: '50.00', currency: 'USD', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE', entity_type: 'PLAN', entity_id: business,
+    })
+    assert.equal(businessFee.status, 201, JSON.stringify(businessFee.body))
+    const change = { targetPlanId: business, billingCadence: 'RECURRING', billingCycle: 'anniversary', billingPeriod: 'MONTHLY', prorationBehavior: 'create_prorations' } as const
+    // the rest of the period, Sep 20 11:00 to Oct 1, is 253 of its 720 hours: a credit of 20.00 and a charge of 50.00 for it
+    const prorated = (amount: string) => (Math.round(Number(amount) * 100 * 253 / 720) / 100).toFixed(2)
+    const [credit, charge] = [prorated('20.00'), prorated('50.00')]
+    const net = (Number(charge) - Number(credit)).toFixed(2)
+    await rec.call('subscriptions.previewSubscriptionChange', () => sdk.subscriptions.previewSubscriptionChange(id, change), (r) => {
+      assert.deepEqual([r.subscriptionId, r.changeType, r.currentPlan?.id, r.targetPlan?.id], [id, 'upgrade', planId, business])
+      assert.deepEqual([r.prorationDetails?.creditAmount, r.prorationDetails?.chargeAmount, r.prorationDetails?.netAmount], [credit, charge, net])
+      assert.equal(r.nextInvoicePreview?.total, net)
+    })
+    await rec.call('subscriptions.executeSubscriptionChange', () => sdk.subscriptions.executeSubscriptionChange(id, change), async (r) => {
+      assert.deepEqual([r.oldSubscription?.planId, r.newSubscription?.planId, r.isScheduled], [planId, business, false])
+      assert.equal(r.invoice?.total, net)
+      assert.equal((await sdk.subscriptions.getSubscription(id)).planId, business)
+    })
 
     const draft = await sdk.subscriptions.createSubscription({
       customerId, planId, currency: 'USD', billingCadence: 'RECURRING', billingPeriod: 'MONTHLY', subscriptionStatus: 'draft',
