@@ -62,127 +62,149 @@ export interface ClientOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const RETRIABLE = (status: number) => status === 408 || status === 429 || status >= 500
 
+/** what the workers share: every event, the orders batches draw from, and the figures */
+interface ClientState {
+  opts: ClientOptions
+  events: Map<string, ChaosEvent>
+  /** every event, in creation order */
+  order: ChaosEvent[]
+  /** events in the order they were first acknowledged */
+  ackedOrder: ChaosEvent[]
+  /** events of abandoned batches, not yet sent again */
+  abandoned: ChaosEvent[]
+  stats: ClientStats
+  rejections: string[]
+  /** the number of the next event */
+  next: number
+  stopping: boolean
+}
+
 export function startChaosClient(opts: ClientOptions): ChaosClient {
-  const events = new Map<string, ChaosEvent>()
-  const order: ChaosEvent[] = [] // every event, in creation order
-  const ackedOrder: ChaosEvent[] = [] // events in the order they were first acknowledged
-  const abandoned: ChaosEvent[] = []
+  const s = clientState(opts)
+  const done = Promise.all(Array.from({ length: opts.concurrency }, (_, w) => worker(s, w)))
+  return {
+    events: s.events,
+    stats: s.stats,
+    rejections: s.rejections,
+    async stop() {
+      s.stopping = true
+      await done
+    },
+  }
+}
+
+function clientState(opts: ClientOptions): ClientState {
   const stats: ClientStats = {
     requests: 0, accepted: 0, failed: 0, timeouts: 0, resent: 0, rejected: 0, abandonedBatches: 0, mixedBatches: 0, lateBatches: 0, abandonedResent: 0,
     copies: 0, coldCopies: 0, eventsAccepted: 0,
   }
-  const rejections: string[] = []
-  let next = 0
-  let stopping = false
+  return { opts, events: new Map(), order: [], ackedOrder: [], abandoned: [], stats, rejections: [], next: 0, stopping: false }
+}
 
-  function newEvent(): ChaosEvent {
-    const id = `${opts.runId}-${next++}`
-    const at = Date.now()
-    const json = JSON.stringify({
-      event_id: id,
-      event_name: opts.eventName,
-      external_customer_id: `cust-${next % opts.customers}`,
-      timestamp: new Date(at).toISOString(),
-      properties: { n: 1, eid: id },
-    })
-    const e = { id, json, acked: false, at }
-    events.set(id, e)
-    order.push(e)
-    return e
-  }
-
-  const sample = (r: Rng, from: ChaosEvent[], n: number) => Array.from({ length: Math.min(n, from.length) }, () => from[Math.floor(r() * from.length)])
-
-  /** one batch: events chosen by the worker's PRNG (new ones are created here) */
-  function compose(r: Rng): { batch: ChaosEvent[]; fresh: number } {
-    const kind = pickWeighted(r, [['new', 75], ['mixed', 12], ['late', 7], ['abandoned', 6]] as ['new' | 'mixed' | 'late' | 'abandoned', number][])
-    const fresh = between(r, 1, 200)
-    if (kind === 'mixed' && order.length > 0) {
-      stats.mixedBatches++
-      const batch = [...Array.from({ length: fresh }, newEvent), ...sample(r, order, between(r, 1, 100))]
-      return { batch: shuffle(r, dedupe(batch)), fresh }
+/** one worker: composes and sends batches at its share of the rate until stopped */
+async function worker(s: ClientState, w: number) {
+  const r = rng(s.opts.seed * 7919 + w)
+  while (!s.stopping) {
+    const t0 = Date.now()
+    const { batch, fresh } = compose(s, r)
+    if (!(await send(s, r, batch))) {
+      s.stats.abandonedBatches++
+      s.abandoned.push(...batch.filter((e) => !e.acked))
     }
-    if (kind === 'late' && ackedOrder.length > 100) {
-      stats.lateBatches++
-      // acknowledged long ago: the older half of what was acknowledged so far
-      return { batch: dedupe(sample(r, ackedOrder.slice(0, Math.floor(ackedOrder.length / 2)), between(r, 1, 200))), fresh: 0 }
-    }
-    if (kind === 'abandoned' && abandoned.length > 0) {
-      const again = abandoned.splice(0, between(r, 1, 300))
-      stats.abandonedResent += again.length
-      return { batch: shuffle(r, [...again, ...Array.from({ length: between(r, 0, 50) }, newEvent)]), fresh: 0 }
-    }
-    return { batch: Array.from({ length: fresh }, newEvent), fresh }
+    // pace: this worker's share of the rate
+    const due = (fresh * s.opts.concurrency * 1000) / s.opts.rate - (Date.now() - t0)
+    if (due > 0 && !s.stopping) await sleep(Math.min(due, 5000))
   }
+}
 
-  /** sends one batch until 202 or its attempts run out; true when acknowledged */
-  async function send(r: Rng, batch: ChaosEvent[]): Promise<boolean> {
-    const body = `{"events":[${batch.map((e) => e.json).join(',')}]}`
-    const attempts = pickWeighted(r, [[1, 4], [3, 12], [40, 84]] as [number, number][])
-    const sentAt = Date.now()
-    let backoff = 100
-    for (let attempt = 1; ; attempt++) {
-      // now and then the answer is "lost": the client gives up waiting after a few ms
-      const timeoutMs = chance(r, 0.04) ? between(r, 2, 80) : 15_000
-      stats.requests++
-      if (attempt > 1) stats.resent++
-      try {
-        const res = await fetch(`${opts.url}/v1/events/raw/bulk`, {
-          method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': opts.apiKey }, body, signal: AbortSignal.timeout(timeoutMs),
-        })
-        const text = await res.text()
-        if (res.status === 202) {
-          stats.accepted++
-          stats.eventsAccepted += batch.length
-          for (const e of batch) {
-            if (e.acked) stats.copies++
-            if (e.acked && sentAt - e.at > opts.hotWindowMs) stats.coldCopies++
-            if (!e.acked) ackedOrder.push(e)
-            e.acked = true
-          }
-          return true
-        }
-        if (!RETRIABLE(res.status)) {
-          stats.rejected++
-          if (rejections.length < 20) rejections.push(`${res.status} ${text.slice(0, 300)}`)
-          return false
-        }
-        stats.failed++
-      } catch (err) {
-        if ((err as Error).name === 'TimeoutError') stats.timeouts++
-        else stats.failed++
-      }
-      if (attempt >= attempts) return false
-      await sleep(backoff)
-      backoff = Math.min(backoff * 2, 2000)
-    }
-  }
+function newEvent(s: ClientState): ChaosEvent {
+  const id = `${s.opts.runId}-${s.next++}`
+  const at = Date.now()
+  const json = JSON.stringify({
+    event_id: id,
+    event_name: s.opts.eventName,
+    external_customer_id: `cust-${s.next % s.opts.customers}`,
+    timestamp: new Date(at).toISOString(),
+    properties: { n: 1, eid: id },
+  })
+  const e = { id, json, acked: false, at }
+  s.events.set(id, e)
+  s.order.push(e)
+  return e
+}
 
-  async function worker(w: number) {
-    const r = rng(opts.seed * 7919 + w)
-    while (!stopping) {
-      const t0 = Date.now()
-      const { batch, fresh } = compose(r)
-      if (!(await send(r, batch))) {
-        stats.abandonedBatches++
-        abandoned.push(...batch.filter((e) => !e.acked))
-      }
-      // pace: this worker's share of the rate
-      const due = (fresh * opts.concurrency * 1000) / opts.rate - (Date.now() - t0)
-      if (due > 0 && !stopping) await sleep(Math.min(due, 5000))
-    }
-  }
+const newEvents = (s: ClientState, n: number) => Array.from({ length: n }, () => newEvent(s))
+const sample = (r: Rng, from: ChaosEvent[], n: number) => Array.from({ length: Math.min(n, from.length) }, () => from[Math.floor(r() * from.length)])
 
-  const done = Promise.all(Array.from({ length: opts.concurrency }, (_, w) => worker(w)))
-  return {
-    events,
-    stats,
-    rejections,
-    async stop() {
-      stopping = true
-      await done
-    },
+/** one batch: events chosen by the worker's PRNG (new ones are created here) */
+function compose(s: ClientState, r: Rng): { batch: ChaosEvent[]; fresh: number } {
+  const kind = pickWeighted(r, [['new', 75], ['mixed', 12], ['late', 7], ['abandoned', 6]] as ['new' | 'mixed' | 'late' | 'abandoned', number][])
+  const fresh = between(r, 1, 200)
+  if (kind === 'mixed' && s.order.length > 0) {
+    s.stats.mixedBatches++
+    const batch = [...newEvents(s, fresh), ...sample(r, s.order, between(r, 1, 100))]
+    return { batch: shuffle(r, dedupe(batch)), fresh }
   }
+  if (kind === 'late' && s.ackedOrder.length > 100) {
+    s.stats.lateBatches++
+    // acknowledged long ago: the older half of what was acknowledged so far
+    return { batch: dedupe(sample(r, s.ackedOrder.slice(0, Math.floor(s.ackedOrder.length / 2)), between(r, 1, 200))), fresh: 0 }
+  }
+  if (kind === 'abandoned' && s.abandoned.length > 0) {
+    const again = s.abandoned.splice(0, between(r, 1, 300))
+    s.stats.abandonedResent += again.length
+    return { batch: shuffle(r, [...again, ...newEvents(s, between(r, 0, 50))]), fresh: 0 }
+  }
+  return { batch: newEvents(s, fresh), fresh }
+}
+
+/** sends one batch until 202 or its attempts run out; true when acknowledged */
+async function send(s: ClientState, r: Rng, batch: ChaosEvent[]): Promise<boolean> {
+  const body = `{"events":[${batch.map((e) => e.json).join(',')}]}`
+  const attempts = pickWeighted(r, [[1, 4], [3, 12], [40, 84]] as [number, number][])
+  const sentAt = Date.now()
+  let backoff = 100
+  for (let attempt = 1; ; attempt++) {
+    // now and then the answer is "lost": the client gives up waiting after a few ms
+    const timeoutMs = chance(r, 0.04) ? between(r, 2, 80) : 15_000
+    s.stats.requests++
+    if (attempt > 1) s.stats.resent++
+    try {
+      const res = await fetch(`${s.opts.url}/v1/events/raw/bulk`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': s.opts.apiKey }, body, signal: AbortSignal.timeout(timeoutMs),
+      })
+      const text = await res.text()
+      if (res.status === 202) return acknowledged(s, batch, sentAt)
+      if (!RETRIABLE(res.status)) return refused(s, res.status, text)
+      s.stats.failed++
+    } catch (err) {
+      if ((err as Error).name === 'TimeoutError') s.stats.timeouts++
+      else s.stats.failed++
+    }
+    if (attempt >= attempts) return false
+    await sleep(backoff)
+    backoff = Math.min(backoff * 2, 2000)
+  }
+}
+
+/** a 202: the batch's events are acknowledged; those acknowledged before are counted as copies */
+function acknowledged(s: ClientState, batch: ChaosEvent[], sentAt: number): true {
+  s.stats.accepted++
+  s.stats.eventsAccepted += batch.length
+  for (const e of batch) {
+    if (e.acked) s.stats.copies++
+    if (e.acked && sentAt - e.at > s.opts.hotWindowMs) s.stats.coldCopies++
+    if (!e.acked) s.ackedOrder.push(e)
+    e.acked = true
+  }
+  return true
+}
+
+/** a 4xx other than 408/429: not sent again, and kept (the first 20) for the summary */
+function refused(s: ClientState, status: number, text: string): false {
+  s.stats.rejected++
+  if (s.rejections.length < 20) s.rejections.push(`${status} ${text.slice(0, 300)}`)
+  return false
 }
 
 function dedupe(batch: ChaosEvent[]): ChaosEvent[] {

@@ -3,9 +3,9 @@
 // `npm run down` and `npm run usage:verify`. Used by `npm run chaos` and test/chaos/.
 import { settingDefault } from '../../platform/settings.js'
 import { auditCounts, meterTotal, perEventCounts, type AuditMeter, type MeterAudit, type Window } from './audit.js'
-import { startChaosClient, type ClientStats } from './client.js'
+import { startChaosClient, type ChaosClient, type ClientOptions, type ClientStats } from './client.js'
 import { failed, httpApi, type Api } from './http.js'
-import { chaosPlatform, type ChaosPlatform } from './platform.js'
+import { chaosPlatform, type ChaosPlatform, type CommandResult } from './platform.js'
 import { faultSchedule, type Fault } from './schedule.js'
 
 export interface ChaosOptions {
@@ -55,114 +55,186 @@ export interface ChaosSummary {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const CUSTOMERS = 8
 
+/** what the run's steps share: the platform, its APIs, the run's names and its findings */
+interface ChaosRun {
+  opts: ChaosOptions
+  log: (line: string) => void
+  p: ChaosPlatform
+  /** seconds since the run started, to a tenth */
+  at: () => number
+  runId: string
+  eventName: string
+  demo: { tenantId: string; apiKey: string }
+  api: Api
+  admin: Api
+  window: Window
+  /** platform exits nobody caused (crashes), and when */
+  crashes: string[]
+  /** the number of the next meter created */
+  meterNo: number
+}
+
+/** the aggregator consumers (all-in-one) or processes (processes topology) a start runs; a join adds one */
+interface Aggregators {
+  processes: boolean
+  base: number
+}
+
+/** how the fault loop ended: what ran, whether a joined aggregator is still in, when the stream ends */
+interface FaultsRun {
+  faults: FaultRecord[]
+  joined: boolean
+  streamEnd: number
+}
+
 export async function runChaos(opts: ChaosOptions): Promise<ChaosSummary> {
+  const run = await startRun(opts)
+  run.log(`[chaos] seed ${opts.seed}, run ${run.runId}, ${opts.seconds} s, tenant ${run.demo.tenantId}, event_name ${run.eventName}`)
+  run.log(`[chaos] ${run.at()}s meter ${await createMeter(run, 'COUNT')}`)
+  const client = startChaosClient(clientOptions(run))
+  const aggregators = aggregatorsAtStart(opts.env)
+  const faults = await injectFaults(run, aggregators)
+  await stopStream(run, client, faults.streamEnd)
+  if (faults.joined) run.log(`[chaos] ${run.at()}s the joined aggregator leaves: ${await setConsumers(run.admin, aggregators.base)}`)
+  await recover(run)
+  const audit = await auditEvents(run, client.events)
+  const stopped = await stopPlatform(run)
+  return summarize(run, faults.faults, client, audit, stopped)
+}
+
+/** the platform serving (`npm run up` when nothing serves), the run's names and its APIs */
+async function startRun(opts: ChaosOptions): Promise<ChaosRun> {
   const log = opts.log ?? ((line: string) => console.log(line))
   const p = chaosPlatform(opts.env)
   const t0 = Date.now()
   const at = () => Math.round((Date.now() - t0) / 100) / 10
   const runId = `chaos-${opts.seed}-${Date.now().toString(36)}`
   const eventName = runId.replace(/-/g, '_')
-
   if (!(await p.healthy())) log(`[chaos] ${at()}s npm run up: serving after ${await p.up()} ms`)
   const demo = p.demo()
   const api = httpApi(p.url, { 'x-api-key': demo.apiKey })
   const admin = httpApi(p.url, { authorization: `Bearer ${p.adminToken()}` })
   const window: Window = { start: new Date(t0 - 3_600_000).toISOString(), end: new Date(t0 + 7 * 86_400_000).toISOString(), customers: CUSTOMERS }
-  const crashes: string[] = []
-  /** a platform that exited on its own is a finding; it is started again, as an operator would */
-  const recover = async () => {
-    const found = p.takeCrashes()
-    if (found.length === 0) return
-    for (const c of found) crashes.push(`${at()}s ${c}`)
-    log(`[chaos] ${at()}s PLATFORM CRASHED (not injected): ${found.join('; ')}; npm run up: serving after ${await p.up()} ms`)
-  }
-  let meterNo = 0
-  const createMeter = async (aggregation: 'COUNT' | 'SUM'): Promise<string> => {
-    const name = `${runId}-m${meterNo++}`
-    const body = { name, event_name: eventName, aggregation: aggregation === 'COUNT' ? { type: 'COUNT', group_by: 'eid' } : { type: 'SUM', field: 'n', group_by: 'eid' } }
-    for (let i = 0; ; i++) {
-      const res = await api.post('/v1/meters', body).catch(failed)
-      if (res.status === 201) return `${name} (${aggregation}) ${(res.body as { id: string }).id}`
-      if (i >= 120) throw new Error(`could not create meter ${name}: ${res.status} ${JSON.stringify(res.body)}`)
-      await sleep(500)
-      await recover()
-    }
-  }
-  log(`[chaos] seed ${opts.seed}, run ${runId}, ${opts.seconds} s, tenant ${demo.tenantId}, event_name ${eventName}`)
-  log(`[chaos] ${at()}s meter ${await createMeter('COUNT')}`)
+  return { opts, log, p, at, runId, eventName, demo, api, admin, window, crashes: [], meterNo: 0 }
+}
 
-  const client = startChaosClient({
-    url: p.url, apiKey: demo.apiKey, eventName, runId, seed: opts.seed, rate: opts.rate ?? 100, concurrency: opts.concurrency ?? 3, customers: CUSTOMERS,
+/** a platform that exited on its own is a finding; it is started again, as an operator would */
+async function recover(run: ChaosRun): Promise<void> {
+  const found = run.p.takeCrashes()
+  if (found.length === 0) return
+  for (const c of found) run.crashes.push(`${run.at()}s ${c}`)
+  run.log(`[chaos] ${run.at()}s PLATFORM CRASHED (not injected): ${found.join('; ')}; npm run up: serving after ${await run.p.up()} ms`)
+}
+
+/** a meter on the run's event name, grouped by eid (retried for a minute while the platform is down) */
+async function createMeter(run: ChaosRun, aggregation: 'COUNT' | 'SUM'): Promise<string> {
+  const name = `${run.runId}-m${run.meterNo++}`
+  const body = { name, event_name: run.eventName, aggregation: aggregation === 'COUNT' ? { type: 'COUNT', group_by: 'eid' } : { type: 'SUM', field: 'n', group_by: 'eid' } }
+  for (let i = 0; ; i++) {
+    const res = await run.api.post('/v1/meters', body).catch(failed)
+    if (res.status === 201) return `${name} (${aggregation}) ${(res.body as { id: string }).id}`
+    if (i >= 120) throw new Error(`could not create meter ${name}: ${res.status} ${JSON.stringify(res.body)}`)
+    await sleep(500)
+    await recover(run)
+  }
+}
+
+function clientOptions(run: ChaosRun): ClientOptions {
+  const { opts } = run
+  return {
+    url: run.p.url, apiKey: run.demo.apiKey, eventName: run.eventName, runId: run.runId, seed: opts.seed, rate: opts.rate ?? 100, concurrency: opts.concurrency ?? 3, customers: CUSTOMERS,
     hotWindowMs: Number(opts.env.AGGREGATOR_HOT_WINDOW_MINUTES ?? settingDefault('AGGREGATOR_HOT_WINDOW_MINUTES')) * 60_000,
-  })
-  const faults: FaultRecord[] = []
-  let joined = false
-  const processes = (opts.env.PLATFORM_TOPOLOGY || settingDefault('PLATFORM_TOPOLOGY')) === 'processes'
-  // the aggregator consumers (all-in-one) or processes (processes topology) a start runs; a join adds one
-  const base = Number(processes ? opts.env.TOPOLOGY_AGGREGATORS || settingDefault('TOPOLOGY_AGGREGATORS') : opts.env.AGGREGATOR_CONSUMERS || settingDefault('AGGREGATOR_CONSUMERS'))
-  const schedule = faultSchedule(opts.seed, opts.pace ?? 1, processes)
+  }
+}
+
+function aggregatorsAtStart(env: NodeJS.ProcessEnv): Aggregators {
+  const processes = (env.PLATFORM_TOPOLOGY || settingDefault('PLATFORM_TOPOLOGY')) === 'processes'
+  const base = Number(processes ? env.TOPOLOGY_AGGREGATORS || settingDefault('TOPOLOGY_AGGREGATORS') : env.AGGREGATOR_CONSUMERS || settingDefault('AGGREGATOR_CONSUMERS'))
+  return { processes, base }
+}
+
+/** the seeded schedule, one fault after another, until the run's time or `maxFaults` is reached */
+async function injectFaults(run: ChaosRun, aggregators: Aggregators): Promise<FaultsRun> {
+  const { opts } = run
+  const schedule = faultSchedule(opts.seed, opts.pace ?? 1, aggregators.processes)
   const end = Date.now() + opts.seconds * 1000
-  let streamEnd = end
+  const done: FaultsRun = { faults: [], joined: false, streamEnd: end }
   for (;;) {
-    if (opts.maxFaults !== undefined && faults.length >= opts.maxFaults) {
-      streamEnd = Math.min(end, Date.now() + 3000)
+    if (opts.maxFaults !== undefined && done.faults.length >= opts.maxFaults) {
+      done.streamEnd = Math.min(end, Date.now() + 3000)
       break
     }
     const fault = schedule.next().value as Fault
     if (Date.now() + fault.gapMs >= end) break
     await sleep(fault.gapMs)
-    await recover()
+    await recover(run)
     const start = Date.now()
-    const atS = at()
-    const note = await inject(p, admin, fault, createMeter, base)
-    if (fault.kind === 'aggregator-join') joined = true
-    if (fault.kind === 'aggregator-leave') joined = false
+    const atS = run.at()
+    const note = await inject(run, fault, aggregators.base)
+    if (fault.kind === 'aggregator-join') done.joined = true
+    if (fault.kind === 'aggregator-leave') done.joined = false
     const rec = { kind: fault.kind, atS, ms: Date.now() - start, note }
-    faults.push(rec)
-    log(`[chaos] ${atS}s fault ${faults.length}: ${rec.kind} (${rec.ms} ms) ${note}`)
+    done.faults.push(rec)
+    run.log(`[chaos] ${atS}s fault ${done.faults.length}: ${rec.kind} (${rec.ms} ms) ${note}`)
   }
-  await sleep(Math.max(0, streamEnd - Date.now()))
-  await recover()
-  await client.stop()
-  await recover()
-  log(`[chaos] ${at()}s stream stopped: ${client.events.size} events sent, ${[...client.events.values()].filter((e) => e.acked).length} acknowledged`)
-  if (joined) log(`[chaos] ${at()}s the joined aggregator leaves: ${await setConsumers(admin, base)}`)
+  return done
+}
 
-  await recover()
-  const meters = await auditMeters(api, eventName)
-  const settle = await settleCounts(p, api, meters, window, client.events, opts.settleMs ?? 10_000, log, at)
+/** the client streams until `streamEnd`, then stops once every batch in flight got its answer */
+async function stopStream(run: ChaosRun, client: ChaosClient, streamEnd: number): Promise<void> {
+  await sleep(Math.max(0, streamEnd - Date.now()))
+  await recover(run)
+  await client.stop()
+  await recover(run)
+  run.log(`[chaos] ${run.at()}s stream stopped: ${client.events.size} events sent, ${[...client.events.values()].filter((e) => e.acked).length} acknowledged`)
+}
+
+/** once the platform caught up, every meter's count per event id against what the client sent */
+async function auditEvents(run: ChaosRun, events: ChaosClient['events']): Promise<{ audits: MeterAudit[]; settleMs: number }> {
+  const meters = await auditMeters(run.api, run.eventName)
+  const settleMs = await settleCounts(run.p, run.api, meters, run.window, events, run.opts.settleMs ?? 10_000, run.log, run.at)
   const audits: MeterAudit[] = []
   for (const m of meters) {
-    const a = auditCounts(m, client.events, await perEventCounts(api, m, window))
+    const a = auditCounts(m, events, await perEventCounts(run.api, m, run.window))
     audits.push(a)
-    log(`[chaos] ${at()}s audit ${m.name} (${m.aggregation} ${m.id}): counted ${a.counted}, total ${a.total}, doubled ${a.doubled.length}, lost ${a.lost.length}, unacknowledged counted ${a.unackedCounted}`)
+    run.log(`[chaos] ${run.at()}s audit ${m.name} (${m.aggregation} ${m.id}): counted ${a.counted}, total ${a.total}, doubled ${a.doubled.length}, lost ${a.lost.length}, unacknowledged counted ${a.unackedCounted}`)
   }
+  return { audits, settleMs }
+}
 
-  const down = await p.down()
-  const lastStop = p.lastStop()
-  log(`[chaos] ${at()}s npm run down (${down.ms} ms): ${lastStop}`)
-  const verify = await p.verify(demo.tenantId)
-  log(`[chaos] ${at()}s usage:verify exit ${verify.status}: ${verify.output.trim().split('\n').at(-1)}`)
-  await p.stack('stop')
+/** `npm run down`, `npm run usage:verify` on the stopped platform, then the stack stopped */
+async function stopPlatform(run: ChaosRun): Promise<{ lastStop: string; verify: CommandResult }> {
+  const down = await run.p.down()
+  const lastStop = run.p.lastStop()
+  run.log(`[chaos] ${run.at()}s npm run down (${down.ms} ms): ${lastStop}`)
+  const verify = await run.p.verify(run.demo.tenantId)
+  run.log(`[chaos] ${run.at()}s usage:verify exit ${verify.status}: ${verify.output.trim().split('\n').at(-1)}`)
+  await run.p.stack('stop')
+  return { lastStop, verify }
+}
 
+function summarize(
+  run: ChaosRun, faults: FaultRecord[], client: ChaosClient, audit: { audits: MeterAudit[]; settleMs: number }, stopped: { lastStop: string; verify: CommandResult },
+): ChaosSummary {
   const events = [...client.events.values()]
-  const union = (pick: (a: MeterAudit) => string[]) => [...new Set(audits.flatMap(pick))]
+  const union = (pick: (a: MeterAudit) => string[]) => [...new Set(audit.audits.flatMap(pick))]
+  const { verify } = stopped
   const summary: ChaosSummary = {
-    seed: opts.seed,
-    crashes,
-    runId,
-    seconds: opts.seconds,
+    seed: run.opts.seed,
+    crashes: run.crashes,
+    runId: run.runId,
+    seconds: run.opts.seconds,
     faults,
     sent: events.length,
     acknowledged: events.filter((e) => e.acked).length,
     client: client.stats,
     rejections: client.rejections,
-    meters: audits,
+    meters: audit.audits,
     doubled: union((a) => a.doubled),
     lost: union((a) => a.lost),
     unknown: union((a) => a.unknown),
-    settleMs: settle,
-    lastStop,
+    settleMs: audit.settleMs,
+    lastStop: stopped.lastStop,
     verify: { status: verify.status, output: verify.output },
     ok: false,
   }
@@ -179,7 +251,8 @@ async function setConsumers(admin: Api, n: number): Promise<string> {
   }
 }
 
-async function inject(p: ChaosPlatform, admin: Api, fault: Fault, createMeter: (a: 'COUNT' | 'SUM') => Promise<string>, base: number): Promise<string> {
+async function inject(run: ChaosRun, fault: Fault, base: number): Promise<string> {
+  const { p } = run
   const stack = async (cmd: Parameters<ChaosPlatform['stack']>[0]) => {
     const r = await p.stack(cmd)
     if (r.status !== 0) throw new Error(`stack.sh ${cmd} failed (${r.status}): ${r.output}`)
@@ -210,11 +283,11 @@ async function inject(p: ChaosPlatform, admin: Api, fault: Fault, createMeter: (
       return `stopped in ${ms} ms, down ${fault.holdMs} ms, started in ${await stack('start-redis')} ms`
     }
     case 'aggregator-join':
-      return setConsumers(admin, base + 1)
+      return setConsumers(run.admin, base + 1)
     case 'aggregator-leave':
-      return setConsumers(admin, base)
+      return setConsumers(run.admin, base)
     case 'create-meter':
-      return createMeter(fault.aggregation ?? 'COUNT')
+      return createMeter(run, fault.aggregation ?? 'COUNT')
     case 'aggregator-kill9':
     case 'endpoint-kill9': {
       const killed = p.signalRole(fault.kind === 'endpoint-kill9' ? 'clickhouse-endpoint' : 'aggregator', 'SIGKILL')
