@@ -6,6 +6,7 @@
 import type { ClickHouse } from '../clickhouse/client.js'
 import { forEachShardKey, insertDedupKeys, KeyStreamError, type DedupKeyRow } from '../clickhouse/queries/dedup-keys.js'
 import { markersAfter } from '../clickhouse/queries/write-markers.js'
+import { GROUP_SESSION_TIMEOUT_MS } from '../platform/kafka.js'
 import { aggregatorShardLoadFailures } from '../platform/metrics.js'
 import { checkText, keyText } from '../schemas/shards.js'
 import { dayOf, KeySet, minuteOf } from './key-set.js'
@@ -25,14 +26,22 @@ export interface ShardState {
   cuts: Map<string, { epoch: bigint; seq: bigint }>
 }
 
+/** twice the group's session: a writer that missed a rebalance has heard of it by then */
+const RECLAIM_AFTER_MS = 2 * GROUP_SESSION_TIMEOUT_MS
+
 export class ShardTable {
   readonly owned = new Map<number, ShardState>()
   /** shards given up (reassigned); kept to be taken back cheaply when nobody wrote them since */
   private readonly parked = new Map<number, ShardState>()
   /** shards the consumer group assigned to this writer (claimed on their first write or tick) */
   private assigned = new Set<number>()
-  /** fenced out: not claimed again before the group assigns them anew */
-  private readonly lost = new Set<number>()
+  /**
+   * Fenced out, and when: not claimed again before the group assigns them anew, or before
+   * RECLAIM_AFTER_MS passed without a new assignment. A writer that missed a rebalance learns
+   * of it within the group's session; one still assigned after that was fenced out by a claim
+   * the group had already overruled (it landed late), and nobody else writes those shards.
+   */
+  private readonly lost = new Map<number, number>()
 
   constructor(
     private readonly ch: ClickHouse,
@@ -107,11 +116,20 @@ export class ShardTable {
 
   /** Assigned to this writer, but another writer fenced it out since (until the next assignment). */
   wasTaken(shard: number): boolean {
-    return this.lost.has(shard)
+    return this.isLost(shard)
   }
 
   isAssigned(shard: number): boolean {
-    return this.assigned.has(shard) && !this.lost.has(shard)
+    return this.assigned.has(shard) && !this.isLost(shard)
+  }
+
+  private isLost(shard: number): boolean {
+    const at = this.lost.get(shard)
+    if (at === undefined) return false
+    if (this.clock() - at < RECLAIM_AFTER_MS) return true
+    this.lost.delete(shard)
+    this.log(`shard ${shard} is still assigned to this writer ${RECLAIM_AFTER_MS / 1000} s after another writer took it: taking it back`)
+    return false
   }
 
   /** The write was refused for these shards: another writer has them now. */
@@ -119,7 +137,7 @@ export class ShardTable {
     for (const s of shards) {
       this.owned.delete(s)
       this.parked.delete(s)
-      this.lost.add(s)
+      this.lost.set(s, this.clock())
     }
     this.log(`shards ${shards.join(', ')} were taken over by another writer; this writer stops writing them`)
   }
@@ -136,7 +154,7 @@ export class ShardTable {
 
   /** Every assigned shard not yet held (the tick: cuts reach idle shards too). */
   unclaimed(): number[] {
-    return [...this.assigned].filter((s) => !this.owned.has(s) && !this.lost.has(s))
+    return [...this.assigned].filter((s) => !this.owned.has(s) && !this.isLost(s))
   }
 
   private async claim(shards: number[]): Promise<void> {

@@ -78,6 +78,31 @@ test('two writers given the same shards: the later one fences the earlier out, a
   assert.equal(await usage(tenant, cnt), '30')
 })
 
+test('a writer fenced out by a stale claim takes its assigned shards back when no rebalance follows (the partition stalled for good: processes topology at 20,000/s)', async () => {
+  const { tenant, cnt } = fixture()
+  const meters = source([cnt])
+  let now = T0
+  const a = await writer(meters, ALL, { partitions: 4, clock: () => now })
+  await a.stage.tick()
+  const evs = inShards(tenant, ALL.filter((s) => s % 4 === 0), events('stale-claim', 120))
+  const of = (batchId: string, part: typeof evs) => ({ ...piece(tenant, batchId, part), partition: 0 })
+  await a.stage.add(of('s1', evs.slice(0, 10)))
+  // B claims the shards for an assignment the group has already replaced (its claim landed late),
+  // and is told at once that it holds none of them: nobody else will write them.
+  const b = await writer(meters, ALL, { partitions: 4 })
+  await b.stage.tick()
+  b.shards.assign([])
+  await assert.rejects(a.stage.add(of('s2', evs)), (err) => err instanceof FencedError)
+  // No rebalance comes: A is still the group's choice. Within the group's session it waits (it
+  // may be the stale one); after that it takes the shards back.
+  await a.stage.tick()
+  assert.equal((await a.stage.add(of('s2', evs))).takenOver, evs.length, 'within the session: left to the other writer')
+  now += 30_000
+  await a.stage.tick()
+  await a.stage.add(of('s2', evs))
+  assert.equal(await usage(tenant, cnt), String(evs.length))
+})
+
 test('a writer fenced out leaves the events of the taken shards to their new owner: not counted, not sent on, its piece not to be committed', async () => {
   const { tenant, cnt } = fixture()
   const meters = source([cnt])

@@ -20,6 +20,9 @@ export async function createProducer(kafka: Kafka): Promise<Producer> {
 }
 
 /** `keepRunning`: asked after a crash; kafkajs restarts the consumer only while it says yes (not while stopping). */
+/** a consumer silent this long leaves the group (and a rebalance follows) */
+export const GROUP_SESSION_TIMEOUT_MS = 10_000
+
 export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () => boolean = () => true, assignerName?: string): Consumer {
   return kafka.consumer({
     groupId,
@@ -28,7 +31,7 @@ export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () =>
     allowAutoTopicCreation: true,
     // After a crash the broker keeps the dead member until its session times out, and the
     // restarted aggregator cannot join before: keep that wait short.
-    sessionTimeout: 10_000,
+    sessionTimeout: GROUP_SESSION_TIMEOUT_MS,
     heartbeatInterval: 2_000,
     maxBytesPerPartition: 4 * 1024 * 1024,
     maxBytes: 16 * 1024 * 1024,
