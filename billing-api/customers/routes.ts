@@ -3,7 +3,7 @@ import { ValidationError } from '../../platform/errors.js'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { searchBodyProperties } from '../http/metadata-filter.js'
-import { idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
+import { addressProperties, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { serializeCustomer } from './serialize.js'
 import { createCustomer, customerIdByExternalId, deleteCustomer, getCustomer, searchCustomers, updateCustomer, type CustomerView } from './service.js'
 import { typed } from '../http/typed-routes.js'
@@ -14,13 +14,7 @@ const customerFields = {
   external_id: { type: 'string', minLength: 1, maxLength: 255 },
   name: { type: 'string', maxLength: 255 },
   email: { type: 'string', format: 'email', maxLength: 255 },
-  // spec: Limits (Address)
-  address_line1: { type: 'string', maxLength: 255 },
-  address_line2: { type: 'string', maxLength: 255 },
-  address_city: { type: 'string', maxLength: 100 },
-  address_state: { type: 'string', maxLength: 100 },
-  address_postal_code: { type: 'string', maxLength: 20 },
-  address_country: { type: 'string', maxLength: 100 },
+  ...addressProperties,
   metadata: metadataSchema,
 } as const
 

@@ -40,3 +40,13 @@ export const idListSchema = { type: 'array', maxItems: 1000, items: { type: 'str
 export function bulkBodyOf<const T extends object>(item: T) {
   return { type: 'object', required: ['items'], additionalProperties: false, properties: { items: { type: 'array', minItems: 1, maxItems: 100, items: item } } } as const
 }
+
+/** spec: Limits (Address): a customer's address and a tenant's billing address */
+export const addressProperties = {
+  address_line1: { type: 'string', maxLength: 255 },
+  address_line2: { type: 'string', maxLength: 255 },
+  address_city: { type: 'string', maxLength: 100 },
+  address_state: { type: 'string', maxLength: 100 },
+  address_postal_code: { type: 'string', maxLength: 20 },
+  address_country: { type: 'string', maxLength: 100 },
+} as const

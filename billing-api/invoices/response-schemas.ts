@@ -115,23 +115,20 @@ export const appliedTaxSchema = recordSchema('AppliedTax', {
   tax_rate: { anyOf: [ref('TaxRate'), { type: 'null' }] },
 })
 
-export const invoicePaymentSchema = recordSchema('InvoicePayment', {
+const recordedPayment = {
   invoice_id: str,
   amount: money,
   currency: str,
   reference: stringOrNull,
   idempotency_key: stringOrNull,
   paid_at: dateTimeString,
-})
+} as const
+
+export const invoicePaymentSchema = recordSchema('InvoicePayment', recordedPayment)
 
 /** /payments (Flexprice's resource): a recorded payment with its destination invoice; gateway fields null unless a provider reported it. */
 export const paymentSchema = recordSchema('Payment', {
-  invoice_id: str,
-  amount: money,
-  currency: str,
-  reference: stringOrNull,
-  idempotency_key: stringOrNull,
-  paid_at: dateTimeString,
+  ...recordedPayment,
   destination_id: str,
   destination_type: str,
   invoice_number: stringOrNull,

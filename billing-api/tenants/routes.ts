@@ -4,7 +4,7 @@ import { newId } from '../../platform/ids.js'
 import { requireRole } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso } from '../db/common.js'
-import { idParams, metadataSchema } from '../http/schemas.js'
+import { addressProperties, idParams, metadataSchema } from '../http/schemas.js'
 import { EnvironmentSchema, TenantSchema, type Address, type Environment, type Tenant, type TenantBillingDetails } from './tenant.entity.js'
 import { typed } from '../http/typed-routes.js'
 import { pageOf, ref } from '../http/response-schemas.js'
@@ -41,14 +41,7 @@ const envName = { type: 'string', minLength: 1, maxLength: 100 } as const
 const addressBody = {
   type: 'object',
   additionalProperties: false,
-  properties: {
-    address_line1: { type: 'string', maxLength: 255 },
-    address_line2: { type: 'string', maxLength: 255 },
-    address_city: { type: 'string', maxLength: 100 },
-    address_state: { type: 'string', maxLength: 100 },
-    address_postal_code: { type: 'string', maxLength: 20 },
-    address_country: { type: 'string', maxLength: 100 },
-  },
+  properties: addressProperties,
 } as const
 const billingDetailsBody = {
   type: 'object',
