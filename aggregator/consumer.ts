@@ -10,7 +10,7 @@ import type { MeterSource } from '../schemas/meters.js'
 import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import { encodeBatch, type IngestBatch } from '../schemas/events.js'
 import { SHARDS, eventShard, partitionOfShard } from '../schemas/shards.js'
-import { checkTopicPartitions, createConsumer, TopicLayoutError } from '../platform/kafka.js'
+import { checkTopicPartitions, createConsumer, GROUP_SESSION_TIMEOUT_MS, TopicLayoutError } from '../platform/kafka.js'
 import { addLagCollector } from '../platform/business-metrics.js'
 import { watchBrokerGeneration, type GenerationWatch } from '../platform/broker-generation.js'
 import type { Backfills, BackfillHooks } from './backfill.js'
@@ -77,6 +77,9 @@ export interface Aggregator {
 
 /** kafkajs' round-robin assignment under the write path's own protocol name (version-guard.ts). */
 export const ASSIGNER_NAME = 'MeterlineShardsV2'
+
+/** how long a stop waits for a start in progress (a join waits up to a session for the group's members) */
+const START_WAIT_MS = GROUP_SESSION_TIMEOUT_MS + 5000
 
 export async function startAggregator(opts: AggregatorOptions): Promise<Aggregator> {
   const log = opts.log ?? ((msg: string, err?: unknown) => console.error(`[aggregator] ${msg}`, err ?? ''))
@@ -169,11 +172,15 @@ async function run(c: ConsumerState, opts: AggregatorOptions): Promise<void> {
   // The broker's generation first: a consumer that reads before it knows one cannot tell an
   // empty restart later (its first answer would be the new generation, seen as no change).
   await c.watch?.ready
+  // A stop while starting ends the start at its next step: a consumer that joined after its
+  // stop would hold partitions nobody writes for.
   if (c.stopping) return
   await checkTopicPartitions(opts.kafka, opts.topic, opts.partitions)
   await checkGroupProtocol(opts.kafka, opts.groupId, ASSIGNER_NAME)
+  if (c.stopping) return
   await c.consumer.connect()
   await c.consumer.subscribe({ topic: opts.topic, fromBeginning: true })
+  if (c.stopping) return
   await c.consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 16, eachBatch: eachBatchOf(c) })
 }
 
@@ -238,7 +245,9 @@ async function stopAggregator(c: ConsumerState, stopTimers: () => void, backfill
   await c.watch?.stop()
   await c.stage.stop()
   await Promise.all([...c.partitions.values()].map((p) => p.chain))
-  await Promise.race([c.running, new Promise((r) => setTimeout(r, 2000))])
+  // A disconnect before `run` resolved can leave kafkajs consuming (tulios/kafkajs#1639): the
+  // start in progress ends first (it stops at its next step), within a join's time.
+  await Promise.race([c.running, new Promise((r) => setTimeout(r, START_WAIT_MS).unref())])
   await c.consumer.disconnect()
   await backfills.tick().catch(() => undefined)
   await rerouter.producer?.disconnect().catch(() => undefined)
