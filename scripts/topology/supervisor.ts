@@ -88,7 +88,7 @@ export class Supervisor {
   }
 
   private spawn(p: Supervised): void {
-    const child = spawn(process.execPath, p.role.args, {
+    const child = spawn(process.execPath, [...profilingFlags(), ...p.role.args], {
       cwd: PROJECT_ROOT, env: { ...process.env, ...this.opts.env, ...p.role.env }, stdio: ['ignore', 'pipe', 'pipe'],
     })
     p.child = child
@@ -145,4 +145,9 @@ export class Supervisor {
   private write(): void {
     writeTopology(this.opts.dataDir, this.states())
   }
+}
+
+/** `--cpu-prof` given to the supervisor profiles every role too (each writes its own profile there). */
+function profilingFlags(): string[] {
+  return process.execArgv.filter((a) => /^--cpu-prof(-dir|-interval)?(=|$)/.test(a))
 }
