@@ -1,19 +1,32 @@
-// bench:entitlement-check: the live entitlement check under ingest load, everything in one
-// process (ingest, aggregator, billing-api; chDB binds its data directory to one process).
+// bench:entitlement-check: the live entitlement check under ingest load, on one of two topologies
+// (--topology):
+// - all-in-one (default): everything in this process (ingest, aggregator, billing-api; chDB binds
+//   its data directory to one process), started with startPlatform (scripts/composition-root.ts);
+// - processes: the production topology as a child (scripts/platform-processes.ts through
+//   bench/support/platform-child.ts, as bench:steady starts it): billing-api on --port, ingest on
+//   port + 1, aggregator i on port + 10 + i, the ClickHouse endpoint on port + 50, its own data
+//   directory, topic, consumer group and Redis prefix against the running stack. The bench then
+//   reaches it only over HTTP and SQL: the demo tenant's key, events to ingest's URL, the seed's
+//   progress from each aggregator process's GET /aggregator/consumers, the counter reads and
+//   event-loop delay from billing-api's /metrics, the cold customers' rows copied through a pg
+//   pool on DATABASE_URL.
 // C customers (default 1,000) on one plan granting F metered features (default 20, one SUM
 // meter each, a monthly hard limit nobody reaches), with E usage events per customer over the
 // last days sent through ingest. Then, for D seconds, from a worker
 // process (so the load generator does not share the platform's event loop):
-// - events stream through POST /v1/events/raw/bulk at R events/s (default 10,000), random
+// - events stream to ingest's POST /v1/events/raw/bulk at R events/s (default 10,000), random
 //   customer and meter, timestamped now;
 // - 32 keep-alive connections run POST /v1/entitlements/check on random (customer, feature);
 // - a probe sends one event at a time for a customer of its own and polls the check until it
 //   shows: staleness = ack of the event -> first check that includes it.
-// Printed: checks/s, p50/p99/max, staleness p50/p99, event-loop delay p99 of the platform's
-// thread, RSS. Then the cold-cache run: K more customers (default 100,000) copied in SQL from a
-// template, and one check for each, 32 in flight (every check misses the caches).
+// Printed: the topology, checks/s, p50/p99/max, staleness p50/p99, event-loop delay p99 of the
+// platform's thread (processes: billing-api's, prom-client's nodejs_eventloop_lag_p99_seconds
+// over the run), RSS, each process's CPU seconds and peak RSS during the run. Then the
+// cold-cache run: K more customers (default 100,000) copied in SQL from a template, and one
+// check for each, 32 in flight (every check misses the caches).
 // Asserts nothing about time.
-//   npm run bench:entitlement-check -- --customers 1000 --features 20 --rate 10000 --seconds 30 --cold 100000 [--thread worker|main]
+//   npm run bench:entitlement-check -- --customers 1000 --features 20 --rate 10000 --seconds 30 --cold 100000
+//     [--topology all-in-one|processes] [--thread worker|main (all-in-one)] [--port 18080 (processes; BENCH_PORT)]
 import { parseArgs } from 'node:util'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -21,6 +34,7 @@ import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { cpuByProcess, parseTopology, perProcessFigures, perProcessText, rssOfPid, rssPeaks, startPlatformChild, type PlatformProcess } from './support/platform-child.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -28,6 +42,10 @@ const { values: args } = parseArgs({
     seconds: { type: 'string' }, cold: { type: 'string' }, connections: { type: 'string' }, load: { type: 'string' },
     /** where the platform's aggregator runs: its worker thread (AGGREGATOR_THREAD's default) or the API's main thread */
     thread: { type: 'string' },
+    /** all-in-one (this process) or processes (every role its own process, a child of this one) */
+    topology: { type: 'string' },
+    /** processes: billing-api's port (ingest +1, aggregator i +10+i, the ClickHouse endpoint +50) */
+    port: { type: 'string', default: process.env.BENCH_PORT ?? '18080' },
   },
 })
 const CUSTOMERS = Number(args.customers ?? 1000)
@@ -37,9 +55,12 @@ const RATE = Number(args.rate ?? 10_000)
 const SECONDS = Number(args.seconds ?? 30)
 const COLD = Number(args.cold ?? 100_000)
 const CONNECTIONS = Number(args.connections ?? 32)
+const TOPOLOGY = parseTopology(args.topology)
 
 interface Load {
+  /** billing-api's base URL, and ingest's (the events) */
   url: string
+  ingestUrl: string
   key: string
   customers: number
   features: number
@@ -67,7 +88,7 @@ if (args.load) {
   // The load generator (a child process).
   const load = JSON.parse(args.load) as Load
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(load.url + path, { method: 'POST', headers: { 'x-api-key': load.key, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await fetch((path.startsWith('/v1/events') ? load.ingestUrl : load.url) + path, { method: 'POST', headers: { 'x-api-key': load.key, 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const json = (await res.json()) as Record<string, unknown>
     return { status: res.status, json }
   }
@@ -149,39 +170,85 @@ if (args.load) {
   result.seconds = (performance.now() - t0) / 1000
   process.send!(result, () => process.exit(0))
 } else {
-  const { loadConfigOrExit } = await import('../platform/config.js')
-  const { startPlatform } = await import('../scripts/composition-root.js')
-  const { createTenant } = await import('../billing-api/tenants/index.js')
-  const { registry } = await import('../platform/metrics.js')
-  // The live counters' bucket reads (meterline_live_counter_read_seconds) by kind: count, mean, ~p99.
-  type Reads = Map<string, { count: number; sum: number; buckets: [number, number][] }>
-  const reads = async (): Promise<Reads> => {
-    const out: Reads = new Map()
-    const m = registry.getSingleMetric('meterline_live_counter_read_seconds')
-    for (const v of (m ? (await m.get()).values : []) as { value: number; labels: Record<string, string | number>; metricName?: string }[]) {
-      const kind = String(v.labels.kind)
-      if (!out.has(kind)) out.set(kind, { count: 0, sum: 0, buckets: [] })
-      const r = out.get(kind)!
-      if (v.metricName?.endsWith('_count')) r.count = v.value
-      else if (v.metricName?.endsWith('_sum')) r.sum = v.value
-      else if (v.metricName?.endsWith('_bucket') && v.labels.le !== '+Inf') r.buckets.push([Number(v.labels.le), v.value])
-    }
-    return out
+  // The platform's side, below: function declarations only (this runs before a const there would be set).
+  await main()
+  // Something the platform leaves behind keeps the loop alive; exiting also writes --cpu-prof.
+  process.exit(0)
+}
+
+// The live counters' bucket reads (meterline_live_counter_read_seconds) by kind: count, sum, buckets.
+type Reads = Map<string, { count: number; sum: number; buckets: [number, number][] }>
+interface Sample { metricName?: string; labels: Partial<Record<string, string | number>>; value: number }
+
+/** What the bench needs of the platform, in this process or over HTTP and SQL. */
+interface Platform {
+  url: string
+  ingestUrl: string
+  /** the topology row */
+  topology: string
+  /** where ingest and the aggregator run (the set-up row) */
+  placement: string
+  scopeLoad: boolean
+  /** an API key of a tenant of its own */
+  tenantKey(name: string): Promise<string>
+  /** a statement on the platform's Postgres */
+  sql(q: string): Promise<Record<string, unknown>[]>
+  /** events the aggregator has written (every consumer, every process) */
+  written(): Promise<number>
+  reads(): Promise<Reads>
+  /** event-loop delay of the API's thread: start measuring, then the p99 in ms since the start */
+  loop: { what: string; start(): Promise<void>; p99(): Promise<number> }
+  processes(): PlatformProcess[]
+  /** the platform's RSS now, bytes (what: ' (of which processes)', or nothing: this one) */
+  rss: { what: string; now: () => number }
+  stop(): Promise<void>
+}
+
+function readsOf(samples: Sample[]): Reads {
+  const out: Reads = new Map()
+  for (const v of samples) {
+    const kind = String(v.labels.kind)
+    if (!out.has(kind)) out.set(kind, { count: 0, sum: 0, buckets: [] })
+    const r = out.get(kind)!
+    if (v.metricName?.endsWith('_count')) r.count = v.value
+    else if (v.metricName?.endsWith('_sum')) r.sum = v.value
+    else if (v.metricName?.endsWith('_bucket') && v.labels.le !== '+Inf') r.buckets.push([Number(v.labels.le), v.value])
   }
-  const readsText = (a: Reads, b: Reads) => [...b].map(([kind, r]) => {
+  return out
+}
+
+function readsText(a: Reads, b: Reads): string {
+  return [...b].map(([kind, r]) => {
     const o = a.get(kind) ?? { count: 0, sum: 0, buckets: [] }
     const n = r.count - o.count
     if (n <= 0) return ''
     const le99 = r.buckets.find(([le, c]) => c - (o.buckets.find((x) => x[0] === le)?.[1] ?? 0) >= 0.99 * n)?.[0]
     return `${kind}: ${n.toLocaleString('en-US')} reads, mean ${ms(((r.sum - o.sum) / n) * 1000)} ms, p99 <= ${le99 !== undefined ? `${le99 * 1000} ms` : '> 10 s'}`
   }).filter(Boolean).join('; ') || 'none'
+}
 
+/** The series of one metric in Prometheus's text exposition (`name_bucket{le="0.1",kind="one"} 3`). */
+function samplesOf(text: string, metric: string): Sample[] {
+  const out: Sample[] = []
+  for (const m of text.matchAll(/^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/gm)) {
+    if (m[1] !== metric && !m[1].startsWith(`${metric}_`)) continue
+    const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]))
+    out.push({ metricName: m[1], labels, value: Number(m[3]) })
+  }
+  return out
+}
+
+/** ingest, the aggregator and billing-api in this process (the bench's main thread is the API's). */
+async function inProcessPlatform(id: number): Promise<Platform> {
+  const { loadConfigOrExit } = await import('../platform/config.js')
+  const { startPlatform } = await import('../scripts/composition-root.js')
+  const { createTenant } = await import('../billing-api/tenants/index.js')
+  const { registry } = await import('../platform/metrics.js')
   const base = loadConfigOrExit()
   const chdbPath = join(base.dataDir, 'bench-entitlement-chdb')
   rmSync(chdbPath, { recursive: true, force: true })
   const spoolDir = join(base.dataDir, 'bench-entitlement-spool')
   rmSync(spoolDir, { recursive: true, force: true })
-  const id = Date.now()
   const config = {
     ...base, clickhouse: { ...base.clickhouse, chdbPath }, port: 0, logLevel: 'fatal',
     eventsTopic: `events-bench-${id}`, aggregatorGroupId: `aggregator-bench-${id}`, redisPrefix: `mlbench-${id}`, spool: { ...base.spool, dir: spoolDir },
@@ -195,119 +262,221 @@ if (args.load) {
     await new Promise((r) => setTimeout(r, 500))
   }
   const platform = await startPlatform(config, { services: ['ingest', 'aggregator', 'billing-api'], migrate: true, schedule: false, relay: false })
-  const run = (load: Omit<Load, 'url'>) => new Promise<LoadResult>((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--load', JSON.stringify({ ...load, url: platform.url })], { execArgv: ['--import', 'tsx'] })
-    child.once('message', (m) => resolve(m as LoadResult))
-    child.once('error', reject)
-    child.once('exit', (code) => code !== 0 && reject(new Error(`the load generator exited with ${code}`)))
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  return {
+    url: platform.url, ingestUrl: platform.url,
+    topology: 'all-in-one: ingest, the aggregator and billing-api in this process (startPlatform, scripts/composition-root.ts)',
+    placement: `aggregator on the ${config.aggregatorThread === 'worker' ? 'worker thread' : 'main thread'}, ingest on the ${config.ingestThread === 'worker' ? 'worker thread' : 'main thread'} (INGEST_THREAD)`,
+    scopeLoad: config.live.scopeLoad,
+    tenantKey: async (name) => (await createTenant(platform.ctx.orm.em.fork(), { name }, config.apiKeyHashing)).apiKey,
+    sql: (q) => platform.ctx.orm.em.fork().getConnection().execute(q),
+    written: async () => (await platform.ctx.aggregatorControl!.consumers()).reduce((n, a) => n + a.events, 0),
+    reads: async () => readsOf((await registry.getSingleMetric('meterline_live_counter_read_seconds')?.get())?.values ?? []),
+    loop: {
+      what: "the platform's process",
+      start: async () => void loop.enable(),
+      p99: async () => (loop.disable(), loop.percentile(99) / 1e6),
+    },
+    processes: () => [{ name: 'all-in-one (this process)', pid: process.pid, port: 0, kind: 'all-in-one' }],
+    rss: { what: '', now: () => process.memoryUsage().rss },
+    stop: async () => {
+      // A stop that hangs (seen after the run) must not keep the figures and the profile back.
+      await Promise.race([platform.stop(), new Promise((r) => setTimeout(r, 20_000).unref())])
+      rmSync(spoolDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** The processes topology as a child, reached over HTTP and SQL only. */
+async function processesPlatform(id: number, port: number): Promise<Platform> {
+  const { loadConfigOrExit } = await import('../platform/config.js')
+  const { default: pg } = await import('pg')
+  const config = loadConfigOrExit()
+  const platform = await startPlatformChild({
+    topology: 'processes', config, dir: join(config.dataDir, 'bench-entitlement'), fresh: true, port, id: String(id),
+    // The limits stay on (each request still pays its Redis check) but above what the bench sends.
+    env: { RATE_LIMIT_PER_KEY: '1000000000', RATE_LIMIT_PER_TENANT: '1000000000' },
+    // every role starts in turn (the aggregators one after another): a minute on two busy cores
+    startTimeoutMs: 180_000,
   })
-  async function call(apiKey: string, method: string, path: string, body?: unknown): Promise<any> {
-    const res = await fetch(platform.url + path, { method, headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 2 })
+  const metrics = async () => (await fetch(`${platform.apiUrl}/metrics`)).text()
+  const of = (kind: string) => platform.processes().filter((p) => p.kind === kind)
+  // GET /aggregator/consumers of each aggregator process (a restarting one counts none).
+  const consumersOf = async (p: PlatformProcess) => {
+    const res = await fetch(`http://127.0.0.1:${p.port}/aggregator/consumers`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined)
+    return res?.ok ? ((await res.json()) as { items: { events: number }[] }).items : []
+  }
+  const aggregators = of('aggregator')
+  return {
+    url: platform.apiUrl, ingestUrl: platform.ingestUrl,
+    topology: `processes (scripts/platform-processes.ts): ${platform.processes().map((p) => `${p.name} :${p.port}`).join(', ')}`,
+    placement: `ingest, ${aggregators.length} aggregator process${aggregators.length === 1 ? '' : 'es'} (TOPOLOGY_AGGREGATORS) and billing-api each a process of its own, ClickHouse through the local endpoint`,
+    scopeLoad: config.live.scopeLoad,
+    // The demo tenant of the fresh data directory: a new tenant with nothing in it.
+    tenantKey: async () => platform.key,
+    sql: async (q) => (await pool.query(q)).rows as Record<string, unknown>[],
+    written: async () => (await Promise.all(of('aggregator').map(consumersOf))).flat().reduce((n, a) => n + a.events, 0),
+    reads: async () => readsOf(samplesOf(await metrics(), 'meterline_live_counter_read_seconds')),
+    loop: {
+      // prom-client's monitorEventLoopDelay (10 ms resolution, as in this process's), reset by each /metrics read
+      what: "billing-api's process, its nodejs_eventloop_lag_p99_seconds",
+      // prom-client resets its histogram at every collect: this read starts the window.
+      start: async () => void (await metrics()),
+      p99: async () => (samplesOf(await metrics(), 'nodejs_eventloop_lag_p99_seconds')[0]?.value ?? NaN) * 1000,
+    },
+    processes: platform.processes,
+    rss: { what: ' (every process together)', now: () => platform.processes().reduce((n, p) => n + rssOfPid(p.pid), 0) },
+    stop: async () => {
+      await pool.end()
+      await platform.stop()
+    },
+  }
+}
+
+type Api = (method: string, path: string, body?: unknown) => Promise<any>
+function apiOf(url: string, apiKey: string): Api {
+  return async (method, path, body) => {
+    const res = await fetch(url + path, { method, headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
     const json = await res.json()
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
     return json
   }
-  const sql = (q: string, params: unknown[] = []) => platform.ctx.orm.em.fork().getConnection().execute(q, params)
+}
 
-  try {
-    const tenant = await createTenant(platform.ctx.orm.em.fork(), { name: `bench-live-${id}` }, config.apiKeyHashing)
-    const key = tenant.apiKey
-    const t0 = performance.now()
-    const plan = await call(key, 'POST', '/v1/plans', {
-      name: 'Bench', prices: [{ type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'USD', amount: '10', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE' }],
-    })
-    for (let f = 0; f < FEATURES; f++) {
-      const meter = await call(key, 'POST', '/v1/meters', { name: `m${f}`, event_name: `e${f}`, aggregation: { type: 'SUM', field: 'n' } })
-      const feature = await call(key, 'POST', '/v1/features', { name: `f${f}`, lookup_key: `f${f}`, type: 'metered', meter_id: meter.id })
-      await call(key, 'POST', '/v1/entitlements', { entity_type: 'PLAN', entity_id: plan.id, feature_id: feature.id, usage_limit: 1_000_000_000, usage_reset_period: 'MONTHLY' })
-    }
-    const start = new Date(Date.now() - 40 * 86_400_000)
-    start.setUTCHours(0, 0, 0, 0)
-    const subscribe = async (ext: string) => {
-      const customer = await call(key, 'POST', '/v1/customers', { external_id: ext })
-      return call(key, 'POST', '/v1/subscriptions', { customer_id: customer.id, plan_id: plan.id, currency: 'USD', start_date: start.toISOString() })
-    }
-    for (let i = 0; i < CUSTOMERS; i += 8) await Promise.all(Array.from({ length: Math.min(8, CUSTOMERS - i) }, (_, j) => subscribe(`cust-${i + j}`)))
-    const template = await subscribe('probe')
-    const setupSeconds = ((performance.now() - t0) / 1000).toFixed(1)
+/** The load generator, a child process of this one. */
+function runLoad(load: Load): Promise<LoadResult> {
+  return new Promise<LoadResult>((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), ['--load', JSON.stringify(load)], { execArgv: ['--import', 'tsx'] })
+    child.once('message', (m) => resolve(m as LoadResult))
+    child.once('error', reject)
+    child.once('exit', (code) => code !== 0 && reject(new Error(`the load generator exited with ${code}`)))
+  })
+}
 
-    // Usage of the last days (the meters get activated first).
-    const t1 = performance.now()
-    // Through ingest, counted by the platform's aggregator (in its worker thread or on the main
-    // thread: --thread), until its consumers report every seed event written.
-    let seq = 0
-    for (let c = 0; c < CUSTOMERS; c += 50) {
-      const events = []
-      for (let i = c; i < Math.min(CUSTOMERS, c + 50); i++) {
-        for (let k = 0; k < EVENTS; k++) {
-          events.push({ event_id: `seed-${seq++}`, event_name: `e${k % FEATURES}`, external_customer_id: `cust-${i}`, timestamp: new Date(Date.now() - 60_000 - ((seq * 7_919) % (5 * 86_400_000))).toISOString(), source: 'api', properties: { n: 3 } })
-        }
+/** The plan, F meters, features and entitlements, C customers subscribed, and the probe's subscription (the cold run's template). */
+async function setUp(api: Api): Promise<{ template: { id: string; customer_id: string }; seconds: string }> {
+  const t0 = performance.now()
+  const plan = await api('POST', '/v1/plans', {
+    name: 'Bench', prices: [{ type: 'FIXED', billing_model: 'FLAT_FEE', currency: 'USD', amount: '10', billing_period: 'MONTHLY', invoice_cadence: 'ADVANCE' }],
+  })
+  for (let f = 0; f < FEATURES; f++) {
+    const meter = await api('POST', '/v1/meters', { name: `m${f}`, event_name: `e${f}`, aggregation: { type: 'SUM', field: 'n' } })
+    const feature = await api('POST', '/v1/features', { name: `f${f}`, lookup_key: `f${f}`, type: 'metered', meter_id: meter.id })
+    await api('POST', '/v1/entitlements', { entity_type: 'PLAN', entity_id: plan.id, feature_id: feature.id, usage_limit: 1_000_000_000, usage_reset_period: 'MONTHLY' })
+  }
+  const start = new Date(Date.now() - 40 * 86_400_000)
+  start.setUTCHours(0, 0, 0, 0)
+  const subscribe = async (ext: string) => {
+    const customer = await api('POST', '/v1/customers', { external_id: ext })
+    return api('POST', '/v1/subscriptions', { customer_id: customer.id, plan_id: plan.id, currency: 'USD', start_date: start.toISOString() })
+  }
+  for (let i = 0; i < CUSTOMERS; i += 8) await Promise.all(Array.from({ length: Math.min(8, CUSTOMERS - i) }, (_, j) => subscribe(`cust-${i + j}`)))
+  const template = await subscribe('probe')
+  return { template, seconds: ((performance.now() - t0) / 1000).toFixed(1) }
+}
+
+/**
+ * Usage of the last days through ingest (the meters get activated first), counted by the
+ * platform's aggregator (all-in-one: in its worker thread or on the main thread, --thread), until
+ * its consumers report every seed event written.
+ */
+async function seed(platform: Platform, ingest: Api): Promise<{ events: number; seconds: string }> {
+  const t1 = performance.now()
+  let seq = 0
+  for (let c = 0; c < CUSTOMERS; c += 50) {
+    const events = []
+    for (let i = c; i < Math.min(CUSTOMERS, c + 50); i++) {
+      for (let k = 0; k < EVENTS; k++) {
+        events.push({ event_id: `seed-${seq++}`, event_name: `e${k % FEATURES}`, external_customer_id: `cust-${i}`, timestamp: new Date(Date.now() - 60_000 - ((seq * 7_919) % (5 * 86_400_000))).toISOString(), source: 'api', properties: { n: 3 } })
       }
-      await call(key, 'POST', '/v1/events/raw/bulk', { events })
     }
-    const written = async () => (await platform.ctx.aggregatorControl!.consumers()).reduce((n, a) => n + a.events, 0)
-    for (let i = 0; (await written()) < seq; i++) {
-      if (i % 25 === 0) console.error(`seed: ${await written()} of ${seq} events written`)
-      await new Promise((r) => setTimeout(r, 200))
-    }
-    const loadSeconds = ((performance.now() - t1) / 1000).toFixed(1)
+    await ingest('POST', '/v1/events/raw/bulk', { events })
+  }
+  for (let i = 0; (await platform.written()) < seq; i++) {
+    if (i % 25 === 0) console.error(`seed: ${await platform.written()} of ${seq} events written`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  return { events: seq, seconds: ((performance.now() - t1) / 1000).toFixed(1) }
+}
+
+/** The measured run: checks while events stream, with the event-loop delay, counter reads, CPU and RSS of the platform's processes. */
+async function hotRun(platform: Platform, load: Omit<Load, 'rate' | 'seconds'>) {
+  await runLoad({ ...load, rate: Math.min(RATE, 2000), seconds: 5 }) // warm-up
+  await platform.loop.start()
+  const readsBefore = await platform.reads()
+  const cpuBefore = cpuByProcess(platform.processes())
+  const rss = rssPeaks(() => platform.processes())
+  const hot = await runLoad({ ...load, rate: RATE, seconds: SECONDS })
+  const loopP99 = await platform.loop.p99()
+  rss.stop()
+  const perProcess = perProcessFigures(cpuBefore, cpuByProcess(platform.processes()), rss.maxByProcess)
+  return { hot, loopP99, rssHot: platform.rss.now(), readsBefore, readsHot: await platform.reads(), perProcess }
+}
+
+/** Cold: K customers copied in SQL from the probe's rows, never checked before, one check each. */
+async function coldRun(platform: Platform, template: { id: string; customer_id: string }, id: number, load: Omit<Load, 'rate' | 'seconds'>) {
+  const t2 = performance.now()
+  const cols = async (table: string) => (await platform.sql(`SELECT column_name FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`)).map((r) => String(r.column_name))
+  const copy = async (table: string, where: string, replace: Record<string, string>) => {
+    const c = await cols(table)
+    await platform.sql(`INSERT INTO ${table} (${c.join(', ')}) SELECT ${c.map((x) => replace[x] ?? x).join(', ')} FROM ${table}, generate_series(0, ${COLD - 1}) g WHERE ${where}`)
+  }
+  await copy('customers', `id = '${template.customer_id}'`, { id: `'cust_cold_${id}_' || g`, external_id: `'cold-' || g` })
+  await copy('subscriptions', `id = '${template.id}'`, { id: `'sub_cold_${id}_' || g`, customer_id: `'cust_cold_${id}_' || g` })
+  const setupSeconds = ((performance.now() - t2) / 1000).toFixed(1)
+  const cold = await runLoad({ ...load, rate: 0, seconds: 0, cold: { prefix: 'cold-', count: COLD } })
+  return { cold, setupSeconds, rss: platform.rss.now() }
+}
+
+async function main(): Promise<void> {
+  const id = Date.now()
+  const platform = TOPOLOGY === 'processes' ? await processesPlatform(id, Number(args.port)) : await inProcessPlatform(id)
+  try {
+    const key = await platform.tenantKey(`bench-live-${id}`)
+    const setup = await setUp(apiOf(platform.url, key))
+    const seeded = await seed(platform, apiOf(platform.ingestUrl, key))
     // The platform's aggregator activates the meters on its own (it backfills the seed above).
     await new Promise((r) => setTimeout(r, 3000))
-
-    const loop = monitorEventLoopDelay({ resolution: 10 })
     const la = loadavg()[0]
-    await run({ key, customers: CUSTOMERS, features: FEATURES, rate: Math.min(RATE, 2000), seconds: 5, connections: CONNECTIONS }) // warm-up
-    loop.enable()
-    const readsBefore = await reads()
-    const hot = await run({ key, customers: CUSTOMERS, features: FEATURES, rate: RATE, seconds: SECONDS, connections: CONNECTIONS })
-    loop.disable()
-    const rssHot = process.memoryUsage().rss
-    const readsHot = await reads()
-
-    // Cold: K customers copied from the probe's rows, never checked before.
-    let cold: LoadResult | undefined
-    let coldSetup = '0'
-    if (COLD > 0) {
-      const t2 = performance.now()
-      const cols = async (table: string) => ((await sql(`SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position`, [table])) as { column_name: string }[]).map((r) => r.column_name)
-      const copy = async (table: string, where: string, replace: Record<string, string>) => {
-        const c = await cols(table)
-        await sql(`INSERT INTO ${table} (${c.join(', ')}) SELECT ${c.map((x) => replace[x] ?? x).join(', ')} FROM ${table}, generate_series(0, ${COLD - 1}) g WHERE ${where}`)
-      }
-      await copy('customers', `id = '${template.customer_id}'`, { id: `'cust_cold_${id}_' || g`, external_id: `'cold-' || g` })
-      await copy('subscriptions', `id = '${template.id}'`, { id: `'sub_cold_${id}_' || g`, customer_id: `'cust_cold_${id}_' || g` })
-      coldSetup = ((performance.now() - t2) / 1000).toFixed(1)
-      cold = await run({ key, customers: CUSTOMERS, features: FEATURES, rate: 0, seconds: 0, connections: CONNECTIONS, cold: { prefix: 'cold-', count: COLD } })
-    }
-
-    const loopP99 = loop.percentile(99) / 1e6
+    const load = { url: platform.url, ingestUrl: platform.ingestUrl, key, customers: CUSTOMERS, features: FEATURES, connections: CONNECTIONS }
+    const hot = await hotRun(platform, load)
+    const cold = COLD > 0 ? await coldRun(platform, setup.template, id, load) : undefined
     const rows: [string, string][] = [
       ['machine', `${cpus().length} vCPU (${cpus()[0]?.model ?? '?'}), node ${process.version}, load average ${la.toFixed(1)} before the run`],
-      ['counter scope loads (LIVE_COUNTER_SCOPE_LOAD)', String(config.live.scopeLoad)],
-      ['set-up', `${CUSTOMERS.toLocaleString('en-US')} customers x ${FEATURES} features through the API in ${setupSeconds} s; ${seq.toLocaleString('en-US')} seed events through ingest in ${loadSeconds} s; aggregator on the ${config.aggregatorThread === 'worker' ? 'worker thread' : 'main thread'}, ingest on the ${config.ingestThread === 'worker' ? 'worker thread' : 'main thread'} (INGEST_THREAD)`],
-      [`events streamed (asked ${RATE.toLocaleString('en-US')}/s)`, `${Math.round(hot.accepted / hot.seconds).toLocaleString('en-US')}/s accepted, ${hot.refused} refused`],
-      [`checks, ${CONNECTIONS} connections, ${SECONDS} s`, `${Math.round(hot.checks.length / hot.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(hot.checks, 50))} / ${ms(pct(hot.checks, 99))} / ${ms(Math.max(...hot.checks))} ms; ${hot.failed} failed`],
-      ['staleness (ack -> visible in the check), p50 / p99', `${ms(pct(hot.staleness, 50))} / ${ms(pct(hot.staleness, 99))} ms (${hot.staleness.length} probes)`],
-      ["event-loop delay p99 (the platform's process)", `${ms(loopP99)} ms`],
-      ['RSS after the run', `${Math.round(rssHot / 1048576)} MiB`],
-      ['counter bucket reads during the run', readsText(readsBefore, readsHot)],
+      ['topology (--topology)', platform.topology],
+      ['counter scope loads (LIVE_COUNTER_SCOPE_LOAD)', String(platform.scopeLoad)],
+      ['set-up', `${CUSTOMERS.toLocaleString('en-US')} customers x ${FEATURES} features through the API in ${setup.seconds} s; ${seeded.events.toLocaleString('en-US')} seed events through ingest in ${seeded.seconds} s; ${platform.placement}`],
+      ...hotRows(platform, hot),
+      ...(cold ? coldRows(platform, cold, await platform.reads(), hot.readsHot) : []),
     ]
-    if (cold) {
-      rows.push([`cold: ${COLD.toLocaleString('en-US')} new customers, one check each, ${CONNECTIONS} in flight`,
-        `${Math.round(cold.checks.length / cold.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(cold.checks, 50))} / ${ms(pct(cold.checks, 99))} / ${ms(Math.max(...cold.checks))} ms; ${cold.failed} failed (rows copied in ${coldSetup} s)`])
-      rows.push(['RSS after the cold run', `${Math.round(process.memoryUsage().rss / 1048576)} MiB`])
-      rows.push(['counter bucket reads during the cold run', readsText(readsHot, await reads())])
-    }
-    const errors = [...hot.errors, ...(cold?.errors ?? [])]
+    const errors = [...hot.hot.errors, ...(cold?.cold.errors ?? [])]
     if (errors.length) rows.push(['errors (first)', errors.join(' | ').slice(0, 300)])
     const w = Math.max(...rows.map((r) => r[0].length))
     console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)
     for (const [k, v] of rows) console.log(`| ${k.padEnd(w)} | ${v} |`)
   } finally {
-    // A stop that hangs (seen after the run) must not keep the figures and the profile back.
-    await Promise.race([platform.stop(), new Promise((r) => setTimeout(r, 20_000).unref())])
-    rmSync(spoolDir, { recursive: true, force: true })
+    await platform.stop()
   }
-  // Something the platform leaves behind keeps the loop alive; exiting also writes --cpu-prof.
-  process.exit(0)
+}
+
+function hotRows(platform: Platform, { hot, loopP99, rssHot, readsBefore, readsHot, perProcess }: Awaited<ReturnType<typeof hotRun>>): [string, string][] {
+  return [
+    [`events streamed (asked ${RATE.toLocaleString('en-US')}/s)`, `${Math.round(hot.accepted / hot.seconds).toLocaleString('en-US')}/s accepted, ${hot.refused} refused`],
+    [`checks, ${CONNECTIONS} connections, ${SECONDS} s`, `${Math.round(hot.checks.length / hot.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(hot.checks, 50))} / ${ms(pct(hot.checks, 99))} / ${ms(Math.max(...hot.checks))} ms; ${hot.failed} failed`],
+    ['staleness (ack -> visible in the check), p50 / p99', `${ms(pct(hot.staleness, 50))} / ${ms(pct(hot.staleness, 99))} ms (${hot.staleness.length} probes)`],
+    [`event-loop delay p99 (${platform.loop.what})`, `${ms(loopP99)} ms`],
+    [`RSS after the run${platform.rss.what}`, `${Math.round(rssHot / 1048576)} MiB`],
+    ['per process during the run: CPU s / RSS max', perProcessText(perProcess)],
+    ['counter bucket reads during the run', readsText(readsBefore, readsHot)],
+  ]
+}
+
+function coldRows(platform: Platform, { cold, setupSeconds, rss }: Awaited<ReturnType<typeof coldRun>>, readsCold: Reads, readsHot: Reads): [string, string][] {
+  return [
+    [`cold: ${COLD.toLocaleString('en-US')} new customers, one check each, ${CONNECTIONS} in flight`,
+      `${Math.round(cold.checks.length / cold.seconds).toLocaleString('en-US')} checks/s; p50 / p99 / max ${ms(pct(cold.checks, 50))} / ${ms(pct(cold.checks, 99))} / ${ms(Math.max(...cold.checks))} ms; ${cold.failed} failed (rows copied in ${setupSeconds} s)`],
+    [`RSS after the cold run${platform.rss.what}`, `${Math.round(rss / 1048576)} MiB`],
+    ['counter bucket reads during the cold run', readsText(readsHot, readsCold)],
+  ]
 }

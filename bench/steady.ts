@@ -10,14 +10,12 @@
 // sent and usage is read until it shows: freshness = 202 of the probe -> visible in usage, and
 // every read's latency is a usage read beside the writes. After the load: drain time, and the
 // totals checked against what was acknowledged. Prints one table; asserts nothing.
-import { readTopology } from '../platform/topology-file.js'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { randomBytes } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../platform/config.js'
+import { cpuByProcess as cpuByProcessOf, parseTopology, perProcessFigures, perProcessText, rssPeaks, startPlatformChild } from './support/platform-child.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -35,8 +33,8 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
   },
 })
-const PROCESSES = args.topology === 'processes'
-if (!PROCESSES && args.topology !== 'all-in-one') throw new Error(`--topology is all-in-one or processes, got ${args.topology}`)
+const TOPOLOGY = parseTopology(args.topology)
+const PROCESSES = TOPOLOGY === 'processes'
 const RATE = Number(args.rate)
 const SECONDS = Number(args.seconds)
 const BATCH = Number(args.batch)
@@ -46,35 +44,12 @@ const PORT = Number(args.port)
 
 const config = loadConfig(process.env)
 const dir = join(config.dataDir, 'bench-steady')
-if (!args.keep) rmSync(dir, { recursive: true, force: true })
-mkdirSync(dir, { recursive: true })
 const id = Date.now().toString(36)
-const topic = `events-bench-${id}`
-// The local broker creates topics on first use with 4 partitions; this one needs KAFKA_EVENTS_PARTITIONS.
-writeFileSync(join(config.dataDir, 'kafka', 'control'), `topic ${topic} ${config.eventsPartitions}\n`)
-await new Promise((r) => setTimeout(r, 500))
-
-const adminToken = `bench-admin-token-${id}-${randomBytes(8).toString('hex')}`
-const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : []
-const entry = PROCESSES ? 'scripts/platform-processes.ts' : 'scripts/all-in-one.ts'
-const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', entry, '--demo'], {
-  env: {
-    ...process.env, METERLINE_DATA_DIR: dir, PORT: String(PORT), CLICKHOUSE_ENDPOINT_PORT: String(PORT + 50), KAFKA_BROKERS: config.kafkaBrokers.join(','),
-    DATABASE_URL: config.databaseUrl, REDIS_URL: config.redisUrl, KAFKA_EVENTS_TOPIC: topic, KAFKA_AGGREGATOR_GROUP: `bench-${id}`,
-    REDIS_PREFIX: `bench-${id}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn',
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
+const platform = await startPlatformChild({
+  topology: TOPOLOGY, config, dir, fresh: !args.keep, port: PORT, id,
+  execArgv: args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [],
 })
-let out = ''
-child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
-const base = `http://127.0.0.1:${PORT}`
-// The processes topology serves ingest one port above billing-api.
-const ingestBase = `http://127.0.0.1:${PROCESSES ? PORT + 1 : PORT}`
-for (let i = 0; !/API key: (\S+)/.test(out); i++) {
-  if (i > 600 || child.exitCode !== null) throw new Error(`the platform did not start:\n${out}`)
-  await new Promise((r) => setTimeout(r, 100))
-}
-const key = /API key: (\S+)/.exec(out)![1]
+const { apiUrl: base, ingestUrl: ingestBase, key, adminToken } = platform
 const headers = { 'content-type': 'application/json', 'x-api-key': key }
 const post = async (path: string, body: unknown) => {
   const res = await fetch((path === '/v1/events' ? ingestBase : base) + path, { method: 'POST', headers, body: JSON.stringify(body) })
@@ -106,41 +81,9 @@ while (!warmedUp && Date.now() - warmStart < 120_000) {
 const warmUpMs = Date.now() - warmStart
 const WARMUP_EVENTS = warmedUp ? 1 : 0
 
-interface PlatformProcess { name: string; pid: number; port: number; kind: string }
-/** The platform's processes: the one all-in-one process, or the running roles topology.json lists. */
-const platformProcesses = (): PlatformProcess[] =>
-  PROCESSES
-    ? (readTopology(dir) ?? []).flatMap((p) => (p.pid === undefined ? [] : [{ ...p, pid: p.pid }]))
-    : [{ name: 'all-in-one', pid: child.pid!, port: PORT, kind: 'all-in-one' }]
-const rssOfPid = (pid: number) => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
-  } catch {
-    return 0
-  }
-}
-/** CPU seconds (user + system, every thread: JS and the embedded engine) a process used */
-const cpuOfPid = (pid: number) => {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    return (Number(f[11]) + Number(f[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return 0
-  }
-}
-const cpuByProcess = () => new Map(platformProcesses().map((p) => [p.name, cpuOfPid(p.pid)]))
+const cpuByProcess = () => cpuByProcessOf(platform.processes())
 const cpuOf = () => [...cpuByProcess().values()].reduce((a, b) => a + b, 0)
-const maxRssByProcess = new Map<string, number>()
-let maxRss = 0
-const rssTimer = setInterval(() => {
-  let total = 0
-  for (const p of platformProcesses()) {
-    const rss = rssOfPid(p.pid)
-    total += rss
-    maxRssByProcess.set(p.name, Math.max(maxRssByProcess.get(p.name) ?? 0, rss))
-  }
-  maxRss = Math.max(maxRss, total)
-}, 500)
+const rss = rssPeaks(platform.processes)
 
 let seq = 0
 const customers = 1000
@@ -255,7 +198,7 @@ async function prober(r: number): Promise<void> {
 const probers = Array.from({ length: READERS }, (_, r) => prober(r))
 
 const lagOf = async () => {
-  const aggregators = PROCESSES ? platformProcesses().filter((p) => p.kind === 'aggregator') : platformProcesses()
+  const aggregators = PROCESSES ? platform.processes().filter((p) => p.kind === 'aggregator') : platform.processes()
   let lag = 0
   for (const p of aggregators) {
     const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text()
@@ -305,7 +248,7 @@ await Promise.all(probers)
 await new Promise((r) => setTimeout(r, 3000))
 const [finalCount, finalSum] = await Promise.all([totalOf(count.id), totalOf(sum.id)])
 clearInterval(lagTimer)
-clearInterval(rssTimer)
+rss.stop()
 // The admin API reports the aggregators of billing-api's own process (none in the processes topology).
 const adminAnswer = await fetch(`${base}/v1/admin/aggregators`, { headers: { authorization: `Bearer ${adminToken}` } })
 const write = (adminAnswer.ok ? await adminAnswer.json() : { items: [] }) as { items: { events: number; writes: number }[] }
@@ -315,6 +258,7 @@ const q = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]
 }
+const perProcess = perProcessFigures(cpuBeforeByProcess, cpuAfterByProcess, rss.maxByProcess)
 const expectCount = acknowledged + probesAcknowledged + WARMUP_EVENTS
 const expectSum = tokensAcknowledged + probesAcknowledged + WARMUP_EVENTS
 const rows: [string, string][] = [
@@ -334,10 +278,8 @@ const rows: [string, string][] = [
   ['consumer lag max (records)', `${Math.max(0, ...lags)}`],
   ['drain after load', drained ? `${drained} ms` : 'not drained in 600 s'],
   ['platform CPU per event', `${((cpuUsed * 1e6) / Math.max(1, measured)).toFixed(0)} us (${cpuUsed.toFixed(1)} CPU s from load start to drained, all threads)`],
-  ['RSS max (platform)', `${(maxRss / 1024 ** 2).toFixed(0)} MiB`],
-  ...(PROCESSES
-    ? [['per process: CPU s / RSS max', [...maxRssByProcess.keys()].map((n) => `${n} ${((cpuAfterByProcess.get(n) ?? 0) - (cpuBeforeByProcess.get(n) ?? 0)).toFixed(1)} s / ${((maxRssByProcess.get(n) ?? 0) / 1024 ** 2).toFixed(0)} MiB`).join(', ')]] as [string, string][]
-    : []),
+  ['RSS max (platform)', `${(rss.max() / 1024 ** 2).toFixed(0)} MiB`],
+  ...(PROCESSES ? [['per process: CPU s / RSS max', perProcessText(perProcess)]] as [string, string][] : []),
   ['aggregator writes', `${write.items.reduce((s, a) => s + a.writes, 0)} writes for ${write.items.reduce((s, a) => s + a.events, 0)} events`],
   ['exact', `COUNT ${finalCount.value} of ${expectCount}, SUM ${finalSum.value} of ${expectSum}: ${finalCount.value === expectCount && finalSum.value === expectSum ? 'yes' : 'NO'}`],
 ]
@@ -346,13 +288,12 @@ if (args.json) {
     topology: args.topology, rate: RATE, seconds: SECONDS, loadavg: os.loadavg(), acceptedPerSecond: measured / loadSeconds, acknowledged: measured,
     refused: refused + failed - preRefused, freshness: { p50: q(freshness, 50), p99: q(freshness, 99), max: Math.max(...freshness) },
     reads: { p50: q(reads, 50), p99: q(reads, 99), n: reads.length }, lagMax: Math.max(0, ...lags), drainedMs: drained,
-    cpuPerEventUs: (cpuUsed * 1e6) / Math.max(1, measured), rssMaxMiB: maxRss / 1024 ** 2,
-    perProcess: Object.fromEntries([...maxRssByProcess.keys()].map((n) => [n, { cpuSeconds: (cpuAfterByProcess.get(n) ?? 0) - (cpuBeforeByProcess.get(n) ?? 0), rssMaxMiB: (maxRssByProcess.get(n) ?? 0) / 1024 ** 2 }])),
+    cpuPerEventUs: (cpuUsed * 1e6) / Math.max(1, measured), rssMaxMiB: rss.max() / 1024 ** 2,
+    perProcess: Object.fromEntries(perProcess.map(({ name, ...figures }) => [name, figures])),
     exact: finalCount.value === expectCount && finalSum.value === expectSum,
   }, null, 2))
 }
 const width = Math.max(...rows.map((r) => r[0].length))
 console.log(`\nbench:steady ${new Date().toISOString()}`)
 for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`)
-child.kill('SIGTERM')
-await new Promise((r) => child.once('exit', r))
+await platform.stop()

@@ -306,7 +306,7 @@ export const SETTINGS = {
   BATCH: { default: '1000', readBy: 'benchmarks', meaning: 'events per ingest request' },
   CONCURRENCY: { default: '8', readBy: 'benchmarks', meaning: 'ingest requests in flight' },
   BACKLOG: { default: '1000000', readBy: 'benchmarks', meaning: '`bench:drain`: events sent before `npm run down`' },
-  BENCH_PORT: { default: '18080', readBy: 'benchmarks', meaning: "`bench:ingest`, `bench:steady`: the platform's port" },
+  BENCH_PORT: { default: '18080', readBy: 'benchmarks', meaning: "`bench:ingest`, `bench:steady`, `bench:entitlement-check --topology processes`: the platform's port" },
   BENCH_SPOOL: { default: 'both', readBy: 'benchmarks', meaning: '`bench:ingest`: `both`, `on` or `off` (runs with and without the spool)' },
   BENCH_ROUNDS: { default: '1', readBy: 'benchmarks', meaning: '`bench:ingest`: rounds per mode' },
   BENCH_NODE_ARGS: { shown: 'none', readBy: 'benchmarks', meaning: "`bench:ingest`: extra node arguments of the platform's process" },
