@@ -45,7 +45,7 @@ export interface PlatformChildOptions {
   execArgv?: string[]
   /** more environment for the platform (rate limits) */
   env?: Record<string, string>
-  /** how long to wait for the demo key in its banner (default 60 s) */
+  /** how long to wait for the demo key in its banner (default 180 s: the processes topology starts its aggregators one after another) */
   startTimeoutMs?: number
 }
 
@@ -79,7 +79,7 @@ export async function startPlatformChild(opts: PlatformChildOptions): Promise<Pl
     child.kill('SIGTERM')
     await exited
   }
-  const key = await demoKey(child, opts.startTimeoutMs ?? 60_000).catch(async (err: unknown) => {
+  const key = await demoKey(child, opts.startTimeoutMs ?? 180_000).catch(async (err: unknown) => {
     await stop()
     throw err
   })
