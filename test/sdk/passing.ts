@@ -7,6 +7,7 @@ export const PASSING = [
   'coupons.createCoupon', 'coupons.deleteCoupon', 'coupons.getCoupon', 'coupons.queryCoupon', 'coupons.updateCoupon',
   'creditGrants.createCreditGrant', 'creditGrants.deleteCreditGrant', 'creditGrants.getCreditGrant',
   'creditGrants.getPlanCreditGrants', 'creditGrants.updateCreditGrant',
+  'creditNotes.createCreditNote', 'creditNotes.getCreditNote', 'creditNotes.processCreditNote', 'creditNotes.voidCreditNote',
   'customers.createCustomer', 'customers.deleteCustomer', 'customers.getCustomer',
   'customers.getCustomerByExternalId', 'customers.getCustomerEntitlements', 'customers.getCustomerUpcomingGrants',
   'customers.getCustomerUsageSummary', 'customers.queryCustomer', 'customers.updateCustomer',
@@ -46,7 +47,8 @@ export const PASSING = [
   'tenants.getTenantById', 'tenants.updateTenant',
   'users.createUser', 'users.getUserInfo', 'users.queryUser',
   'wallets.createWallet', 'wallets.getWallet', 'wallets.getWalletBalance', 'wallets.getWalletTransactions',
-  'wallets.queryWallet', 'wallets.queryWalletTransaction', 'wallets.topUpWallet', 'wallets.updateWallet',
+  'wallets.getCustomerWallets', 'wallets.getWalletsByCustomerId', 'wallets.queryWallet', 'wallets.queryWalletTransaction',
+  'wallets.terminateWallet', 'wallets.topUpWallet', 'wallets.updateWallet',
 ]
 
 /** The share of in-scope operations issue #36 asks for. */
