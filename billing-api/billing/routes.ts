@@ -6,7 +6,7 @@ import { ServiceUnavailableError, ValidationError } from '../../platform/errors.
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { dateTime, idParams } from '../http/schemas.js'
-import { serializeInvoice, getInvoice } from '../invoices/index.js'
+import { finalizeLockedInvoice, serializeInvoice, getInvoice } from '../invoices/index.js'
 import { getSubscription } from '../subscriptions/index.js'
 import { enqueueInvoiceCompute } from './compute-job.js'
 import { recomputeInvoice } from './recompute.js'
@@ -90,6 +90,26 @@ export async function billingRoutes(instance: FastifyInstance, ctx: BillingConte
     const scope = scopeOf(request)
     if (!sync) return reply.code(202).send(await enqueueInvoiceCompute(ctx, ctx.orm.em.fork(), scope, id, request.body))
     await recomputeInvoice(ctx, ctx.orm.em.fork(), scope, id, request.body)
+    const d = await getInvoice(ctx.orm.em.fork(), scope, id)
+    return serializeInvoice(d.invoice, d.lines, d)
+  })
+
+  // Flexprice's name for the synchronous recomputation, finalizing the result unless finalize=false
+  // (the SDK documents true as the default). Both in one transaction: a finalization that fails
+  // leaves the invoice as it was. A recomputation that makes it SKIPPED is never finalized.
+  app.post('/invoices/:id/recalculate', {
+    schema: {
+      response: { 200: ref('Invoice') },
+      tags: ['invoices'], params: idParams,
+      querystring: { type: 'object', additionalProperties: false, properties: { finalize: { type: 'boolean', default: true } } },
+    },
+  }, async (request) => {
+    const { id } = request.params
+    const scope = scopeOf(request)
+    await ctx.orm.em.fork().transactional(async (tx) => {
+      const invoice = await recomputeInvoice(ctx, tx, scope, id)
+      if (request.query.finalize && invoice.invoice_status === 'DRAFT') await finalizeLockedInvoice(ctx, tx, invoice)
+    })
     const d = await getInvoice(ctx.orm.em.fork(), scope, id)
     return serializeInvoice(d.invoice, d.lines, d)
   })

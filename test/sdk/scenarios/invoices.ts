@@ -4,7 +4,7 @@ import { needing, type Scenario } from './context.js'
 
 const INVOICE_OPS = [
   'invoices.createInvoice', 'invoices.getInvoice', 'invoices.queryInvoice', 'invoices.updateInvoice', 'invoices.getInvoicePdf',
-  'invoices.finalizeInvoice', 'invoices.getCustomerInvoiceSummary', 'invoices.recalculateInvoice', 'invoices.triggerInvoiceCommsWebhook',
+  'invoices.finalizeInvoice', 'invoices.getCustomerInvoiceSummary', 'invoices.triggerInvoiceCommsWebhook',
   'invoices.updateInvoicePaymentStatus', 'invoices.attemptInvoicePayment', 'invoices.voidInvoice', 'invoices.getInvoicePreview',
 ]
 const PAYMENT_OPS = ['payments.createPayment', 'payments.getPayment', 'payments.listPayments', 'payments.updatePayment', 'payments.processPayment']
@@ -36,7 +36,6 @@ export async function invoices(s: Scenario): Promise<void> {
     await rec.call('invoices.getInvoicePdf', () => sdk.invoices.getInvoicePdf(id, false), async (r) => {
       assert.equal(Buffer.from(await new Response(r).arrayBuffer()).subarray(0, 5).toString(), '%PDF-')
     })
-    await rec.call('invoices.recalculateInvoice', () => sdk.invoices.recalculateInvoice(id), (r) => assert.equal(r.id, id))
     await rec.call('invoices.finalizeInvoice', () => sdk.invoices.finalizeInvoice(id), (r) => assert.equal(r.message, `invoice ${id} finalized`))
     await rec.call('invoices.getInvoice', () => sdk.invoices.getInvoice(id), (r) => {
       assert.equal(r.invoiceStatus, 'FINALIZED')
