@@ -23,7 +23,7 @@ export const PASSING = [
   'integrations.createOrUpdateIntegration', 'integrations.deleteIntegration', 'integrations.getIntegration',
   'integrations.listLinkedIntegrations',
   'invoices.createInvoice', 'invoices.finalizeInvoice', 'invoices.getCustomerInvoiceSummary', 'invoices.getInvoice',
-  'invoices.getInvoicePdf', 'invoices.queryInvoice', 'invoices.recalculateInvoice', 'invoices.updateInvoice',
+  'invoices.getInvoicePdf', 'invoices.getInvoicePreview', 'invoices.queryInvoice', 'invoices.recalculateInvoice', 'invoices.updateInvoice',
   'invoices.updateInvoicePaymentStatus',
   'invoices.voidInvoice',
   'payments.createPayment', 'payments.getPayment', 'payments.listPayments', 'payments.updatePayment',
