@@ -22,6 +22,7 @@ import { walletsModule } from './wallets/module.js'
 import { webhooksModule } from './webhooks/module.js'
 import { integrationsModule } from './integrations/module.js'
 import { paymentsModule } from './payments/module.js'
+import { creditNotesModule } from './credit-notes/module.js'
 import { aiPricingModule } from './ai-pricing/module.js'
 import { environmentCloneModule } from './environment-clone/module.js'
 import { subscriptionPhasesModule } from './subscription-phases/module.js'
@@ -51,6 +52,7 @@ export const modules: DomainModule[] = [
   webhooksModule,
   integrationsModule,
   paymentsModule,
+  creditNotesModule,
   aiPricingModule,
   environmentCloneModule,
   subscriptionPhasesModule,

@@ -6,9 +6,11 @@ import { ServiceUnavailableError, ValidationError } from '../../platform/errors.
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { dateTime, idParams } from '../http/schemas.js'
-import { serializeInvoice, getInvoice } from '../invoices/index.js'
+import { finalizeLockedInvoice, serializeInvoice, getInvoice } from '../invoices/index.js'
 import { getSubscription } from '../subscriptions/index.js'
 import { enqueueInvoiceCompute } from './compute-job.js'
+import { serializePreviewDocument } from './preview-document.js'
+import type { Scope } from '../db/scope.js'
 import { recomputeInvoice } from './recompute.js'
 import { computeSubscriptionInvoice, type ComputedInvoice } from './subscription-invoice.js'
 import { typed } from '../http/typed-routes.js'
@@ -45,33 +47,34 @@ function serializePreview(c: ComputedInvoice) {
   }
 }
 
+const previewBody = {
+  type: 'object',
+  required: ['subscription_id'],
+  additionalProperties: false,
+  properties: { subscription_id: { type: 'string', minLength: 1, maxLength: 100 }, period_start: dateTime, period_end: dateTime },
+} as const
+
+/** The subscription's invoice for [period_start, period_end), its current period by default, computed and not stored. */
+async function computePeriodPreview(ctx: BillingContext, scope: Scope, body: { subscription_id: string; period_start?: string; period_end?: string }): Promise<ComputedInvoice> {
+  const em = ctx.orm.em.fork()
+  const { subscription } = await getSubscription(em, scope, body.subscription_id)
+  const start = body.period_start ? new Date(body.period_start) : subscription.current_period_start
+  const end = body.period_end ? new Date(body.period_end) : subscription.current_period_end
+  if (!(start < end)) throw new ValidationError('period_start must be before period_end', 'period_start')
+  return computeSubscriptionInvoice(ctx, em, subscription, start, end, 'SUBSCRIPTION_CYCLE')
+}
+
 export async function billingRoutes(instance: FastifyInstance, ctx: BillingContext): Promise<void> {
   const app = typed(instance)
-  app.post(
-    '/invoices/internal/preview',
-    {
-      config: READS,
-      schema: {
-        response: { 200: invoicePreviewSchema },
-        tags: ['invoices'],
-        body: {
-          type: 'object',
-          required: ['subscription_id'],
-          additionalProperties: false,
-          properties: { subscription_id: { type: 'string' }, period_start: dateTime, period_end: dateTime },
-        },
-      },
-    },
-    async (request) => {
-      const body = request.body
-      const em = ctx.orm.em.fork()
-      const { subscription } = await getSubscription(em, scopeOf(request), body.subscription_id)
-      const start = body.period_start ? new Date(body.period_start) : subscription.current_period_start
-      const end = body.period_end ? new Date(body.period_end) : subscription.current_period_end
-      if (!(start < end)) throw new ValidationError('period_start must be before period_end', 'period_start')
-      return serializePreview(await computeSubscriptionInvoice(ctx, em, subscription, start, end, 'SUBSCRIPTION_CYCLE'))
-    },
-  )
+  app.post('/invoices/internal/preview', { config: READS, schema: { response: { 200: invoicePreviewSchema }, tags: ['invoices'], body: previewBody } }, async (request) => {
+    return serializePreview(await computePeriodPreview(ctx, scopeOf(request), request.body))
+  })
+
+  // Flexprice's preview: the same computation in the Invoice shape (preview-document.ts).
+  app.post('/invoices/preview', { config: READS, schema: { response: { 200: ref('InvoicePreviewDocument') }, tags: ['invoices'], body: previewBody } }, async (request) => {
+    const scope = scopeOf(request)
+    return serializePreviewDocument(await computePeriodPreview(ctx, scope, request.body), scope, ctx.clock.now())
+  })
 
   // Recomputation of a DRAFT or SKIPPED invoice (recompute.ts). sync=true recomputes in the
   // request and answers the recomputed invoice.
@@ -90,6 +93,26 @@ export async function billingRoutes(instance: FastifyInstance, ctx: BillingConte
     const scope = scopeOf(request)
     if (!sync) return reply.code(202).send(await enqueueInvoiceCompute(ctx, ctx.orm.em.fork(), scope, id, request.body))
     await recomputeInvoice(ctx, ctx.orm.em.fork(), scope, id, request.body)
+    const d = await getInvoice(ctx.orm.em.fork(), scope, id)
+    return serializeInvoice(d.invoice, d.lines, d)
+  })
+
+  // Flexprice's name for the synchronous recomputation, finalizing the result unless finalize=false
+  // (the SDK documents true as the default). Both in one transaction: a finalization that fails
+  // leaves the invoice as it was. A recomputation that makes it SKIPPED is never finalized.
+  app.post('/invoices/:id/recalculate', {
+    schema: {
+      response: { 200: ref('Invoice') },
+      tags: ['invoices'], params: idParams,
+      querystring: { type: 'object', additionalProperties: false, properties: { finalize: { type: 'boolean', default: true } } },
+    },
+  }, async (request) => {
+    const { id } = request.params
+    const scope = scopeOf(request)
+    await ctx.orm.em.fork().transactional(async (tx) => {
+      const invoice = await recomputeInvoice(ctx, tx, scope, id)
+      if (request.query.finalize && invoice.invoice_status === 'DRAFT') await finalizeLockedInvoice(ctx, tx, invoice)
+    })
     const d = await getInvoice(ctx.orm.em.fork(), scope, id)
     return serializeInvoice(d.invoice, d.lines, d)
   })

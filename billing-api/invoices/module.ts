@@ -1,4 +1,4 @@
-import { paymentSchema, invoiceSchema, invoiceStateChangeSchema, invoiceLineItemSchema, couponApplicationSchema, appliedTaxSchema, invoicePaymentSchema, recordedPaymentSchema } from './response-schemas.js'
+import { paymentSchema, invoiceSchema, invoicePreviewDocumentSchema, invoiceStateChangeSchema, invoiceLineItemSchema, couponApplicationSchema, appliedTaxSchema, invoicePaymentSchema, recordedPaymentSchema } from './response-schemas.js'
 import { sqlMigration, type DomainModule } from '../module.js'
 import { InvoiceLineItemSchema, InvoiceSchema } from './invoice.entity.js'
 import { InvoicePaymentSchema } from './payment.entity.js'
@@ -20,7 +20,7 @@ export const invoicesModule: DomainModule = {
     sqlMigration('invoices_0020_commitment_info', new URL('./migrations/0020_commitment_info.sql', import.meta.url)),
     sqlMigration('invoices_0030_entitlement_quantity', new URL('./migrations/0030_entitlement_quantity.sql', import.meta.url)),
   ],
-  schemas: [paymentSchema, invoiceSchema, invoiceStateChangeSchema, invoiceLineItemSchema, couponApplicationSchema, appliedTaxSchema, invoicePaymentSchema, recordedPaymentSchema],
+  schemas: [paymentSchema, invoiceSchema, invoicePreviewDocumentSchema, invoiceStateChangeSchema, invoiceLineItemSchema, couponApplicationSchema, appliedTaxSchema, invoicePaymentSchema, recordedPaymentSchema],
   routes: async (app, ctx) => {
     await invoiceRoutes(app, ctx)
     await invoiceDocumentRoutes(app, ctx)

@@ -1,5 +1,5 @@
 // Response schemas of the invoice routes (registered by module.ts, referred to by $id).
-import { alwaysNull, anyJson, bool, objectOf, dateTimeOrNull, dateTimeString, integer, integerOrNull, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
+import { alwaysNull, anyJson, bool, objectOf, dateTimeOrNull, dateTimeString, integer, integerOrNull, metadataResponse, recordSchema, ref, str, stringOrNull, money } from '../http/response-schemas.js'
 
 const invoiceProperties = {
   customer_id: str,
@@ -85,6 +85,36 @@ export const invoiceLineItemSchema = recordSchema('InvoiceLineItem', {
   price_unit_id: alwaysNull,
   price_unit_amount: alwaysNull,
 })
+
+/** The record fields of something computed and not stored: no id, no timestamps, no author. */
+const unsavedRecordProperties = {
+  id: alwaysNull, tenant_id: str, environment_id: str, status: alwaysNull, metadata: metadataResponse,
+  created_at: alwaysNull, updated_at: alwaysNull, created_by: alwaysNull, updated_by: alwaysNull,
+}
+
+/**
+ * POST /invoices/preview (billing/preview-document.ts): the invoice a subscription's period would
+ * get, in the Invoice shape, computed and not stored, so without the fields only a stored
+ * invoice has (its id, number, version, document, line ids).
+ */
+export const invoicePreviewDocumentSchema = {
+  $id: 'InvoicePreviewDocument',
+  ...objectOf({
+    ...unsavedRecordProperties,
+    ...invoiceProperties,
+    idempotency_key: alwaysNull,
+    version: alwaysNull,
+    invoice_pdf_url: alwaysNull,
+    line_items: {
+      type: 'array',
+      items: objectOf({ ...(invoiceLineItemSchema.properties as Record<string, Record<string, unknown>>), ...unsavedRecordProperties, invoice_id: alwaysNull }),
+    },
+    coupon_applications: alwaysNull,
+    taxes: { type: 'array', maxItems: 0 },
+    customer: alwaysNull,
+    subscription: alwaysNull,
+  }),
+}
 
 export const couponApplicationSchema = recordSchema('CouponApplication', {
   invoice_id: str,

@@ -77,6 +77,12 @@ test('an add-on attached and detached by its association: its line item from now
   const addonLines = async (status = 'published') =>
     (await t.api.post('/v1/subscriptions/lineitems/search', { subscription_ids: [sub.id], status })).body.items.filter((l: any) => l.addon_association_id === assoc.id)
   assert.deepEqual((await addonLines()).map((l: any) => [l.start_date, l.end_date]), [['2026-11-11T00:00:00.000Z', null]])
+  const attached = async () => {
+    const list = await t.api.get(`/v1/subscriptions/${sub.id}/addons/associations`)
+    assert.equal(list.status, 200, JSON.stringify(list.body))
+    return list.body
+  }
+  assert.deepEqual(await attached(), [assoc])
   // the same request again (the same minute) is the same attachment, not a second one; later, refused
   const again = await t.api.post('/v1/subscriptions/addon', { subscription_id: sub.id, addon_id: priority.id })
   assert.deepEqual([again.status, again.body.id], [200, assoc.id])
@@ -91,6 +97,7 @@ test('an add-on attached and detached by its association: its line item from now
   const gone = await t.api.request('DELETE', '/v1/subscriptions/addon', JSON.stringify({ addon_association_id: assoc.id }), { 'content-type': 'application/json' })
   assert.deepEqual([gone.status, gone.body], [200, { message: `${assoc.id} detached` }])
   assert.deepEqual((await addonLines()).length, 0)
+  assert.deepEqual(await attached(), [], 'a detached add-on is no longer listed')
   assert.deepEqual((await addonLines('archived')).map((l: any) => l.end_date), ['2026-11-21T00:00:00.000Z'], 'its line item ended now')
   // the same request again (the same minute) is answered the same; later, refused
   const repeated = await t.api.request('DELETE', '/v1/subscriptions/addon', JSON.stringify({ addon_association_id: assoc.id }), { 'content-type': 'application/json' })
@@ -108,6 +115,8 @@ test('another tenant\'s key cannot change, attach to or detach from a subscripti
   assertError(await other.api.post(`/v1/subscriptions/${sub.id}/change/execute`, change(business.id)), 404, 'not_found')
   assertError(await other.api.post('/v1/subscriptions/addon', { subscription_id: sub.id, addon_id: priority.id }), 404, 'not_found')
   assertError(await other.api.request('DELETE', '/v1/subscriptions/addon', JSON.stringify({ addon_association_id: assoc.body.id }), { 'content-type': 'application/json' }), 404, 'not_found')
+  assertError(await other.api.get(`/v1/subscriptions/${sub.id}/addons/associations`), 404, 'not_found')
+  assertError(await t.api.get('/v1/subscriptions/subs_nobody/addons/associations'), 404, 'not_found')
   assert.deepEqual(await rows(), before)
   assert.equal((await t.api.get(`/v1/subscriptions/${sub.id}`)).body.plan_id, sub.plan_id)
 })

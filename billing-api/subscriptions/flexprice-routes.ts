@@ -12,7 +12,7 @@ import type { Scope } from '../db/scope.js'
 import { dateTime, idParams, metadataSchema } from '../http/schemas.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
-import { deletedMessage } from '../http/response-schemas.js'
+import { deletedMessage, ref } from '../http/response-schemas.js'
 import { serializeInvoice } from '../invoices/index.js'
 import { getPlan } from '../plans/index.js'
 import { D, toMoneyString } from '../pricing/index.js'
@@ -176,6 +176,15 @@ export async function flexpriceSubscriptionRoutes(instance: FastifyInstance, ctx
     const association = await em().findOne(AddonAssociationSchema, { ...scope, subscription_id: applied.subscription.id, addon_id, addon_status: 'active' })
     if (!association) throw new NotFoundError('add-on association of', addon_id)
     return serializeAssociation(association)
+  })
+
+  // The add-ons attached now, oldest first: an add-on attaches once per subscription, so the
+  // answer is bounded and a plain array, as the SDK reads it.
+  app.get('/subscriptions/:id/addons/associations', { schema: { response: { 200: { type: 'array', items: ref('AddonAssociation') } }, tags, params: idParams } }, async (request) => {
+    const scope = scopeOf(request)
+    const { subscription: sub } = await getSubscription(em(), scope, request.params.id)
+    const active = await em().find(AddonAssociationSchema, { ...scope, subscription_id: sub.id, addon_status: 'active', status: { $ne: 'deleted' } }, { orderBy: { start_date: 'asc', id: 'asc' } })
+    return active.map(serializeAssociation)
   })
 
   app.delete('/subscriptions/addon', { schema: { response: { 200: deletedMessage }, tags, body: removeBody } }, async (request) => {

@@ -10,6 +10,7 @@ export const walletsModule: DomainModule = {
     sqlMigration('wallets_0001_init', new URL('./migrations/0001_init.sql', import.meta.url)),
     sqlMigration('wallets_0002_auto_topup', new URL('./migrations/0002_auto_topup.sql', import.meta.url)),
     sqlMigration('wallets_0003_description', new URL('./migrations/0003_description.sql', import.meta.url)),
+    sqlMigration('wallets_0004_terminate', new URL('./migrations/0004_terminate.sql', import.meta.url)),
   ],
   schemas: [walletSchema, walletTransactionSchema],
   routes: walletRoutes,

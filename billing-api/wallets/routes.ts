@@ -12,6 +12,7 @@ import { typed } from '../http/typed-routes.js'
 import { pageOf, ref } from '../http/response-schemas.js'
 import { ledgerResultSchema, topUpResultSchema, walletModificationSchema } from './response-schemas.js'
 import { walletSearchRoutes } from './search-routes.js'
+import { customerWalletRoutes } from './customer-routes.js'
 import { FLEXPRICE_CREDIT_REASONS, topUpInput } from './top-up-aliases.js'
 
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
@@ -127,4 +128,5 @@ export async function walletRoutes(instance: FastifyInstance, ctx: BillingContex
   })
 
   walletSearchRoutes(instance, ctx)
+  customerWalletRoutes(instance, ctx)
 }

@@ -45,7 +45,8 @@ export async function createWallet(em: EntityManager, clock: Clock, scope: Scope
     const customer = await tx.findOne(CustomerSchema, { id: input.customer_id, ...scope, status: { $ne: 'deleted' } })
     if (!customer) throw new ValidationError(`customer_id: customer ${input.customer_id} not found`, 'customer_id')
     // The partial unique index settles concurrent creates (409 too); this check names the clash.
-    const clash = await tx.findOne(WalletSchema, { ...scope, customer_id: input.customer_id, currency: input.currency, status: { $ne: 'deleted' } })
+    // A closed (terminated) wallet does not hold the currency any more.
+    const clash = await tx.findOne(WalletSchema, { ...scope, customer_id: input.customer_id, currency: input.currency, status: 'published' })
     if (clash) throw new AlreadyExistsError(`customer ${input.customer_id} already has a ${input.currency} wallet (${clash.id})`)
     const wallet = tx.create(WalletSchema, {
       id: newId('wallet'),

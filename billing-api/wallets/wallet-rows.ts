@@ -2,7 +2,7 @@
 import type { Decimal } from 'decimal.js'
 import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { NotFoundError } from '../../platform/errors.js'
+import { InvalidOperationError, NotFoundError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
 import type { Scope } from '../db/scope.js'
 import { balancesOf } from './balances.js'
@@ -13,8 +13,9 @@ export interface WalletView {
   balance: Decimal
 }
 
+/** A live or closed (terminated, status archived) wallet: both are readable with their ledger. */
 export async function findWallet(em: EntityManager, scope: Scope, id: string): Promise<Wallet> {
-  const wallet = await em.findOne(WalletSchema, { id, ...scope, status: 'published' })
+  const wallet = await em.findOne(WalletSchema, { id, ...scope, status: { $in: ['published', 'archived'] } })
   if (!wallet) throw new NotFoundError('wallet', id)
   return wallet
 }
@@ -24,8 +25,9 @@ export async function findWallet(em: EntityManager, scope: Scope, id: string): P
  * wallet (top-ups, debits, expiry, modify) run one at a time and always see each other's rows.
  */
 export async function lockWallet(tx: EntityManager, scope: Scope, id: string): Promise<Wallet> {
-  const wallet = await tx.findOne(WalletSchema, { id, ...scope, status: 'published' }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
+  const wallet = await tx.findOne(WalletSchema, { id, ...scope, status: { $in: ['published', 'archived'] } }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
   if (!wallet) throw new NotFoundError('wallet', id)
+  if (wallet.status !== 'published') throw new InvalidOperationError(`wallet ${id} is closed (terminated): it takes no more credits or debits`)
   return wallet
 }
 

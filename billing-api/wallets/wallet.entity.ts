@@ -57,7 +57,7 @@ export interface WalletTransaction extends BaseRecord {
   wallet_id: string
   customer_id: string
   type: TransactionType
-  transaction_reason: CreditReason | 'USAGE' | 'CREDIT_EXPIRED'
+  transaction_reason: CreditReason | 'USAGE' | 'CREDIT_EXPIRED' | 'WALLET_TERMINATED'
   credit_amount: string
   credits_available: string
   credits_unfunded: string

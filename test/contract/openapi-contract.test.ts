@@ -226,6 +226,9 @@ test('every operation answers what the OpenAPI document declares', async () => {
   })
   await api('POST /v1/invoices/internal/preview', { body: { subscription_id: id(draft) } })
   await api('POST /v1/subscriptions/{id}/activate', { params: { id: id(draft) }, body: {} })
+  await api('POST /v1/invoices/preview', { body: { subscription_id: id(draft) } })
+  const firstInvoice = await api('POST /v1/invoices/search', { body: { subscription_id: id(draft), invoice_status: ['DRAFT'] } })
+  await api('POST /v1/invoices/{id}/recalculate', { params: { id: firstInvoice.body.items[0].id }, query: 'finalize=false' })
   // a quantity change on the activated subscription (its period is the current one)
   const draftLines = await api('POST /v1/subscriptions/lineitems/search', { body: { subscription_ids: [id(draft)] } })
   const seat = draftLines.body.items.find((l: { price_id: string }) => l.price_id !== usagePrice).id as string
@@ -241,6 +244,7 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/subscriptions/{id}/change/execute', { params: { id: id(draft) }, body: planChange })
   const support = await api('POST /v1/addons', { body: { name: 'Support', lookup_key: 'support-addon', prices: [{ ...fee, amount: '4.00' }] }, expect: 201 })
   const attached = await api('POST /v1/subscriptions/addon', { body: { subscription_id: id(draft), addon_id: id(support) } })
+  await api('GET /v1/subscriptions/{id}/addons/associations', { params: { id: id(draft) } })
   const couponAssoc = await api('POST /v1/coupon_associations', { body: { coupon_id: id(coupon), subscription_id: subId }, expect: 201 })
   await api('GET /v1/coupon_associations', { query: `subscription_id=${subId}` })
 
@@ -272,6 +276,12 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/invoices/{id}/payment_failures', { params: { id: invId }, body: { reason: 'card_declined' } })
   await api('POST /v1/invoices/{id}/payments', { params: { id: invId }, body: { amount: '30.00' } })
   await api('GET /v1/invoices/{id}/payments', { params: { id: invId } })
+  const setupLine = oneOff.body.line_items[0].id as string
+  const note = await api('POST /v1/creditnotes', { body: { invoice_id: invId, reason: 'BILLING_ERROR', line_items: [{ invoice_line_item_id: setupLine, amount: '5.00' }] }, expect: 201 })
+  await api('GET /v1/creditnotes/{id}', { params: { id: id(note) } })
+  await api('POST /v1/creditnotes/{id}/finalize', { params: { id: id(note) } })
+  const mistaken = await api('POST /v1/creditnotes', { body: { invoice_id: invId, reason: 'DUPLICATE', line_items: [{ invoice_line_item_id: setupLine, amount: '1.00' }] }, expect: 201 })
+  await api('POST /v1/creditnotes/{id}/void', { params: { id: id(mistaken) } })
   const pay = await api('POST /v1/payments', {
     body: { amount: '1.00', currency: 'USD', destination_id: invId, destination_type: 'INVOICE', payment_method_type: 'OFFLINE' }, expect: 201,
   })
@@ -301,6 +311,9 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('POST /v1/wallets/transactions/search', { body: { wallet_id: id(wallet) } })
   await api('PUT /v1/wallets/{id}/settings', { params: { id: id(wallet) }, body: { balance_alert: null } })
   await api('POST /v1/wallets/{id}/modify', { params: { id: id(wallet) }, body: { modification_type: 'prepaid_to_postpaid' } })
+  await api('GET /v1/customers/{id}/wallets', { params: { id: id(customer) } })
+  await api('GET /v1/customers/wallets', { query: 'lookup_key=acme' })
+  await api('POST /v1/wallets/{id}/terminate', { params: { id: id(wallet) } })
 
   // --- outbound webhooks
   const endpoint = await api('POST /v1/webhooks/endpoints', { body: { url: `${stripe.url}/hooks` }, expect: 201 })

@@ -7,6 +7,7 @@ export const PASSING = [
   'coupons.createCoupon', 'coupons.deleteCoupon', 'coupons.getCoupon', 'coupons.queryCoupon', 'coupons.updateCoupon',
   'creditGrants.createCreditGrant', 'creditGrants.deleteCreditGrant', 'creditGrants.getCreditGrant',
   'creditGrants.getPlanCreditGrants', 'creditGrants.updateCreditGrant',
+  'creditNotes.createCreditNote', 'creditNotes.getCreditNote', 'creditNotes.processCreditNote', 'creditNotes.voidCreditNote',
   'customers.createCustomer', 'customers.deleteCustomer', 'customers.getCustomer',
   'customers.getCustomerByExternalId', 'customers.getCustomerEntitlements', 'customers.getCustomerUpcomingGrants',
   'customers.getCustomerUsageSummary', 'customers.queryCustomer', 'customers.updateCustomer',
@@ -22,7 +23,8 @@ export const PASSING = [
   'integrations.createOrUpdateIntegration', 'integrations.deleteIntegration', 'integrations.getIntegration',
   'integrations.listLinkedIntegrations',
   'invoices.createInvoice', 'invoices.finalizeInvoice', 'invoices.getCustomerInvoiceSummary', 'invoices.getInvoice',
-  'invoices.getInvoicePdf', 'invoices.queryInvoice', 'invoices.updateInvoice', 'invoices.updateInvoicePaymentStatus',
+  'invoices.getInvoicePdf', 'invoices.getInvoicePreview', 'invoices.queryInvoice', 'invoices.recalculateInvoice', 'invoices.updateInvoice',
+  'invoices.updateInvoicePaymentStatus',
   'invoices.voidInvoice',
   'payments.createPayment', 'payments.getPayment', 'payments.listPayments', 'payments.updatePayment',
   'plans.createPlan', 'plans.deletePlan', 'plans.getPlan', 'plans.postPlansIdClone', 'plans.queryPlan',
@@ -36,7 +38,7 @@ export const PASSING = [
   'subscriptions.activateSubscription', 'subscriptions.addSubscriptionAddon', 'subscriptions.createSubscription',
   'subscriptions.createSubscriptionLineItem', 'subscriptions.deleteSubscriptionLineItem',
   'subscriptions.executeSubscriptionChange', 'subscriptions.getSubscription',
-  'subscriptions.getSubscriptionEntitlements', 'subscriptions.getSubscriptionUpcomingGrants',
+  'subscriptions.getSubscriptionAddonAssociations', 'subscriptions.getSubscriptionEntitlements', 'subscriptions.getSubscriptionUpcomingGrants',
   'subscriptions.getSubscriptionV2', 'subscriptions.previewSubscriptionChange', 'subscriptions.querySubscription',
   'subscriptions.removeSubscriptionAddon', 'subscriptions.updateSubscription',
   'subscriptions.updateSubscriptionLineItem',
@@ -46,7 +48,8 @@ export const PASSING = [
   'tenants.getTenantById', 'tenants.updateTenant',
   'users.createUser', 'users.getUserInfo', 'users.queryUser',
   'wallets.createWallet', 'wallets.getWallet', 'wallets.getWalletBalance', 'wallets.getWalletTransactions',
-  'wallets.queryWallet', 'wallets.queryWalletTransaction', 'wallets.topUpWallet', 'wallets.updateWallet',
+  'wallets.getCustomerWallets', 'wallets.getWalletsByCustomerId', 'wallets.queryWallet', 'wallets.queryWalletTransaction',
+  'wallets.terminateWallet', 'wallets.topUpWallet', 'wallets.updateWallet',
 ]
 
 /** The share of in-scope operations issue #36 asks for. */

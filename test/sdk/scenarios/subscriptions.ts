@@ -9,7 +9,7 @@ const OPS = [
   'subscriptions.deleteSubscriptionLineItem', 'subscriptions.addSubscriptionAddon', 'subscriptions.getSubscriptionAddonAssociations',
   'subscriptions.removeSubscriptionAddon', 'subscriptions.previewSubscriptionChange', 'subscriptions.executeSubscriptionChange',
   'subscriptions.activateSubscription', 'subscriptions.cancelSubscription', 'customers.getCustomerEntitlements',
-  'customers.getCustomerUpcomingGrants', 'customers.getCustomerUsageSummary',
+  'customers.getCustomerUpcomingGrants', 'customers.getCustomerUsageSummary', 'invoices.recalculateInvoice',
 ]
 
 export async function subscriptions(s: Scenario): Promise<void> {
@@ -31,6 +31,7 @@ export async function subscriptions(s: Scenario): Promise<void> {
       assert.ok(r.lineItems?.some((l) => l.priceId === feePrice && l.quantity === '1'))
     })
     await rec.call('subscriptions.querySubscription', () => sdk.subscriptions.querySubscription({ customerId }), (r) => assert.deepEqual(r.items?.map((x) => x.id), [id]))
+    await recalculateFirstInvoice(s, id)
     await rec.call('subscriptions.updateSubscription', () => sdk.subscriptions.updateSubscription(id, { cancelAtPeriodEnd: false }), (r) => {
       assert.equal(r.id, id)
       assert.equal(r.cancelAtPeriodEnd, false)
@@ -102,8 +103,10 @@ export async function subscriptions(s: Scenario): Promise<void> {
         const lines = await addonLines(r.id!)
         assert.deepEqual(lines.map((l) => l.end_date), [null], 'its price is on the subscription, open-ended')
       })
-      // a list answered {items, pagination} (spec), where the SDK expects a bare array
-      await rec.call('subscriptions.getSubscriptionAddonAssociations', () => sdk.subscriptions.getSubscriptionAddonAssociations(id), (r) => assert.equal(r[0]?.addonId, addonId))
+      // the add-ons attached now: this one
+      await rec.call('subscriptions.getSubscriptionAddonAssociations', () => sdk.subscriptions.getSubscriptionAddonAssociations(id), (r) => {
+        assert.deepEqual(r.map((a) => [a.id, a.addonId, a.entityId, a.addonStatus]), [[assoc?.id, addonId, id, 'active']])
+      })
       const assocId = assoc?.id
       if (assocId) {
         // an attachment ends after its start: an hour later
@@ -150,5 +153,17 @@ export async function subscriptions(s: Scenario): Promise<void> {
       })
     } else rec.skip('subscriptions.activateSubscription', 'a draft subscription')
     await rec.call('subscriptions.cancelSubscription', () => sdk.subscriptions.cancelSubscription(id, { cancellationType: 'end_of_period' }), (r) => assert.equal(r.subscriptionId ?? id, id))
+  })
+}
+
+/** The subscription's first invoice, a DRAFT, recomputed without finalizing it: nothing it bills changed, so neither do its amounts. */
+async function recalculateFirstInvoice(s: Scenario, subscriptionId: string): Promise<void> {
+  const drafts = await s.sdk.invoices.queryInvoice({ subscriptionId, invoiceStatus: ['DRAFT'] }).catch(() => undefined)
+  const draft = drafts?.items?.[0]
+  if (!draft?.id) return s.rec.skip('invoices.recalculateInvoice', 'a draft invoice of the subscription')
+  const id = draft.id
+  await s.rec.call('invoices.recalculateInvoice', () => s.sdk.invoices.recalculateInvoice(id, false), async (r) => {
+    assert.deepEqual([r.id, r.invoiceStatus, r.subtotal, r.total], [id, 'DRAFT', draft.subtotal, draft.total])
+    assert.equal((await s.api.get(`/v1/invoices/${id}`)).body.last_computed_at, s.clock.now().toISOString())
   })
 }
