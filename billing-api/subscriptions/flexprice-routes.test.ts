@@ -80,7 +80,8 @@ test('an add-on attached and detached by its association: its line item from now
   const attached = async () => {
     const list = await t.api.get(`/v1/subscriptions/${sub.id}/addons/associations`)
     assert.equal(list.status, 200, JSON.stringify(list.body))
-    return list.body
+    assert.equal(list.body.pagination.total, list.body.items.length)
+    return list.body.items
   }
   assert.deepEqual(await attached(), [assoc])
   // the same request again (the same minute) is the same attachment, not a second one; later, refused

@@ -9,10 +9,10 @@ import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
 import { iso, serializeBase } from '../db/common.js'
 import type { Scope } from '../db/scope.js'
-import { dateTime, idParams, metadataSchema } from '../http/schemas.js'
+import { dateTime, idParams, listResponse, metadataSchema, paginationQuery } from '../http/schemas.js'
 import { typed } from '../http/typed-routes.js'
 import { READS } from '../http/route-access.js'
-import { deletedMessage, ref } from '../http/response-schemas.js'
+import { deletedMessage, pageOf, ref } from '../http/response-schemas.js'
 import { serializeInvoice } from '../invoices/index.js'
 import { getPlan } from '../plans/index.js'
 import { D, toMoneyString } from '../pricing/index.js'
@@ -60,6 +60,8 @@ const addBody = {
   additionalProperties: false,
   properties: { subscription_id: id, addon_id: id, start_date: dateTime, metadata: metadataSchema },
 } as const
+
+const pageQuery = { type: 'object', additionalProperties: false, properties: { ...paginationQuery } } as const
 
 const removeBody = {
   type: 'object',
@@ -178,13 +180,14 @@ export async function flexpriceSubscriptionRoutes(instance: FastifyInstance, ctx
     return serializeAssociation(association)
   })
 
-  // The add-ons attached now, oldest first: an add-on attaches once per subscription, so the
-  // answer is bounded and a plain array, as the SDK reads it.
-  app.get('/subscriptions/:id/addons/associations', { schema: { response: { 200: { type: 'array', items: ref('AddonAssociation') } }, tags, params: idParams } }, async (request) => {
+  // The add-ons attached now, oldest first: a list, so `{items, pagination}` as every list of the
+  // spec (Flexprice's SDK reads a bare array).
+  app.get('/subscriptions/:id/addons/associations', { schema: { response: { 200: pageOf(ref('AddonAssociation')) }, tags, params: idParams, querystring: pageQuery } }, async (request) => {
     const scope = scopeOf(request)
     const { subscription: sub } = await getSubscription(em(), scope, request.params.id)
-    const active = await em().find(AddonAssociationSchema, { ...scope, subscription_id: sub.id, addon_status: 'active', status: { $ne: 'deleted' } }, { orderBy: { start_date: 'asc', id: 'asc' } })
-    return active.map(serializeAssociation)
+    const { limit, offset } = request.query
+    const [active, total] = await em().findAndCount(AddonAssociationSchema, { ...scope, subscription_id: sub.id, addon_status: 'active', status: { $ne: 'deleted' } }, { orderBy: { start_date: 'asc', id: 'asc' }, limit, offset })
+    return listResponse(active.map(serializeAssociation), total, { limit, offset })
   })
 
   app.delete('/subscriptions/addon', { schema: { response: { 200: deletedMessage }, tags, body: removeBody } }, async (request) => {

@@ -1,10 +1,10 @@
-// Flexprice's reads of a customer's wallets (bare arrays, customer-wallets.ts) and wallet
-// termination (terminate.ts).
+// A customer's wallets (customer-wallets.ts; a list, so `{items, pagination}` as every list of
+// the spec, where Flexprice's SDK reads a bare array) and wallet termination (terminate.ts).
 import type { FastifyInstance } from 'fastify'
 import { scopeOf } from '../auth/index.js'
 import type { BillingContext } from '../context.js'
-import { idParams } from '../http/schemas.js'
-import { ref } from '../http/response-schemas.js'
+import { idParams, listResponse, paginationQuery, type Page } from '../http/schemas.js'
+import { pageOf, ref } from '../http/response-schemas.js'
 import { typed } from '../http/typed-routes.js'
 import { customerWallets } from './customer-wallets.js'
 import { serializeWallet } from './serialize.js'
@@ -14,7 +14,9 @@ import type { WalletView } from './wallet-rows.js'
 const tags = ['wallets']
 const id = { type: 'string', minLength: 1, maxLength: 100 } as const
 const wire = (v: WalletView) => serializeWallet(v.wallet, v.balance)
-const walletArray = { type: 'array', items: ref('Wallet') }
+const walletPage = pageOf(ref('Wallet'))
+const pageQuery = { type: 'object', additionalProperties: false, properties: { ...paginationQuery } } as const
+const paged = (views: WalletView[], page: Page) => listResponse(views.slice(page.offset, page.offset + page.limit).map(wire), views.length, page)
 
 /**
  * The customer by id or lookup_key (its external_id). The SDK always sends from_cache and
@@ -29,6 +31,7 @@ const customerWalletsQuery = {
     lookup_key: id,
     from_cache: { type: 'boolean' },
     include_real_time_balance: { type: 'boolean', enum: [false] },
+    ...paginationQuery,
   },
 } as const
 
@@ -36,13 +39,13 @@ export function customerWalletRoutes(instance: FastifyInstance, ctx: BillingCont
   const app = typed(instance)
   const em = () => ctx.orm.em.fork()
 
-  app.get('/customers/:id/wallets', { schema: { response: { 200: walletArray }, tags, params: idParams } }, async (request) => {
-    return (await customerWallets(em(), ctx.clock, scopeOf(request), { id: request.params.id })).map(wire)
+  app.get('/customers/:id/wallets', { schema: { response: { 200: walletPage }, tags, params: idParams, querystring: pageQuery } }, async (request) => {
+    return paged(await customerWallets(em(), ctx.clock, scopeOf(request), { id: request.params.id }), request.query)
   })
 
-  app.get('/customers/wallets', { schema: { response: { 200: walletArray }, tags, querystring: customerWalletsQuery } }, async (request) => {
+  app.get('/customers/wallets', { schema: { response: { 200: walletPage }, tags, querystring: customerWalletsQuery } }, async (request) => {
     const { id: customerId, lookup_key } = request.query
-    return (await customerWallets(em(), ctx.clock, scopeOf(request), { id: customerId, lookup_key })).map(wire)
+    return paged(await customerWallets(em(), ctx.clock, scopeOf(request), { id: customerId, lookup_key }), request.query)
   })
 
   app.post('/wallets/:id/terminate', { schema: { response: { 200: ref('Wallet') }, tags, params: idParams } }, async (request) => {

@@ -1,4 +1,4 @@
-// A customer's wallets as arrays (GET /customers/{id}/wallets, GET /customers/wallets) and wallet
+// A customer's wallets as a list (GET /customers/{id}/wallets, GET /customers/wallets) and wallet
 // termination: the wallet closes, its remaining credits are forfeited by WALLET_TERMINATED
 // expiry rows, it takes no more ledger writes, and the currency is free for a new wallet.
 import { test } from 'node:test'
@@ -19,7 +19,7 @@ async function customerWithWallet(api: ApiClient, externalId: string, body: Reco
 
 const key = () => `k-${Math.random()}`
 
-test('a customer\'s wallets by id or lookup key, as an array; bad and foreign references refused', async () => {
+test('a customer\'s wallets by id or lookup key, as a list of the spec\'s form; bad and foreign references refused', async () => {
   const { api } = await p.newTenant()
   const { customer, wallet } = await customerWithWallet(api, 'acme')
   const eur = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'EUR' }), 200)
@@ -27,7 +27,10 @@ test('a customer\'s wallets by id or lookup key, as an array; bad and foreign re
 
   const byId = await api.get(`/v1/customers/${customer.id}/wallets`)
   assert.equal(byId.status, 200, JSON.stringify(byId.body))
-  assert.deepEqual(byId.body.map((w: any) => [w.id, w.currency, w.balance, w.wallet_status]), [[wallet.id, 'USD', '0', 'active'], [eur.id, 'EUR', '0', 'active']])
+  assert.deepEqual(byId.body.items.map((w: any) => [w.id, w.currency, w.balance, w.wallet_status]), [[wallet.id, 'USD', '0', 'active'], [eur.id, 'EUR', '0', 'active']])
+  assert.deepEqual(byId.body.pagination, { limit: 50, offset: 0, total: 2 })
+  const second = (await api.get(`/v1/customers/${customer.id}/wallets?limit=1&offset=1`)).body
+  assert.deepEqual([second.items.map((w: any) => w.id), second.pagination], [[eur.id], { limit: 1, offset: 1, total: 2 }])
   assert.deepEqual((await api.get(`/v1/customers/wallets?id=${customer.id}&from_cache=false&include_real_time_balance=false`)).body, byId.body)
   assert.deepEqual((await api.get('/v1/customers/wallets?lookup_key=acme')).body, byId.body)
 
@@ -69,7 +72,7 @@ test('terminate: closed, the 80.5 credits left forfeited, no further writes, the
   assert.equal(await countRows(p, 'wallet_transactions', tenantId), rows)
 
   const next = await created(api.post('/v1/wallets', { customer_id: customer.id, currency: 'USD' }), 200)
-  assert.deepEqual((await api.get(`/v1/customers/${customer.id}/wallets`)).body.map((w: any) => [w.id, w.wallet_status]), [[wallet.id, 'closed'], [next.id, 'active']])
+  assert.deepEqual((await api.get(`/v1/customers/${customer.id}/wallets`)).body.items.map((w: any) => [w.id, w.wallet_status]), [[wallet.id, 'closed'], [next.id, 'active']])
   // the list of wallets shows live ones only
   assert.deepEqual((await api.get(`/v1/wallets?customer_id=${customer.id}`)).body.items.map((w: any) => w.id), [next.id])
 })

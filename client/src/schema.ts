@@ -7837,7 +7837,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -7870,7 +7873,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Wallet"][];
+                        "application/json": {
+                            items: components["schemas"]["Wallet"][];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                            };
+                        };
                     };
                 };
                 /** @description ErrorResponse */
@@ -8428,7 +8438,9 @@ export interface paths {
                     from_cache?: boolean;
                     id?: string;
                     include_real_time_balance?: false;
+                    limit?: number;
                     lookup_key?: string;
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -8460,7 +8472,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Wallet"][];
+                        "application/json": {
+                            items: components["schemas"]["Wallet"][];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                            };
+                        };
                     };
                 };
                 /** @description ErrorResponse */
@@ -26803,7 +26822,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -26836,7 +26858,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["AddonAssociation"][];
+                        "application/json": {
+                            items: components["schemas"]["AddonAssociation"][];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                            };
+                        };
                     };
                 };
                 /** @description ErrorResponse */

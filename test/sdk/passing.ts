@@ -38,7 +38,7 @@ export const PASSING = [
   'subscriptions.activateSubscription', 'subscriptions.addSubscriptionAddon', 'subscriptions.createSubscription',
   'subscriptions.createSubscriptionLineItem', 'subscriptions.deleteSubscriptionLineItem',
   'subscriptions.executeSubscriptionChange', 'subscriptions.getSubscription',
-  'subscriptions.getSubscriptionAddonAssociations', 'subscriptions.getSubscriptionEntitlements', 'subscriptions.getSubscriptionUpcomingGrants',
+  'subscriptions.getSubscriptionEntitlements', 'subscriptions.getSubscriptionUpcomingGrants',
   'subscriptions.getSubscriptionV2', 'subscriptions.previewSubscriptionChange', 'subscriptions.querySubscription',
   'subscriptions.removeSubscriptionAddon', 'subscriptions.updateSubscription',
   'subscriptions.updateSubscriptionLineItem',
@@ -48,7 +48,7 @@ export const PASSING = [
   'tenants.getTenantById', 'tenants.updateTenant',
   'users.createUser', 'users.getUserInfo', 'users.queryUser',
   'wallets.createWallet', 'wallets.getWallet', 'wallets.getWalletBalance', 'wallets.getWalletTransactions',
-  'wallets.getCustomerWallets', 'wallets.getWalletsByCustomerId', 'wallets.queryWallet', 'wallets.queryWalletTransaction',
+  'wallets.queryWallet', 'wallets.queryWalletTransaction',
   'wallets.terminateWallet', 'wallets.topUpWallet', 'wallets.updateWallet',
 ]
 
