@@ -6,6 +6,7 @@ import { subscriptionRoutes } from './routes.js'
 import { lineItemRoutes } from './line-item-routes.js'
 import { subscriptionHierarchyRoutes } from './hierarchy-routes.js'
 import { subscriptionCommitmentRoutes } from './commitment-routes.js'
+import { planSyncRoutes } from './plan-sync-routes.js'
 import { SubscriptionLineItemSchema, SubscriptionSchema } from './subscription.entity.js'
 import { AddonAssociationSchema } from './addon-association.entity.js'
 
@@ -25,5 +26,6 @@ export const subscriptionsModule: DomainModule = {
     lineItemRoutes(app, ctx)
     await subscriptionHierarchyRoutes(app, ctx)
     await subscriptionCommitmentRoutes(app, ctx)
+    await planSyncRoutes(app, ctx)
   },
 }

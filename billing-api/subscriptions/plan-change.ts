@@ -16,7 +16,7 @@ import { selectPrices } from './service.js'
 import { SubscriptionLineItemSchema, type SubscriptionLineItem } from './subscription.entity.js'
 
 /** The subscription's current line items priced by its plan (not add-ons). */
-async function planLineItems(em: EntityManager, scope: Scope, subId: string, planId: string, effective: Date): Promise<SubscriptionLineItem[]> {
+export async function planLineItems(em: EntityManager, scope: Scope, subId: string, planId: string, effective: Date): Promise<SubscriptionLineItem[]> {
   const items = await em.find(SubscriptionLineItemSchema, { subscription_id: subId, ...scope, status: 'published' }, { orderBy: { created_at: 'asc', id: 'asc' } })
   const prices = await em.find(PriceSchema, { id: { $in: items.map((l) => l.price_id) }, ...scope, entity_type: 'PLAN', entity_id: planId })
   const ofPlan = new Set(prices.map((p) => p.id))

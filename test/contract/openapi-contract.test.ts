@@ -203,6 +203,7 @@ test('every operation answers what the OpenAPI document declares', async () => {
   await api('GET /v1/subscriptions/{id}', { params: { id: subId } })
   await api('GET /v2/subscriptions/{id}', { params: { id: subId } })
   await api('GET /v1/subscriptions/{id}/v2', { params: { id: subId } })
+  await api('POST /v1/plans/{id}/sync/subscriptions', { params: { id: id(plan) } })
   await api('POST /v1/subscriptions/search', { body: { customer_id: id(customer) } })
   await api('PUT /v1/subscriptions/{id}', { params: { id: subId }, body: { metadata: { team: 'a' } } })
   const lines = await api('POST /v1/subscriptions/lineitems/search', { body: { subscription_ids: [subId] } })

@@ -28,7 +28,7 @@ export const PASSING = [
   'invoices.voidInvoice',
   'payments.createPayment', 'payments.getPayment', 'payments.listPayments', 'payments.updatePayment',
   'plans.createPlan', 'plans.deletePlan', 'plans.getPlan', 'plans.postPlansIdClone', 'plans.queryPlan',
-  'plans.updatePlan',
+  'plans.syncPlanPrices', 'plans.updatePlan',
   'prices.createPrice', 'prices.createPricesBulk', 'prices.deletePrice', 'prices.getPrice',
   'prices.getPriceByLookupKey', 'prices.queryPrice', 'prices.updatePrice',
   'priceUnits.createPriceUnit', 'priceUnits.deletePriceUnit', 'priceUnits.getPriceUnit',

@@ -40,7 +40,7 @@ export async function plansAndPrices(s: Scenario): Promise<void> {
     await rec.call('prices.queryPrice', () => sdk.prices.queryPrice({ planIds: [planId] }), (r) => assert.ok(r.items?.some((x) => x.id === priceId)))
     await rec.call('prices.updatePrice', () => sdk.prices.updatePrice(priceId, { description: 'platform fee' }), (r) => assert.equal(r.description, 'platform fee'))
   })
-  await needing(s, ['plan'], ['plans.postPlansIdClone', 'plans.syncPlanPrices'], async (planId) => {
+  await needing(s, ['plan'], ['plans.postPlansIdClone'], async (planId) => {
     await rec.call('plans.postPlansIdClone', () => sdk.plans.postPlansIdClone(planId, { name: 'Pro copy', lookupKey: 'pro-copy' }), (r) => {
       assert.equal(r.lookupKey, 'pro-copy')
       assert.equal(r.name, 'Pro copy')
@@ -49,7 +49,6 @@ export async function plansAndPrices(s: Scenario): Promise<void> {
       assert.deepEqual(r.prices?.map((x) => x.amount).sort(), ids.usagePrice ? ['0.01', '20.00'] : ['20.00'])
       assert.ok(r.prices?.every((x) => x.entityId === r.id && x.id !== ids.feePrice && x.id !== ids.usagePrice))
     })
-    await rec.call('plans.syncPlanPrices', () => sdk.plans.syncPlanPrices(planId), () => {})
   })
 }
 
