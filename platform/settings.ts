@@ -23,10 +23,6 @@ export const SETTINGS = {
     meaning: "`npm run up`: `processes` runs the production topology (the local ClickHouse endpoint, ingest, `TOPOLOGY_AGGREGATORS` aggregators, billing-api and the scheduler as supervised processes over HTTP; ingest at `PORT`+1, the scheduler at `PORT`+2, aggregator i at `PORT`+10+i); `all-in-one`: the four services in one process with the engine in-process",
   },
   METERLINE_SUPERVISOR_PID: { readBy: 'services', shown: 'unset', meaning: 'set by the topology supervisor for its roles: a role stops itself when that process is gone' },
-  METERLINE_MIGRATIONS_GATE: {
-    readBy: 'services', shown: 'unset',
-    meaning: 'set by the topology supervisor for its roles: a role loads its code, then waits until this file exists (the migrations are done) before it connects to anything',
-  },
   TOPOLOGY_AGGREGATORS: { default: '2', readBy: 'services', meaning: 'aggregator processes of the `processes` topology' },
   LOG_LEVEL: { default: 'info', readBy: 'services', meaning: 'pino log level (`fatal` ... `trace`)' },
   NODE_ENV: { readBy: 'services', shown: 'unset', meaning: '`production` makes `INTEGRATIONS_ENCRYPTION_KEY` and `API_KEY_HASH_SECRET` required' },

@@ -2,7 +2,6 @@
 //   npx tsx scripts/run-service.ts ingest|aggregator|billing-api|scheduler
 import { ALL_SERVICES, runServices, type ServiceName } from './composition-root.js'
 import { stopWhenSupervisorDies } from '../platform/orphan-guard.js'
-import { passGate } from './topology/migrations-gate.js'
 
 const name = process.argv[2]
 if (!ALL_SERVICES.includes(name as ServiceName)) {
@@ -12,6 +11,4 @@ if (!ALL_SERVICES.includes(name as ServiceName)) {
 // Before the start: a role still starting (waiting on Postgres, Kafka or its group) when its
 // supervisor dies must not live on; until runServices registered its handlers, SIGTERM ends it at once.
 stopWhenSupervisorDies()
-// Its code is loaded (the imports above); under the topology supervisor it connects once the migrations are done.
-await passGate(process.env.METERLINE_MIGRATIONS_GATE)
 await runServices([name as ServiceName])

@@ -1,17 +1,14 @@
 // Starts the production topology on one machine and stops it without losing an event: the
-// endpoint, the migrations (ingest and billing-api load their code meanwhile), then the roles
-// (roles.ts) under a supervisor: ingest and billing-api, then the aggregators one after another
-// and the scheduler; on SIGINT/SIGTERM, ingest
+// endpoint, the migrations, then the roles (roles.ts) under a supervisor: ingest and billing-api,
+// then the aggregators one after another and the scheduler; on SIGINT/SIGTERM, ingest
 // first (its spool drains into Kafka), then billing-api and the scheduler, then the aggregators
 // once they have committed everything, the endpoint last.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { join } from 'node:path'
 import { PROJECT_ROOT, type Config } from '../../platform/config.js'
 import { createKafka } from '../../platform/kafka.js'
 import { aggregatorsCaughtUp, consumersHoldPartitions } from './group.js'
 import { aggregatorRole, endpointRole, serviceRoles, type Role, type TopologyPorts } from './roles.js'
-import { closeGate, openGate } from './migrations-gate.js'
 import { Supervisor } from './supervisor.js'
 
 export interface Topology {
@@ -44,12 +41,7 @@ export async function startTopology(config: Config, env: Record<string, string |
   const log = opts.log ?? ((msg: string) => console.log(`[topology] ${msg}`))
   const ports: TopologyPorts = { api: config.port, clickhouse: config.clickhouseEndpointPort }
   const clickhouseUrl = `http://127.0.0.1:${ports.clickhouse}`
-  const gate = join(config.dataDir, 'migrations.gate')
-  closeGate(gate)
-  const roleEnv = {
-    ...env, CLICKHOUSE_URL: clickhouseUrl, HOST: '127.0.0.1', PLATFORM_TOPOLOGY: 'processes',
-    METERLINE_SUPERVISOR_PID: String(process.pid), METERLINE_MIGRATIONS_GATE: gate,
-  }
+  const roleEnv = { ...env, CLICKHOUSE_URL: clickhouseUrl, HOST: '127.0.0.1', PLATFORM_TOPOLOGY: 'processes', METERLINE_SUPERVISOR_PID: String(process.pid) }
   const supervisor = new Supervisor({ dataDir: config.dataDir, env: roleEnv, log })
   const stop = async () => {
     const names = supervisor.names()
@@ -87,8 +79,10 @@ export async function startTopology(config: Config, env: Record<string, string |
   try {
     await supervisor.start(endpointRole(ports, opts.faults ?? false), '/ping')
     log(`clickhouse-endpoint answers (${since()})`)
-    // What serves requests first (events are spooled meanwhile) loads its code beside the
-    // migrations and connects once they are done (migrations-gate.ts); then the aggregators one
+    await migrate(roleEnv)
+    await opts.beforeRoles?.()
+    log(`migrations done (${since()})`)
+    // What serves requests first (events are spooled meanwhile), then the aggregators one
     // after another and the scheduler.
     const roles = serviceRoles(ports, opts.aggregators)
     const answering = async (role: Role) => {
@@ -98,13 +92,7 @@ export async function startTopology(config: Config, env: Record<string, string |
     const inTurn = async () => {
       for (const role of roles.filter((r) => r.kind === 'aggregator')) await answering(role)
     }
-    const serving = Promise.all(roles.filter((r) => r.kind === 'billing-api' || r.kind === 'ingest').map(answering))
-    serving.catch(() => undefined) // a failed migration stops them below
-    await migrate(roleEnv)
-    await opts.beforeRoles?.()
-    openGate(gate)
-    log(`migrations done (${since()})`)
-    await serving
+    await Promise.all(roles.filter((r) => r.kind === 'billing-api' || r.kind === 'ingest').map(answering))
     await Promise.all([inTurn(), ...roles.filter((r) => r.kind === 'scheduler').map(answering)])
   } catch (err) {
     await stop().catch(() => undefined)
