@@ -9,8 +9,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { BillingContext } from '../context.js'
 import { publishSystemEvent } from '../events/index.js'
-import { creditsToCurrency } from './allocate.js'
-import { rowBase } from './ledger.js'
+import { forfeitRow } from './ledger.js'
 import { serializeTransaction } from './serialize.js'
 import { WalletSchema, WalletTransactionSchema, type Wallet } from './wallet.entity.js'
 
@@ -52,18 +51,8 @@ async function expireWallet(tx: EntityManager, wallet: Wallet, now: Date): Promi
     { ...scope, wallet_id: wallet.id, type: 'credit', credits_available: { $gt: '0' }, expiry_date: { $lte: now } },
     { orderBy: { expiry_date: 'asc', id: 'asc' }, refresh: true },
   )
-  const rows = due.map((credit) => {
-    const expiry = tx.create(WalletTransactionSchema, {
-      ...rowBase(scope, wallet, null, `expiry:${credit.id}`, { expired_credit_tx_id: credit.id }),
-      type: 'expiry',
-      transaction_reason: 'CREDIT_EXPIRED',
-      credit_amount: credit.credits_available,
-      amount: creditsToCurrency(credit.credits_available, wallet.conversion_rate).toString(),
-      consumed: [{ credit_tx_id: credit.id, credits: credit.credits_available }],
-    })
-    credit.credits_available = '0'
-    return expiry
-  })
+  const rows = due.map((credit) =>
+    forfeitRow(tx, scope, wallet, credit, { userId: null, key: `expiry:${credit.id}`, metadata: { expired_credit_tx_id: credit.id }, reason: 'CREDIT_EXPIRED' }))
   await tx.flush()
   for (const expiry of rows) {
     publishSystemEvent(tx, scope, { event_name: 'wallet.transaction_created', entity_type: 'wallet_transaction', entity_id: expiry.id, payload: serializeTransaction(expiry) })

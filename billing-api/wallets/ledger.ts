@@ -180,6 +180,23 @@ export function rowBase(scope: Scope, wallet: Wallet, userId: string | null, key
   }
 }
 
+/**
+ * An expiry row taking what is left of `credit` (expired, or forfeited when its wallet is
+ * terminated); the credit has nothing available after it.
+ */
+export function forfeitRow(tx: EntityManager, scope: Scope, wallet: Wallet, credit: WalletTransaction, how: { userId: string | null; key: string; metadata: Metadata; reason: 'CREDIT_EXPIRED' | 'WALLET_TERMINATED' }): WalletTransaction {
+  const row = tx.create(WalletTransactionSchema, {
+    ...rowBase(scope, wallet, how.userId, how.key, how.metadata),
+    type: 'expiry',
+    transaction_reason: how.reason,
+    credit_amount: credit.credits_available,
+    amount: creditsToCurrency(credit.credits_available, wallet.conversion_rate).toString(),
+    consumed: [{ credit_tx_id: credit.id, credits: credit.credits_available }],
+  })
+  credit.credits_available = '0'
+  return row
+}
+
 async function finish(tx: EntityManager, clock: Clock, scope: Scope, wallet: Wallet, row: WalletTransaction): Promise<LedgerResult> {
   await tx.flush()
   publishSystemEvent(tx, scope, { event_name: 'wallet.transaction_created', entity_type: 'wallet_transaction', entity_id: row.id, payload: serializeTransaction(row) })

@@ -11,8 +11,7 @@ import type { Clock } from '../../platform/clock.js'
 import type { Scope } from '../db/scope.js'
 import { publishSystemEvent } from '../events/index.js'
 import { D } from '../pricing/index.js'
-import { creditsToCurrency } from './allocate.js'
-import { rowBase } from './ledger.js'
+import { forfeitRow } from './ledger.js'
 import { serializeTransaction, serializeWallet } from './serialize.js'
 import { lockWallet, withBalances, type WalletView } from './wallet-rows.js'
 import { WalletTransactionSchema, type Wallet } from './wallet.entity.js'
@@ -42,16 +41,6 @@ async function forfeitCredits(tx: EntityManager, scope: Scope, wallet: Wallet, u
     { ...scope, wallet_id: wallet.id, type: 'credit', credits_available: { $gt: '0' } },
     { orderBy: { created_at: 'asc', id: 'asc' }, refresh: true },
   )
-  return credits.map((credit) => {
-    const row = tx.create(WalletTransactionSchema, {
-      ...rowBase(scope, wallet, userId, `terminate:${credit.id}`, { terminated_credit_tx_id: credit.id }),
-      type: 'expiry',
-      transaction_reason: 'WALLET_TERMINATED',
-      credit_amount: credit.credits_available,
-      amount: creditsToCurrency(credit.credits_available, wallet.conversion_rate).toString(),
-      consumed: [{ credit_tx_id: credit.id, credits: credit.credits_available }],
-    })
-    credit.credits_available = '0'
-    return row
-  })
+  return credits.map((credit) =>
+    forfeitRow(tx, scope, wallet, credit, { userId, key: `terminate:${credit.id}`, metadata: { terminated_credit_tx_id: credit.id }, reason: 'WALLET_TERMINATED' }))
 }
