@@ -27,6 +27,9 @@ const MODES = ({ both: [true, false], on: [true], off: [false] } as Record<strin
 if (!MODES) throw new Error('BENCH_SPOOL must be both, on or off')
 
 const config = loadConfig(process.env)
+/** every event of a run: from 40 days ago to a day ahead */
+const usageWindow = { start_time: new Date(Date.now() - 40 * 86_400_000).toISOString(), end_time: new Date(Date.now() + 86_400_000).toISOString() }
+
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
 
 function request(method: string, path: string, body: string, apiKey: string): Promise<{ status: number; body: string }> {
@@ -39,7 +42,12 @@ function request(method: string, path: string, body: string, apiKey: string): Pr
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
       },
     )
-    req.on('error', reject)
+    // A kept-alive socket the server closed while idle resets on reuse (Node's documented
+    // race): the request is sent again on a new socket; event ids make a resent batch count once.
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (req.reusedSocket && err.code === 'ECONNRESET') request(method, path, body, apiKey).then(resolve, reject)
+      else reject(err)
+    })
     req.end(body)
   })
 }
@@ -104,12 +112,14 @@ async function run(spool: boolean): Promise<Result> {
     await new Promise((r) => setTimeout(r, 1500)) // the aggregator activates the new meters
 
     const batches = Math.ceil(EVENTS / BATCH)
+    // Inside the accepted window (INGEST_MAX_EVENT_AGE_DAYS): a day before the run.
+    const at = new Date(Date.now() - 86_400_000).toISOString()
     const bodies: string[] = []
     for (let b = 0; b < batches; b++) {
       const events: string[] = []
       for (let i = 0; i < BATCH && b * BATCH + i < EVENTS; i++) {
         const n = b * BATCH + i
-        events.push(`{"event_id":"${runId}-${n}","event_name":"bench","external_customer_id":"cust-${n % 100}","timestamp":"2026-10-01T00:00:00Z","properties":{"tokens":1,"model":"m${n % 5}"}}`)
+        events.push(`{"event_id":"${runId}-${n}","event_name":"bench","external_customer_id":"cust-${n % 100}","timestamp":"${at}","properties":{"tokens":1,"model":"m${n % 5}"}}`)
       }
       bodies.push(`{"events":[${events.join(',')}]}`)
     }
@@ -127,7 +137,7 @@ async function run(spool: boolean): Promise<Result> {
         const res = await request('POST', '/v1/events/raw/bulk', JSON.stringify({ events: [{ event_id: `fresh-${runId}-${i}`, event_name: 'fresh', external_customer_id: customer, timestamp: new Date().toISOString(), properties: {} }] }), key)
         if (res.status !== 202) { await new Promise((r) => setTimeout(r, 100)); continue }
         const accepted = performance.now()
-        const body = JSON.stringify({ external_customer_id: customer, start_time: '2026-01-01T00:00:00Z', end_time: '2027-01-01T00:00:00Z' })
+        const body = JSON.stringify({ external_customer_id: customer, ...usageWindow })
         for (;;) {
           const u = await request('POST', `/v1/meters/${freshMeterId}/usage`, body, key)
           if (JSON.parse(u.body).event_count === 1) break
@@ -158,7 +168,7 @@ async function run(spool: boolean): Promise<Result> {
     const acceptedMs = performance.now() - t0
 
     let seen = 0
-    const usageBody = JSON.stringify({ start_time: '2026-01-01T00:00:00Z', end_time: '2027-01-01T00:00:00Z' })
+    const usageBody = JSON.stringify({ ...usageWindow })
     while (seen < EVENTS) {
       const res = await request('POST', `/v1/meters/${meterId}/usage`, usageBody, key)
       seen = JSON.parse(res.body).event_count ?? 0
