@@ -1,6 +1,5 @@
-// A customer's wallets: the live and the closed ones, oldest first. A customer holds at most one
-// live wallet per currency, so the answer is bounded and is a plain array (as Flexprice's SDK
-// reads it), not a page.
+// A customer's wallets: the live and the closed ones, oldest first. The routes page them
+// (customer-routes.ts: `{items, pagination}`, as every list of the spec).
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { NotFoundError, ValidationError } from '../../platform/errors.js'
 import type { Clock } from '../../platform/clock.js'
