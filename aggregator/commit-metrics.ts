@@ -6,7 +6,7 @@
 // the partition. Lag in seconds is computed when scraped: while records are behind, the time
 // since ingest accepted the last batch committed on the partition. It grows by a second per
 // second while the aggregator is stuck, which is what the "lag growing" alert watches.
-import { aggregatorLagEvents, aggregatorLagSeconds, meterEventsCounted, usageFreshnessSeconds } from '../platform/business-metrics.js'
+import { aggregatorLagEvents, aggregatorLagSeconds, meterEventsCounted, usageFreshnessSeconds, writePathStageSeconds } from '../platform/business-metrics.js'
 import { metricLabels } from '../platform/metric-labels.js'
 import { aggregatorConsumerLag } from '../platform/metrics.js'
 import type { Piece, PieceResult } from './write-stage.js'
@@ -41,16 +41,27 @@ export class CommitMetrics {
   committed(topic: string, partition: number, piece: Piece, result: PieceResult): void {
     const now = this.nowMs()
     const s = this.state(topic, partition)
-    for (const { batch } of piece.records) {
+    for (const { batch, producedMs } of piece.records) {
       s.records++
       s.events += batch.events.length
       s.lastIngestedMs = Math.max(s.lastIngestedMs ?? 0, batch.ingested_at)
       usageFreshnessSeconds.observe(Math.max(0, now - batch.ingested_at) / 1000)
+      this.stages(batch.ingested_at, producedMs, piece.fetchedMs, result.timing, now)
     }
     const labels = metricLabels()
     for (const [key, n] of result.perMeter) {
       const [tenantId, meterId] = key.split('\0')
       meterEventsCounted.inc({ tenant: labels.tenant(tenantId), meter: labels.meter(tenantId, meterId) }, n)
+    }
+  }
+
+  /** The freshness of one record split by stage; a stage whose ends are unknown is left out. */
+  private stages(ingestedMs: number, producedMs: number | undefined, fetchedMs: number | undefined, timing: PieceResult['timing'], now: number): void {
+    const marks: [string, number | undefined][] = [['spool', producedMs], ['broker', fetchedMs], ['queue', timing?.startedMs], ['write', timing?.visibleMs], ['commit', now]]
+    let from: number | undefined = ingestedMs
+    for (const [stage, to] of marks) {
+      if (from !== undefined && to !== undefined && Number.isFinite(to)) writePathStageSeconds.observe({ stage }, Math.max(0, to - from) / 1000)
+      from = to
     }
   }
 

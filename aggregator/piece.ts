@@ -5,6 +5,8 @@ import type { IngestBatch } from '../schemas/events.js'
 export interface PieceRecord {
   offset: bigint
   batch: IngestBatch
+  /** when the record was produced to Kafka (its timestamp, ms) */
+  producedMs?: number
 }
 
 export interface Piece {
@@ -14,6 +16,8 @@ export interface Piece {
   first: bigint
   last: bigint
   records: PieceRecord[]
+  /** when the consumer fetched it (ms) */
+  fetchedMs?: number
 }
 
 export interface PieceResult {
@@ -31,4 +35,6 @@ export interface PieceResult {
    * writer (a zombie's commit would pass records only the new owner may vouch for).
    */
   takenOver?: number
+  /** when the write that carried the piece started, and when its bucket block was in (the usage visible), ms */
+  timing?: { startedMs: number; visibleMs: number }
 }

@@ -24,7 +24,8 @@ export function decode(groupId: string, batch: Batch): DecodedPiece {
       partition: batch.partition,
       first: BigInt(batch.firstOffset() ?? batch.messages[0].offset),
       last: BigInt(batch.lastOffset()),
-      records: messages.map((m) => ({ offset: BigInt(m.offset), batch: decodeBatch(m.value!) })),
+      records: messages.map((m) => ({ offset: BigInt(m.offset), batch: decodeBatch(m.value!), producedMs: Number(m.timestamp) })),
+      fetchedMs: Date.now(),
     },
     bytes: messages.reduce((n, m) => n + m.value!.length, 0),
   }

@@ -220,6 +220,7 @@ export class WriteStage {
 
   private async writePieces(pieces: Piece[]): Promise<PieceResult[]> {
     const t0 = performance.now()
+    const startedMs = Date.now()
     await this.refreshMeters()
     const { results, refs, touched } = eventRefs(pieces)
     await this.shards.ensure([...touched])
@@ -232,10 +233,11 @@ export class WriteStage {
     const fresh = await this.dedup(mine)
     const rows = writeRows(fresh, index, writeIds, Boolean(this.opts.onCommittedWrite))
     const t1 = performance.now()
-    const { t2, t3, t4, visibleFrom } = await this.insertFenced(states, fresh, rows, writeIds, t1)
+    const { t2, t3, t4, visibleFrom, visibleMs } = await this.insertFenced(states, fresh, rows, writeIds, t1)
     const t5 = performance.now()
     this.countWrite(refs.length, rows, [t0, t1, t2, t3, t4, t5])
     this.publish(writeIds, rows, visibleFrom)
+    for (const r of results) r.timing = { startedMs, visibleMs }
     return results
   }
 
@@ -299,6 +301,7 @@ export class WriteStage {
     const queryId = `meterline-buckets-${randomUUID()}`
     let t2 = t1, t3 = t1, t4 = t1
     let visibleFrom = 0
+    let visibleMs = 0
     try {
       await this.shards.fence.hold(epochs, async (sql) => {
         t2 = performance.now()
@@ -322,6 +325,7 @@ export class WriteStage {
         })
         await bucketBlock
         t3 = performance.now()
+        visibleMs = Date.now()
         await this.opts.hooks?.afterBuckets?.()
         await insertDedupKeys(this.ch, keyRows)
         await this.opts.hooks?.afterKeys?.()
@@ -336,7 +340,7 @@ export class WriteStage {
       if (sent) for (const s of states) s.dirty = true
       throw err
     }
-    return { t2, t3, t4, visibleFrom }
+    return { t2, t3, t4, visibleFrom, visibleMs }
   }
 
   /** The write's buckets to the committed-write listener (the live counters). */

@@ -15,6 +15,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../platform/config.js'
+import { scrapeStages, stagesText, type StageBuckets } from './support/write-path-stages.js'
 import { cpuByProcess as cpuByProcessOf, parseTopology, perProcessFigures, perProcessText, rssPeaks, startPlatformChild } from './support/platform-child.js'
 
 const { values: args } = parseArgs({
@@ -197,17 +198,19 @@ async function prober(r: number): Promise<void> {
 }
 const probers = Array.from({ length: READERS }, (_, r) => prober(r))
 
+const aggregatorPorts = () => (PROCESSES ? platform.processes().filter((p) => p.kind === 'aggregator') : platform.processes()).map((p) => p.port)
 const lagOf = async () => {
-  const aggregators = PROCESSES ? platform.processes().filter((p) => p.kind === 'aggregator') : platform.processes()
   let lag = 0
-  for (const p of aggregators) {
-    const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text()
+  for (const port of aggregatorPorts()) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
     lag += [...text.matchAll(/^meterline_aggregator_consumer_lag\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0)
   }
   return lag
 }
 const lags: number[] = []
 const lagTimer = setInterval(() => void lagOf().then((l) => lags.push(l)).catch(() => undefined), 1000)
+
+const stagesBefore = await scrapeStages(aggregatorPorts())
 
 // Open loop: every 10 ms, whatever is due by now is sent, answered or not.
 const started = performance.now()
@@ -243,6 +246,7 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 250))
 }
 const cpuUsed = cpuOf() - cpuBefore
+const stagesAfter = await scrapeStages(aggregatorPorts()).catch(() => new Map() as StageBuckets)
 const cpuAfterByProcess = cpuByProcess()
 await Promise.all(probers)
 await new Promise((r) => setTimeout(r, 3000))
@@ -275,6 +279,7 @@ const rows: [string, string][] = [
   ['refused / failed', `${refused + failed - preRefused} events`],
   ['freshness p50 / p99 / max', `${q(freshness, 50)} / ${q(freshness, 99)} / ${Math.max(...freshness)} ms (${freshness.length} probes)`],
   ['usage read p50 / p99 during load', `${q(reads, 50).toFixed(1)} / ${q(reads, 99).toFixed(1)} ms (${reads.length} reads)`],
+  ['write-path stages p50 / p99 ms (every record)', stagesText(stagesBefore, stagesAfter)],
   ['consumer lag max (records)', `${Math.max(0, ...lags)}`],
   ['drain after load', drained ? `${drained} ms` : 'not drained in 600 s'],
   ['platform CPU per event', `${((cpuUsed * 1e6) / Math.max(1, measured)).toFixed(0)} us (${cpuUsed.toFixed(1)} CPU s from load start to drained, all threads)`],
@@ -287,7 +292,7 @@ if (args.json) {
   writeFileSync(args.json, JSON.stringify({
     topology: args.topology, rate: RATE, seconds: SECONDS, loadavg: os.loadavg(), acceptedPerSecond: measured / loadSeconds, acknowledged: measured,
     refused: refused + failed - preRefused, freshness: { p50: q(freshness, 50), p99: q(freshness, 99), max: Math.max(...freshness) },
-    reads: { p50: q(reads, 50), p99: q(reads, 99), n: reads.length }, lagMax: Math.max(0, ...lags), drainedMs: drained,
+    reads: { p50: q(reads, 50), p99: q(reads, 99), n: reads.length }, stages: stagesText(stagesBefore, stagesAfter), lagMax: Math.max(0, ...lags), drainedMs: drained,
     cpuPerEventUs: (cpuUsed * 1e6) / Math.max(1, measured), rssMaxMiB: rss.max() / 1024 ** 2,
     perProcess: Object.fromEntries(perProcess.map(({ name, ...figures }) => [name, figures])),
     exact: finalCount.value === expectCount && finalSum.value === expectSum,

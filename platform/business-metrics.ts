@@ -53,6 +53,14 @@ export const usageFreshnessSeconds = new client.Histogram({
   registers: [registry],
 })
 
+export const writePathStageSeconds = new client.Histogram({
+  name: 'meterline_write_path_stage_seconds',
+  help: 'Where a committed batch\'s freshness went, by stage: spool (ingest accepted it -> produced to Kafka), broker (produced -> fetched by the aggregator), queue (fetched -> its write started), write (started -> bucket block in: usage visible), commit (visible -> offsets committed)',
+  labelNames: ['stage'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60],
+  registers: [registry],
+})
+
 export const invoicesCounted = new client.Counter({
   name: 'meterline_invoices_total',
   help: 'Invoice state changes, counted after their transaction committed: drafted, skipped (zero amount), finalized, voided',

@@ -1,8 +1,9 @@
 // The embedded engine (chDB) as a server runs statements: a few connections to one data
 // directory, each carrying the settings of the statement it runs (a statement's settings never
-// leak into the next one), parameters in their text form as the HTTP interface receives them,
-// and statements with parameters one at a time (the engine's parameter state is per process, not
-// per connection: two at once clobber each other). The in-process transport and the local
+// leak into the next one) and its parameters in their text form as the HTTP interface receives
+// them. Parameters are set on the statement's connection (`SET param_x = '...'`, the session's
+// own): the bindings' parameter argument sets a state shared by the whole process, which would
+// make statements with parameters run one at a time. The in-process transport and the local
 // endpoint both run statements here, so both modes behave alike.
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
@@ -37,6 +38,8 @@ interface Connection {
   handle: unknown
   /** settings this connection has away from their defaults */
   applied: Map<string, string>
+  /** parameters set on this connection's session by earlier statements */
+  params: Set<string>
   database: string
 }
 
@@ -49,11 +52,9 @@ export interface EngineStatement {
   format: string
 }
 
-// One chain for the whole process, whatever Engine a statement comes through: the engine's
-// parameter state is per process (several platforms of one test process each open an Engine).
-const paramChain: { tail: Promise<unknown> } = { tail: Promise.resolve() }
-
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+/** `{name:` of a query parameter in a statement's text (strings included: see `missingParam`) */
+const PARAM_USE = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:/g
 const INSERT_WITH_FORMAT = /^\s*INSERT\s+INTO\s+.+\s+FORMAT\s+(JSONEachRow|JSONCompactEachRow|TabSeparated|TSV|CSV)\s*$/is
 
 export class Engine {
@@ -65,20 +66,18 @@ export class Engine {
   constructor(path: string, connections: number) {
     mkdirSync(path, { recursive: true })
     const key = resolve(path)
-    for (let i = 0; i < connections; i++) this.idle.push({ handle: native.CreateConnection(key), applied: new Map(), database: 'default' })
+    for (let i = 0; i < connections; i++) this.idle.push({ handle: native.CreateConnection(key), applied: new Map(), params: new Set(), database: 'default' })
     this.all.push(...this.idle)
   }
 
-  async run(st: EngineStatement): Promise<Outcome> {
-    const exec = () => this.withConnection((c) => this.execute(c, st))
-    if (Object.keys(st.params).length === 0) return exec()
-    const result = paramChain.tail.then(exec)
-    paramChain.tail = result.catch(() => undefined)
-    return result
+  run(st: EngineStatement): Promise<Outcome> {
+    return this.withConnection((c) => this.execute(c, st))
   }
 
   private async execute(c: Connection, st: EngineStatement): Promise<Outcome> {
+    missingParam(c, st)
     await this.applySettings(c, st.settings)
+    await setParams(c, st.params)
     if (st.database && st.database !== c.database) {
       await native.QueryAsyncConnection(c.handle, `USE ${quoteIdentifier(st.database)}`, 'TabSeparated')
       c.database = st.database
@@ -86,7 +85,7 @@ export class Engine {
     const t0 = process.hrtime.bigint()
     const raw = st.data && INSERT_WITH_FORMAT.test(st.sql)
       ? await native.InsertRawAsyncConnection(c.handle, st.sql.trim(), st.data, true)
-      : await native.QueryAsyncConnection(c.handle, st.data ? `${st.sql}\n${st.data.toString('utf8')}` : st.sql, st.format, hasKeys(st.params) ? st.params : undefined)
+      : await native.QueryAsyncConnection(c.handle, st.data ? `${st.sql}\n${st.data.toString('utf8')}` : st.sql, st.format)
     return {
       bytes: raw.bytes ? Buffer.from(raw.bytes.buffer, raw.bytes.byteOffset, raw.bytes.byteLength) : Buffer.alloc(0),
       readRows: raw.rowsRead ?? 0, readBytes: raw.bytesRead ?? 0,
@@ -139,9 +138,30 @@ export class Engine {
   }
 }
 
-function hasKeys(o: object): boolean {
-  for (const _ in o) return true
-  return false
+/** The statement's parameters, on its connection's session (values in their text form, as over HTTP). */
+async function setParams(c: Connection, params: Record<string, string>): Promise<void> {
+  const sets: string[] = []
+  for (const [name, value] of Object.entries(params)) {
+    // A name no `{name:Type}` can use: a server ignores it too.
+    if (!SETTING_NAME.test(name)) continue
+    sets.push(`param_${name} = ${quoteString(value)}`)
+    c.params.add(name)
+  }
+  if (sets.length) await native.QueryAsyncConnection(c.handle, `SET ${sets.join(', ')}`, 'TabSeparated')
+}
+
+/**
+ * A session keeps its parameters: one the statement uses but does not send, and an earlier
+ * statement on this connection did, would be substituted. A server fails such a statement, and so
+ * does this. (A `{name:` inside a string literal counts too: none of our statements has one.)
+ */
+function missingParam(c: Connection, st: EngineStatement): void {
+  if (c.params.size === 0) return
+  for (const [, name] of st.sql.matchAll(PARAM_USE)) {
+    if (!(name in st.params) && c.params.has(name)) {
+      throw new Error(`Code: 456. DB::Exception: Substitution \`${name}\` is not set. (UNKNOWN_QUERY_PARAMETER)`)
+    }
+  }
 }
 
 function quoteString(value: string): string {
