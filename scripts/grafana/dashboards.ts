@@ -81,6 +81,9 @@ const ingestion: DashboardSpec = {
       { expr: `histogram_quantile(0.5, sum by (le) (rate(meterline_usage_freshness_seconds_bucket[${R}])))`, legend: 'p50' },
       { expr: `histogram_quantile(0.99, sum by (le) (rate(meterline_usage_freshness_seconds_bucket[${R}])))`, legend: 'p99' },
     ], 's'),
+    ts('Freshness p99 by stage (spool, broker, queue, write, commit)', [
+      { expr: `histogram_quantile(0.99, sum by (le, stage) (rate(meterline_write_path_stage_seconds_bucket[${R}])))`, legend: '{{stage}}' },
+    ], 's'),
     ts('Events aggregated and duplicates dropped /s', [
       { expr: `sum(rate(meterline_aggregator_events_consumed_total[${R}]))`, legend: 'consumed' },
       { expr: `sum(rate(meterline_aggregator_duplicate_events_total[${R}]))`, legend: 'duplicates' },
