@@ -47,8 +47,11 @@ const PERIOD_START = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)
 const base = loadConfigOrExit()
 const chdbPath = join(base.dataDir, 'bench-billing-day-chdb')
 rmSync(chdbPath, { recursive: true, force: true })
+// Its own job queues: a scheduler of another platform on this Redis (npm run up) keeps its
+// recurring jobs there, and this process's worker would run them, billing the subscriptions
+// being set up (without their lines yet) before the run this bench times.
 const config = {
-  ...base, clickhouse: { ...base.clickhouse, chdbPath }, port: 0, finalizationDelayMinutes: 0,
+  ...base, clickhouse: { ...base.clickhouse, chdbPath }, port: 0, finalizationDelayMinutes: 0, redisPrefix: `bench-billing-day-${process.pid}-${Date.now()}`,
   billing: {
     ...base.billing, waitForIngestion: false,
     batchSize: Number(args.batch ?? base.billing.batchSize), runConcurrency: Number(args.concurrency ?? base.billing.runConcurrency),

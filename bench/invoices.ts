@@ -26,7 +26,8 @@ const OCT_MS = 31 * 86_400_000
 const base = loadConfigOrExit()
 const chdbPath = join(base.dataDir, 'bench-invoices-chdb')
 rmSync(chdbPath, { recursive: true, force: true })
-const config = { ...base, clickhouse: { ...base.clickhouse, chdbPath }, port: 0 }
+// its own job queues: another platform's recurring jobs on this Redis would bill what is being set up
+const config = { ...base, clickhouse: { ...base.clickhouse, chdbPath }, port: 0, redisPrefix: `bench-invoices-${process.pid}-${Date.now()}` }
 const platform = await startPlatform(config, { services: ['billing-api', 'scheduler'], migrate: true, schedule: false, relay: false })
 
 async function call(apiKey: string, method: string, path: string, body?: unknown): Promise<any> {
