@@ -5,7 +5,7 @@
 // --sql-events M adds M more events generated inside ClickHouse into the same four tables, in
 // the very rows the write stage produces (same distributions), for read figures at a scale the
 // write path would take hours to load on a small machine. The table says how each part was loaded.
-// Generated events get no event_keys entry (no read uses it): its size per event is measured on
+// Generated events get no dedup_events entry (no read uses it): its size per event is measured on
 // the write-stage part. --keep adds to the data of the previous run (--sql-from: first generated
 // event number, so ids stay unique) instead of starting empty.
 import { parseArgs } from 'node:util'
@@ -97,13 +97,13 @@ for (let lo = SQL_FROM; lo < SQL_FROM + SQL_EVENTS; lo += 10_000_000) {
       if(m = 'users', usr, ''), 'api', if(m = 'tokens', [model], []), now64(3) FROM ${gen} ARRAY JOIN ['tokens', 'users'] AS m`)
   await ch.command(`INSERT INTO ${ch.table('meter_buckets')} SELECT 'bench', 'prod', m, cust, toStartOfMinute(ts), if(m = 'tokens', [model], []), 'api',
       if(m = 'tokens', toDecimal128(tok, 12), toDecimal128(1, 12)), 1, if(m = 'tokens', toDecimal128(tok, 12), toDecimal128(1, 12)), ${nothing},
-      if(m = 'users', [usr], []), '', [] FROM ${gen} ARRAY JOIN ['tokens', 'users'] AS m`)
+      if(m = 'users', [usr], []), '', [], '' FROM ${gen} ARRAY JOIN ['tokens', 'users'] AS m`)
   process.stderr.write(`\r[sql] ${((lo + n - SQL_FROM) / 1e6).toFixed(0)}M / ${(SQL_EVENTS / 1e6).toFixed(0)}M events generated in ClickHouse`)
 }
 const sqlSeconds = (performance.now() - sqlT0) / 1000
 if (SQL_EVENTS) process.stderr.write('\n')
-const [{ stored, keyed }] = await ch.query<{ stored: string; keyed: string }>(
-  `SELECT toString((SELECT count() FROM ${ch.table('events_raw')})) AS stored, toString((SELECT count() FROM ${ch.table('event_keys')})) AS keyed`,
+const [{ stored }] = await ch.query<{ stored: string }>(
+  `SELECT toString((SELECT count() FROM ${ch.table('events_raw')})) AS stored`,
 )
 const TOTAL = Number(stored)
 // Merged once after loading; a re-read of kept data (--keep, nothing loaded) reads it as it is.
@@ -147,7 +147,6 @@ const disk = await ch.query<{ table: string; bytes: string; rows: string }>(
   `SELECT table, toString(sum(bytes_on_disk)) AS bytes, toString(sum(rows)) AS rows FROM system.parts WHERE database = {db:String} AND active GROUP BY table ORDER BY table`,
   { db: ch.database },
 )
-const keyBytes = await ch.query<{ bytes: string }>(`SELECT toString(sum(total_bytes)) AS bytes FROM system.tables WHERE database = {db:String} AND name = 'event_keys'`, { db: ch.database })
 
 // Audit a sample: bucket path equals the per-event path (meter_events) for the same range.
 let audited = 0
@@ -170,7 +169,6 @@ rows.push(['same over per-event rows (undeclared group_by), p50 / p99', `${pct(p
 rows.push(['ratio per-event / buckets (p50)', `${(pct(perEvent, 50) / pct(plain, 50)).toFixed(1)}x`])
 rows.push(['all customers, one meter, month (invoice run read), median of 5', `${pct(allCustomers, 50).toFixed(1)} ms`])
 for (const d of disk) rows.push([`disk: ${d.table}`, `${(Number(d.bytes) / TOTAL).toFixed(1)} bytes/event (${Number(d.rows).toLocaleString('en-US')} rows)`])
-rows.push(['disk: event_keys (RocksDB), write-stage events only', `${(Number(keyBytes[0]?.bytes ?? 0) / Number(keyed)).toFixed(1)} bytes/event (${Number(keyed).toLocaleString('en-US')} keys)`])
 rows.push(['audit: bucket path = per-event path', `${audited} of ${audited} sampled reads equal`])
 const w = Math.max(...rows.map((r) => r[0].length))
 console.log(`| ${'measure'.padEnd(w)} | result |\n|${'-'.repeat(w + 2)}|--------|`)
