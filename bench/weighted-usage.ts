@@ -53,6 +53,9 @@ for (const [customer, from, step] of series) {
     events = []
   }
   for (let ts = from; ts < DEC; ts += step) {
+    // A write's dedup keys go to one partition a day: at most 60 days a piece (ingest's event-age
+    // window keeps a real write within 37).
+    if (events.length && ts - events[0].timestamp >= 60 * 86_400_000) await flush()
     events.push({ event_id: `${customer}-${ts}`, event_name: 'storage', external_customer_id: customer, customer_id: null, timestamp: ts, source: 'agent', properties: `{"gb":"${(n % 997) + 0.5}"}` })
     n++
     if (events.length === 5_000) await flush()
