@@ -8,6 +8,7 @@ import { useChdb } from '../test/support/chdb.js'
 import { ALL_SHARDS as ALL, meterSource as source, writeFixtures } from '../test/support/write-fixtures.js'
 import { FencedError } from './shard-fence.js'
 import { settleBackfills } from './writer.js'
+import { queryMeterUsage } from '../clickhouse/queries/meter-usage.js'
 
 const ch = useChdb('write-stage')
 const T0 = Date.parse('2026-10-31T23:59:00Z') // events span two month parts
@@ -234,4 +235,22 @@ test('a raw-row insert that fails leaves nothing counted; the replay counts once
   meters.set([cnt, sum])
   await settleBackfills(b, [sum.id])
   assert.equal(await usage(tenant, sum), '45')
+})
+
+test('a write whose events span more than 100 days is written and counted once (with no event-age limit; was TOO_MANY_PARTS for ever)', async () => {
+  const { tenant, cnt } = fixture()
+  const a = await writer(source([cnt]), ALL)
+  const DAY = 86_400_000
+  // one event a day over 150 days: 150 day partitions of dedup_events, 6 month partitions
+  const evs = events('history', 150).map((e, i) => ({ ...e, timestamp: T0 - i * DAY }))
+  await a.stage.add(piece(tenant, 'history', evs))
+  const [row] = await queryMeterUsage(ch(), {
+    tenantId: tenant, environmentId: 'env', meterId: cnt.id, aggregation: 'COUNT', start: new Date(T0 - 200 * DAY), end: new Date(T0 + DAY),
+  })
+  assert.equal(row?.value, '150')
+  await a.stage.add(piece(tenant, 'history-again', evs))
+  const [again] = await queryMeterUsage(ch(), {
+    tenantId: tenant, environmentId: 'env', meterId: cnt.id, aggregation: 'COUNT', start: new Date(T0 - 200 * DAY), end: new Date(T0 + DAY),
+  })
+  assert.equal(again?.value, '150')
 })

@@ -19,6 +19,10 @@ export function chDateTime(ms: number): string {
 }
 
 // Parsed chunks (parallel parsing) are squashed back into one block before the table sees them.
+// A write's rows may span many partitions (dedup keys: a day each; meter rows: a month each):
+// with no event-age limit (INGEST_MAX_EVENT_AGE_DAYS=0) more than the server's default 100, and
+// a write refused for it would be refused on every replay.
+const ANY_PARTITIONS = { max_partitions_per_insert_block: '0' }
 const ONE_BLOCK = { min_insert_block_size_rows: '1000000000', min_insert_block_size_bytes: String(64 * 1024 ** 3), max_insert_block_size: '1000000000' }
 
 class ClientTransport implements ClickHouseTransport {
@@ -116,7 +120,7 @@ export class ClickHouse {
     if (rows.length === 0) return
     const end = clickhouseInsertSeconds.startTimer({ table })
     try {
-      await this.transport.insert(this.table(table), compactRows(rows), settings, queryId)
+      await this.transport.insert(this.table(table), compactRows(rows), { ...ANY_PARTITIONS, ...settings }, queryId)
     } finally {
       end()
     }
