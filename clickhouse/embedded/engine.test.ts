@@ -35,6 +35,14 @@ describe('the embedded engine and query parameters', () => {
     got.forEach((row, i) => assert.equal(row, `v${i} it\\'s\\t\t${i + 1}\t['${i}']\n`))
   })
 
+  it('takes a parameter of any size, as over HTTP (not bounded by max_query_size), and leaves the setting as the statement had it', async () => {
+    const big = `[${Array.from({ length: 100_000 }, (_, i) => `'customer-${i}-xxxxxxxx'`).join(',')}]`
+    assert.ok(big.length > 2_000_000)
+    assert.equal(await text('SELECT length({a:Array(String)})', { a: big }), '100000\n')
+    const limit = await engine.run({ ...statement("SELECT getSetting('max_query_size'), length({a:Array(String)})", { a: big }), settings: new Map([['max_query_size', '300000']]) })
+    assert.equal(limit.bytes.toString(), '300000\t100000\n')
+  })
+
   it("fails a statement that names a parameter it does not send, even after another statement sent it on the same connection", async () => {
     const single = new Engine(path, 1)
     try {

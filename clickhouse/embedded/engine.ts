@@ -53,6 +53,8 @@ export interface EngineStatement {
 }
 
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+/** the engine's default max_query_size (256 KiB), less a margin */
+const DEFAULT_MAX_QUERY_SIZE = 256 * 1024 - 1024
 /** `{name:` of a query parameter in a statement's text (strings included: see `missingParam`) */
 const PARAM_USE = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:/g
 const INSERT_WITH_FORMAT = /^\s*INSERT\s+INTO\s+.+\s+FORMAT\s+(JSONEachRow|JSONCompactEachRow|TabSeparated|TSV|CSV)\s*$/is
@@ -147,7 +149,19 @@ async function setParams(c: Connection, params: Record<string, string>): Promise
     sets.push(`param_${name} = ${quoteString(value)}`)
     c.params.add(name)
   }
-  if (sets.length) await native.QueryAsyncConnection(c.handle, `SET ${sets.join(', ')}`, 'TabSeparated')
+  if (sets.length === 0) return
+  const set = `SET ${sets.join(', ')}`
+  const bytes = Buffer.byteLength(set)
+  if (bytes < DEFAULT_MAX_QUERY_SIZE) return void (await native.QueryAsyncConnection(c.handle, set, 'TabSeparated'))
+  // Over HTTP a parameter is no part of the statement's text: its size is not bounded by
+  // max_query_size, so neither is this SET's. The statement's own value comes back after it.
+  await native.QueryAsyncConnection(c.handle, `SET max_query_size = ${bytes + 1024}`, 'TabSeparated')
+  try {
+    await native.QueryAsyncConnection(c.handle, set, 'TabSeparated')
+  } finally {
+    const own = c.applied.get('max_query_size')
+    await native.QueryAsyncConnection(c.handle, `SET max_query_size = ${own === undefined ? 'DEFAULT' : quoteString(own)}`, 'TabSeparated')
+  }
 }
 
 /**
