@@ -1,12 +1,27 @@
 // The one module that owns Kafka: client, producer and consumer factories.
-import { Kafka, PartitionAssigners, logLevel, type Admin, type Consumer, type PartitionAssigner, type Producer } from 'kafkajs'
+import { Kafka, PartitionAssigners, logLevel, type Admin, type Consumer, type logCreator, type PartitionAssigner, type Producer } from 'kafkajs'
 import type { Config } from './config.js'
+
+/**
+ * kafkajs' own console lines, except that a request refused because the group is rebalancing
+ * (an offset commit, a heartbeat) is a warning, not an error: the group settles, and what was not
+ * committed is read again and counted once (the write path). A start with a backlog logged
+ * dozens of them as errors.
+ */
+export const kafkaLogCreator: logCreator = () => ({ namespace, level, label, log }) => {
+  const settling = level === logLevel.ERROR && /rebalanc/i.test(String((log as { error?: unknown }).error ?? ''))
+  const line = JSON.stringify({ ...log, level: settling ? 'WARN' : label, message: `${namespace ? `[${namespace}] ` : ''}${String(log.message)}` })
+  if (level === logLevel.ERROR && !settling) console.error(line)
+  else if (level === logLevel.ERROR || level === logLevel.WARN) console.warn(line)
+  else console.info(line)
+}
 
 export function createKafka(config: Pick<Config, 'kafkaBrokers' | 'kafkaClientId'>, clientSuffix: string): Kafka {
   return new Kafka({
     clientId: `${config.kafkaClientId}-${clientSuffix}`,
     brokers: config.kafkaBrokers,
     logLevel: logLevel.ERROR,
+    logCreator: kafkaLogCreator,
     // Short, capped backoff: after a broker restart (same address) clients are back within ~2 s.
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
   })
