@@ -9,7 +9,8 @@ import type { Config } from './config.js'
  * dozens of them as errors.
  */
 export const kafkaLogCreator: logCreator = () => ({ namespace, level, label, log }) => {
-  const settling = level === logLevel.ERROR && /rebalanc/i.test(String((log as { error?: unknown }).error ?? ''))
+  const error = (log as { error?: unknown }).error
+  const settling = level === logLevel.ERROR && typeof error === 'string' && /rebalanc/i.test(error)
   const line = JSON.stringify({ ...log, level: settling ? 'WARN' : label, message: `${namespace ? `[${namespace}] ` : ''}${String(log.message)}` })
   if (level === logLevel.ERROR && !settling) console.error(line)
   else if (level === logLevel.ERROR || level === logLevel.WARN) console.warn(line)
