@@ -173,7 +173,7 @@ function missingParam(c: Connection, st: EngineStatement): void {
   if (c.params.size === 0) return
   for (const [, name] of st.sql.matchAll(PARAM_USE)) {
     if (!(name in st.params) && c.params.has(name)) {
-      throw new Error(`Code: 456. DB::Exception: Substitution \`${name}\` is not set. (UNKNOWN_QUERY_PARAMETER)`)
+      throw new Error('Code: 456. DB::Exception: Substitution `' + name + '` is not set. (UNKNOWN_QUERY_PARAMETER)')
     }
   }
 }
