@@ -18,6 +18,7 @@ import { stampedOnArrival, type IngestBatch } from '../schemas/events.js'
 import type { CommittedWriteListener } from '../schemas/committed-write.js'
 import type { MeterDefinition } from '../schemas/meters.js'
 import { eventKey, partitionOfShard } from '../schemas/shards.js'
+import { aggregatorWriteStepSeconds } from '../platform/metrics.js'
 import { newEvents } from './dedup-step.js'
 import type { MeterCache } from './meter-cache.js'
 import { indexMeters } from './meter-rows.js'
@@ -369,5 +370,7 @@ export class WriteStage {
     st.us.insert += Math.round((t3 - t2) * 1000)
     st.us.keys += Math.round((t4 - t3) * 1000)
     st.us.done += Math.round((t5 - t4) * 1000)
+    const steps: [string, number][] = [['prepare', t1 - t0], ['fence', t2 - t1], ['insert', t3 - t2], ['keys', t4 - t3], ['done', t5 - t4]]
+    for (const [step, ms] of steps) aggregatorWriteStepSeconds.observe({ step }, ms / 1000)
   }
 }

@@ -88,6 +88,14 @@ export const aggregatorMeterRowsWritten = new client.Counter({
   registers: [registry],
 })
 
+export const aggregatorWriteStepSeconds = new client.Histogram({
+  name: 'meterline_aggregator_write_step_seconds',
+  help: "One write's time by step: prepare (meters, shards, cuts, dedup, rows), fence (the shards' epochs held), insert (raw and meter-event rows, then the bucket block), keys (dedup keys), done (the done mark, the fence's commit)",
+  labelNames: ['step'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10],
+  registers: [registry],
+})
+
 export const aggregatorDuplicateEvents = new client.Counter({
   name: 'meterline_aggregator_duplicate_events_total',
   help: 'Events dropped because their event_id was already counted (client resends, replays)',

@@ -1,6 +1,7 @@
 // Where freshness goes: the aggregators' `meterline_write_path_stage_seconds` histograms scraped
 // before and after a run, and each stage's p50 / p99 over the run (linear within a bucket).
 const STAGES = ['spool', 'broker', 'queue', 'write', 'commit']
+const STEPS = ['prepare', 'fence', 'insert', 'keys', 'done']
 
 /** stage -> cumulative bucket counts by upper bound, summed over the given /metrics endpoints */
 export type StageBuckets = Map<string, Map<number, number>>
@@ -9,8 +10,8 @@ export async function scrapeStages(ports: number[]): Promise<StageBuckets> {
   const out: StageBuckets = new Map()
   for (const port of ports) {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-    for (const m of text.matchAll(/^meterline_write_path_stage_seconds_bucket\{([^}]*)\} (\S+)/gm)) {
-      const stage = /stage="([^"]+)"/.exec(m[1])?.[1]
+    for (const m of text.matchAll(/^meterline_(?:write_path_stage|aggregator_write_step)_seconds_bucket\{([^}]*)\} (\S+)/gm)) {
+      const stage = /(?:stage|step)="([^"]+)"/.exec(m[1])?.[1]
       const le = /le="([^"]+)"/.exec(m[1])?.[1]
       if (!stage || !le) continue
       const bound = le === '+Inf' ? Infinity : Number(le)
@@ -36,9 +37,9 @@ function quantile(buckets: [number, number][], p: number): number {
   return lower
 }
 
-/** `stage p50 / p99 ms` for each stage, from the difference of two scrapes */
-export function stagesText(before: StageBuckets, after: StageBuckets): string {
-  return STAGES.map((stage) => {
+/** `stage p50 / p99 ms` for each stage (or, `steps`, each step of a write), from the difference of two scrapes */
+export function stagesText(before: StageBuckets, after: StageBuckets, steps = false): string {
+  return (steps ? STEPS : STAGES).map((stage) => {
     const a = after.get(stage)
     if (!a) return `${stage} -`
     const b = before.get(stage)

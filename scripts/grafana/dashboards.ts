@@ -84,6 +84,9 @@ const ingestion: DashboardSpec = {
     ts('Freshness p99 by stage (spool, broker, queue, write, commit)', [
       { expr: `histogram_quantile(0.99, sum by (le, stage) (rate(meterline_write_path_stage_seconds_bucket[${R}])))`, legend: '{{stage}}' },
     ], 's'),
+    ts('Write steps p99 (prepare, fence, insert, keys, done)', [
+      { expr: `histogram_quantile(0.99, sum by (le, step) (rate(meterline_aggregator_write_step_seconds_bucket[${R}])))`, legend: '{{step}}' },
+    ], 's'),
     ts('Events aggregated and duplicates dropped /s', [
       { expr: `sum(rate(meterline_aggregator_events_consumed_total[${R}]))`, legend: 'consumed' },
       { expr: `sum(rate(meterline_aggregator_duplicate_events_total[${R}]))`, legend: 'duplicates' },
