@@ -79,6 +79,25 @@ while (!warmedUp && Date.now() - warmStart < 120_000) {
     }
   } else await new Promise((r) => setTimeout(r, 500))
 }
+// ...and the group settled: every consumer listed holds partitions, each partition once, and the
+// assignment unchanged for 5 s (a consumer joining after the first event is counted moves
+// partitions, and records wait in the broker meanwhile: a start, not the steady state).
+const settleStart = Date.now()
+let settled = false
+for (let last = '', since = Date.now(); Date.now() - settleStart < 120_000; await new Promise((r) => setTimeout(r, 500))) {
+  const res = await fetch(`${base}/v1/admin/aggregators`, { headers: { authorization: `Bearer ${adminToken}` } }).catch(() => undefined)
+  const items = res?.ok ? ((await res.json()) as { items: { name: string; partitions: number[] }[] }).items : []
+  const held = items.flatMap((a) => a.partitions)
+  const view = JSON.stringify(items.map((a) => [a.name, [...a.partitions].sort((x, y) => x - y)]).sort())
+  const whole = items.length > 0 && items.every((a) => a.partitions.length > 0) && new Set(held).size === held.length
+  if (!whole || view !== last) {
+    last = view
+    since = Date.now()
+  } else if (Date.now() - since >= 5_000) {
+    settled = true
+    break
+  }
+}
 const warmUpMs = Date.now() - warmStart
 const WARMUP_EVENTS = warmedUp ? 1 : 0
 
@@ -267,7 +286,7 @@ const expectCount = acknowledged + probesAcknowledged + WARMUP_EVENTS
 const expectSum = tokensAcknowledged + probesAcknowledged + WARMUP_EVENTS
 const rows: [string, string][] = [
   ['machine', `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`],
-  ['warm-up', warmedUp ? `first event counted ${warmUpMs} ms after start (not measured below)` : `no event counted in ${warmUpMs} ms`],
+  ['warm-up', `${warmedUp ? 'first event counted' : 'no event counted'}, group ${settled ? 'settled' : 'NOT settled'} ${warmUpMs} ms after start (not measured below)`],
   ...(PRELOAD > 0
     ? [
         ['backlog', `${backlog.accepted} events accepted in ${backlog.acceptSeconds.toFixed(1)} s (${Math.round(backlog.accepted / backlog.acceptSeconds)}/s), all counted ${backlog.drainSeconds.toFixed(1)} s later (${Math.round(backlog.accepted / (backlog.acceptSeconds + backlog.drainSeconds))} events/s through)`],
