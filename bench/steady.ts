@@ -15,7 +15,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../platform/config.js'
-import { scrapeStages, stagesText, type StageBuckets } from './support/write-path-stages.js'
+import { scrapeStages, STAGES, stagesText, STEPS, type StageBuckets } from './support/write-path-stages.js'
 import { cpuByProcess as cpuByProcessOf, parseTopology, perProcessFigures, perProcessText, rssPeaks, startPlatformChild } from './support/platform-child.js'
 
 const { values: args } = parseArgs({
@@ -266,6 +266,8 @@ for (;;) {
 }
 const cpuUsed = cpuOf() - cpuBefore
 const stagesAfter = await scrapeStages(aggregatorPorts()).catch(() => new Map() as StageBuckets)
+const stages = stagesText(stagesBefore, stagesAfter, STAGES)
+const writeSteps = stagesText(stagesBefore, stagesAfter, STEPS)
 const cpuAfterByProcess = cpuByProcess()
 await Promise.all(probers)
 await new Promise((r) => setTimeout(r, 3000))
@@ -298,8 +300,8 @@ const rows: [string, string][] = [
   ['refused / failed', `${refused + failed - preRefused} events`],
   ['freshness p50 / p99 / max', `${q(freshness, 50)} / ${q(freshness, 99)} / ${Math.max(...freshness)} ms (${freshness.length} probes)`],
   ['usage read p50 / p99 during load', `${q(reads, 50).toFixed(1)} / ${q(reads, 99).toFixed(1)} ms (${reads.length} reads)`],
-  ['write-path stages p50 / p99 ms (every record)', stagesText(stagesBefore, stagesAfter)],
-  ['steps of a write p50 / p99 ms (every write)', stagesText(stagesBefore, stagesAfter, true)],
+  ['write-path stages p50 / p99 ms (every record)', stages],
+  ['steps of a write p50 / p99 ms (every write)', writeSteps],
   ['consumer lag max (records)', `${Math.max(0, ...lags)}`],
   ['drain after load', drained ? `${drained} ms` : 'not drained in 600 s'],
   ['platform CPU per event', `${((cpuUsed * 1e6) / Math.max(1, measured)).toFixed(0)} us (${cpuUsed.toFixed(1)} CPU s from load start to drained, all threads)`],
@@ -312,7 +314,7 @@ if (args.json) {
   writeFileSync(args.json, JSON.stringify({
     topology: args.topology, rate: RATE, seconds: SECONDS, loadavg: os.loadavg(), acceptedPerSecond: measured / loadSeconds, acknowledged: measured,
     refused: refused + failed - preRefused, freshness: { p50: q(freshness, 50), p99: q(freshness, 99), max: Math.max(...freshness) },
-    reads: { p50: q(reads, 50), p99: q(reads, 99), n: reads.length }, stages: stagesText(stagesBefore, stagesAfter), writeSteps: stagesText(stagesBefore, stagesAfter, true), lagMax: Math.max(0, ...lags), drainedMs: drained,
+    reads: { p50: q(reads, 50), p99: q(reads, 99), n: reads.length }, stages, writeSteps, lagMax: Math.max(0, ...lags), drainedMs: drained,
     cpuPerEventUs: (cpuUsed * 1e6) / Math.max(1, measured), rssMaxMiB: rss.max() / 1024 ** 2,
     perProcess: Object.fromEntries(perProcess.map(({ name, ...figures }) => [name, figures])),
     exact: finalCount.value === expectCount && finalSum.value === expectSum,

@@ -1,7 +1,8 @@
 // Where freshness goes: the aggregators' `meterline_write_path_stage_seconds` histograms scraped
 // before and after a run, and each stage's p50 / p99 over the run (linear within a bucket).
-const STAGES = ['spool', 'broker', 'queue', 'write', 'commit']
-const STEPS = ['prepare', 'fence', 'insert', 'keys', 'done']
+/** the stages of a record's freshness, and the steps of one write */
+export const STAGES = ['spool', 'broker', 'queue', 'write', 'commit']
+export const STEPS = ['prepare', 'fence', 'insert', 'keys', 'done']
 
 /** stage -> cumulative bucket counts by upper bound, summed over the given /metrics endpoints */
 export type StageBuckets = Map<string, Map<number, number>>
@@ -37,9 +38,9 @@ function quantile(buckets: [number, number][], p: number): number {
   return lower
 }
 
-/** `stage p50 / p99 ms` for each stage (or, `steps`, each step of a write), from the difference of two scrapes */
-export function stagesText(before: StageBuckets, after: StageBuckets, steps = false): string {
-  return (steps ? STEPS : STAGES).map((stage) => {
+/** `name p50 / p99` (ms) for each of `names` (STAGES or STEPS), from the difference of two scrapes */
+export function stagesText(before: StageBuckets, after: StageBuckets, names: string[]): string {
+  return names.map((stage) => {
     const a = after.get(stage)
     if (!a) return `${stage} -`
     const b = before.get(stage)
