@@ -1,6 +1,7 @@
 // The one module that owns Kafka: client, producer and consumer factories.
 import { Kafka, PartitionAssigners, logLevel, type Admin, type Consumer, type logCreator, type PartitionAssigner, type Producer } from 'kafkajs'
 import type { Config } from './config.js'
+import { kafkaRequestTimeouts } from './metrics.js'
 
 /**
  * kafkajs' own console lines, except that a request refused because the group is rebalancing
@@ -31,6 +32,7 @@ export function createKafka(config: Pick<Config, 'kafkaBrokers' | 'kafkaClientId
 /** acks=-1 on every send: a produce resolves only when all in-sync replicas have the records. */
 export async function createProducer(kafka: Kafka): Promise<Producer> {
   const producer = kafka.producer({ allowAutoTopicCreation: true })
+  producer.on(producer.events.REQUEST_TIMEOUT, ({ payload }) => reportRequestTimeout('producer', payload))
   await producer.connect()
   return producer
 }
@@ -40,7 +42,7 @@ export async function createProducer(kafka: Kafka): Promise<Producer> {
 export const GROUP_SESSION_TIMEOUT_MS = 10_000
 
 export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () => boolean = () => true, assignerName?: string): Consumer {
-  return kafka.consumer({
+  const consumer = kafka.consumer({
     groupId,
     ...(assignerName ? { partitionAssigners: [namedRoundRobin(assignerName)] } : {}),
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8, restartOnFailure: async () => keepRunning() },
@@ -55,6 +57,23 @@ export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () =>
     minBytes: 1,
     maxWaitTimeInMs: 100,
   })
+  consumer.on(consumer.events.REQUEST_TIMEOUT, ({ payload }) => reportRequestTimeout('consumer', payload))
+  return consumer
+}
+
+interface RequestTimeout { apiName: string; broker: string; clientId: string; sentAt: number; pendingDuration: number }
+
+/**
+ * kafkajs retries a request that got no answer within its timeout (30 s) without a log line
+ * at our level, so such a stall showed only as freshness: a warning and a count instead.
+ */
+export function reportRequestTimeout(client: 'producer' | 'consumer', t: RequestTimeout): void {
+  kafkaRequestTimeouts.inc({ client, api: t.apiName })
+  console.warn(JSON.stringify({
+    timestamp: new Date().toISOString(), logger: 'kafkajs', level: 'WARN',
+    message: `${t.apiName} request to ${t.broker} got no answer for ${Date.now() - t.sentAt} ms; kafkajs retries it`,
+    clientId: t.clientId, pendingDuration: t.pendingDuration,
+  }))
 }
 
 /** kafkajs' round-robin assigner under another group protocol name (members of different names never share a group). */

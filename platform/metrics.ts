@@ -76,6 +76,13 @@ export const kafkaProduceSeconds = new client.Histogram({
   registers: [registry],
 })
 
+export const kafkaRequestTimeouts = new client.Counter({
+  name: 'meterline_kafka_request_timeouts_total',
+  help: 'Kafka requests that got no answer within the request timeout (kafkajs retries them; each is a stall of that length)',
+  labelNames: ['client', 'api'],
+  registers: [registry],
+})
+
 export const aggregatorEventsConsumed = new client.Counter({
   name: 'meterline_aggregator_events_consumed_total',
   help: 'Events decoded by the aggregator',
