@@ -43,6 +43,8 @@ export interface Config {
   ingestThread: 'worker' | 'main'
   systemEventsTopic: string
   aggregatorGroupId: string
+  /** KAFKA_GROUP_SYNC_DELAY_MS */
+  kafkaGroupSyncDelayMs: number
   clickhouse: { url?: string; chdbPath: string; chdbConnections: number; database: string; user?: string; password?: string; requestTimeoutMs: number }
   ingestBodyLimitBytes: number
   /** billing-api forwards the ingest routes here (ingest is another process) */
@@ -355,6 +357,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ingestThread: oneOf(env, 'INGEST_THREAD', ['worker', 'main'] as const),
     systemEventsTopic: str(env, 'KAFKA_SYSTEM_EVENTS_TOPIC'),
     aggregatorGroupId: str(env, 'KAFKA_AGGREGATOR_GROUP'),
+    kafkaGroupSyncDelayMs: int(env, 'KAFKA_GROUP_SYNC_DELAY_MS'),
     clickhouse: {
       url: clickhouseUrl,
       chdbPath: resolve(str(env, 'CHDB_PATH', join(dataDir, 'chdb'))),

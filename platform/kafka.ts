@@ -41,10 +41,16 @@ export async function createProducer(kafka: Kafka): Promise<Producer> {
 /** a consumer silent this long leaves the group (and a rebalance follows) */
 export const GROUP_SESSION_TIMEOUT_MS = 10_000
 
-export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () => boolean = () => true, assignerName?: string): Consumer {
+/** The group protocol a consumer offers: kafkajs' round-robin under `name`; its leader waits `syncDelayMs` before it assigns. */
+export interface GroupAssigner {
+  name: string
+  syncDelayMs: number
+}
+
+export function createConsumer(kafka: Kafka, groupId: string, keepRunning: () => boolean = () => true, assigner?: GroupAssigner): Consumer {
   const consumer = kafka.consumer({
     groupId,
-    ...(assignerName ? { partitionAssigners: [namedRoundRobin(assignerName)] } : {}),
+    ...(assigner ? { partitionAssigners: [namedRoundRobin(assigner)] } : {}),
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8, restartOnFailure: async () => keepRunning() },
     allowAutoTopicCreation: true,
     // After a crash the broker keeps the dead member until its session times out, and the
@@ -76,9 +82,25 @@ export function reportRequestTimeout(client: 'producer' | 'consumer', t: Request
   }))
 }
 
-/** kafkajs' round-robin assigner under another group protocol name (members of different names never share a group). */
-function namedRoundRobin(name: string): PartitionAssigner {
-  return (config) => ({ ...PartitionAssigners.roundRobin(config), name })
+/**
+ * kafkajs' round-robin assigner under another group protocol name (members of different names
+ * never share a group). The leader sends its SyncGroup `syncDelayMs` late: the local broker
+ * (librdkafka's mock) ends a rebalance at the leader's SyncGroup and refuses every member's that
+ * comes after it (INVALID_REQUEST), and kafkajs then restarts that consumer, which starts the
+ * whole rebalance again. A real Kafka waits for the leader, so 0 there.
+ */
+function namedRoundRobin({ name, syncDelayMs }: GroupAssigner): PartitionAssigner {
+  return (config) => {
+    const roundRobin = PartitionAssigners.roundRobin(config)
+    return {
+      ...roundRobin,
+      name,
+      assign: async (group) => {
+        if (syncDelayMs > 0) await new Promise((r) => setTimeout(r, syncDelayMs))
+        return roundRobin.assign(group)
+      },
+    }
+  }
 }
 
 /**

@@ -74,6 +74,10 @@ export const SETTINGS = {
     meaning: 'online exactness audit: how often each aggregator recounts sampled closed minutes from the raw events (`meterline_usage_audit_samples_total`); 0 disables',
   },
   USAGE_AUDIT_SAMPLES: { default: '5', readBy: 'services', meaning: 'online exactness audit: closed minutes (meter, customer) recounted per round' },
+  KAFKA_GROUP_SYNC_DELAY_MS: {
+    default: '1000', shown: '`1000` (compose: `0`)', readBy: 'services',
+    meaning: "how long the aggregator group's leader waits before it sends the partition assignment: the local broker (librdkafka's mock) ends a rebalance at the leader's assignment and refuses a member that syncs after it, which then rejoins and starts the rebalance again; 0 with a real Kafka",
+  },
   KAFKA_AGGREGATOR_GROUP: { default: 'meterline-aggregator', readBy: 'services', meaning: "the aggregator's consumer group" },
   CLICKHOUSE_URL: { readBy: 'services', shown: 'unset: embedded chDB', meaning: 'a real ClickHouse server (`http(s)://...`)' },
   CLICKHOUSE_USER: { readBy: 'services', shown: 'unset', meaning: 'ClickHouse server user' },

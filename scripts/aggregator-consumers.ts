@@ -45,6 +45,7 @@ export function consumerSet(d: ConsumerDeps): ConsumerSet {
     topic: config.eventsTopic,
     partitions: config.eventsPartitions,
     groupId: config.aggregatorGroupId,
+    groupSyncDelayMs: config.kafkaGroupSyncDelayMs,
     hooks: d.hooks,
     watchBroker: config.spool.retainUntil === 'committed',
     audit: n === 0 ? config.usageAudit : undefined,

@@ -40,7 +40,7 @@ async function endOffsets(): Promise<Map<number, string>> {
 
 /** Commits the given offsets in the aggregator's group, as a member would, naming `generation`. */
 async function commitAs(generation: string, ends: Map<number, string>): Promise<void> {
-  const consumer = createConsumer(createKafka(p.config, 'stale-committer'), p.config.aggregatorGroupId, () => true, ASSIGNER_NAME)
+  const consumer = createConsumer(createKafka(p.config, 'stale-committer'), p.config.aggregatorGroupId, () => true, { name: ASSIGNER_NAME, syncDelayMs: p.config.kafkaGroupSyncDelayMs })
   await consumer.connect()
   await consumer.subscribe({ topic: p.config.eventsTopic, fromBeginning: true })
   const done = new Set<number>()

@@ -13,6 +13,7 @@ export function groupAggregator(p: TestPlatform, name: string, extra: Partial<Ag
     meters: postgresMeterSource(p.ctx.orm),
     topic: p.config.eventsTopic,
     groupId: p.config.aggregatorGroupId,
+    groupSyncDelayMs: p.config.kafkaGroupSyncDelayMs,
     pg: testPool(),
     partitions: p.config.eventsPartitions,
     ...extra,
