@@ -2,7 +2,7 @@
 // write stage at once) -> commit (in order, on the partition's chain) -> count. A failed piece,
 // or a gap before one, re-reads the partition from its last commit.
 import type { EachBatchPayload } from 'kafkajs'
-import { aggregatorConsumerLag } from '../platform/metrics.js'
+import { aggregatorConsumerLag, aggregatorFetchHeldSeconds } from '../platform/metrics.js'
 import { adoptStale, fetchedUnder } from './broker-restarts.js'
 import type { ConsumerState, Fetched, PartitionState } from './consumer-state.js'
 import { commit, count, decode, write } from './pipeline.js'
@@ -48,7 +48,10 @@ export function eachBatchOf(c: ConsumerState): (payload: EachBatchPayload) => Pr
     // Up to LOOKAHEAD fetched pieces per partition wait for their writes: bounded memory, and
     // fetching overlaps writing. A write may so outlive the assignment that fetched it; the
     // shard fence refuses it then (its epoch moved), and its offsets are never committed.
+    // kafkajs fetches again only once every batch of this fetch was handled: the wait holds all.
+    const held = aggregatorFetchHeldSeconds.startTimer()
     while (state.inflight.length > LOOKAHEAD) await state.inflight.shift()
+    held()
   }
 }
 

@@ -15,7 +15,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../platform/config.js'
-import { scrapeStages, STAGES, stagesText, STEPS, type StageBuckets } from './support/write-path-stages.js'
+import { HELD, scrapeStages, STAGES, stagesText, STEPS, type StageBuckets } from './support/write-path-stages.js'
 import { cpuByProcess as cpuByProcessOf, parseTopology, perProcessFigures, perProcessText, rssPeaks, startPlatformChild } from './support/platform-child.js'
 
 const { values: args } = parseArgs({
@@ -268,6 +268,7 @@ const cpuUsed = cpuOf() - cpuBefore
 const stagesAfter = await scrapeStages(aggregatorPorts()).catch(() => new Map() as StageBuckets)
 const stages = stagesText(stagesBefore, stagesAfter, STAGES)
 const writeSteps = stagesText(stagesBefore, stagesAfter, STEPS)
+const fetchHeld = stagesText(stagesBefore, stagesAfter, HELD)
 const cpuAfterByProcess = cpuByProcess()
 await Promise.all(probers)
 await new Promise((r) => setTimeout(r, 3000))
@@ -302,6 +303,7 @@ const rows: [string, string][] = [
   ['usage read p50 / p99 during load', `${q(reads, 50).toFixed(1)} / ${q(reads, 99).toFixed(1)} ms (${reads.length} reads)`],
   ['write-path stages p50 / p99 ms (every record)', stages],
   ['steps of a write p50 / p99 ms (every write)', writeSteps],
+  ['fetch held by writes p50 / p99 ms (every batch)', fetchHeld],
   ['consumer lag max (records)', `${Math.max(0, ...lags)}`],
   ['drain after load', drained ? `${drained} ms` : 'not drained in 600 s'],
   ['platform CPU per event', `${((cpuUsed * 1e6) / Math.max(1, measured)).toFixed(0)} us (${cpuUsed.toFixed(1)} CPU s from load start to drained, all threads)`],

@@ -103,6 +103,13 @@ export const aggregatorWriteStepSeconds = new client.Histogram({
   registers: [registry],
 })
 
+export const aggregatorFetchHeldSeconds = new client.Histogram({
+  name: 'meterline_aggregator_fetch_held_seconds',
+  help: "How long a fetched batch's handler waited for its partition's earlier writes (LOOKAHEAD pieces in flight): the consumer fetches no partition meanwhile",
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30],
+  registers: [registry],
+})
+
 export const aggregatorDuplicateEvents = new client.Counter({
   name: 'meterline_aggregator_duplicate_events_total',
   help: 'Events dropped because their event_id was already counted (client resends, replays)',

@@ -3,6 +3,8 @@
 /** the stages of a record's freshness, and the steps of one write */
 export const STAGES = ['spool', 'broker', 'queue', 'write', 'commit']
 export const STEPS = ['prepare', 'fence', 'insert', 'keys', 'done']
+/** a fetched batch's wait for its partition's earlier writes (the consumer's next fetch waits with it) */
+export const HELD = ['held']
 
 /** stage -> cumulative bucket counts by upper bound, summed over the given /metrics endpoints */
 export type StageBuckets = Map<string, Map<number, number>>
@@ -11,13 +13,13 @@ export async function scrapeStages(ports: number[]): Promise<StageBuckets> {
   const out: StageBuckets = new Map()
   for (const port of ports) {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-    for (const m of text.matchAll(/^meterline_(?:write_path_stage|aggregator_write_step)_seconds_bucket\{([^}]*)\} (\S+)/gm)) {
-      const stage = /(?:stage|step)="([^"]+)"/.exec(m[1])?.[1]
-      const le = /le="([^"]+)"/.exec(m[1])?.[1]
+    for (const m of text.matchAll(/^meterline_(write_path_stage|aggregator_write_step|aggregator_fetch_held)_seconds_bucket\{([^}]*)\} (\S+)/gm)) {
+      const stage = m[1] === 'aggregator_fetch_held' ? 'held' : /(?:stage|step)="([^"]+)"/.exec(m[2])?.[1]
+      const le = /le="([^"]+)"/.exec(m[2])?.[1]
       if (!stage || !le) continue
       const bound = le === '+Inf' ? Infinity : Number(le)
       const buckets = out.get(stage) ?? new Map<number, number>()
-      buckets.set(bound, (buckets.get(bound) ?? 0) + Number(m[2]))
+      buckets.set(bound, (buckets.get(bound) ?? 0) + Number(m[3]))
       out.set(stage, buckets)
     }
   }

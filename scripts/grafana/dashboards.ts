@@ -87,6 +87,10 @@ const ingestion: DashboardSpec = {
     ts('Write steps p99 (prepare, fence, insert, keys, done)', [
       { expr: `histogram_quantile(0.99, sum by (le, step) (rate(meterline_aggregator_write_step_seconds_bucket[${R}])))`, legend: '{{step}}' },
     ], 's'),
+    ts('Fetches held by writes (share of time) and Kafka request timeouts /s', [
+      { expr: `sum(rate(meterline_aggregator_fetch_held_seconds_sum[${R}]))`, legend: 'held' },
+      { expr: `sum by (client, api) (rate(meterline_kafka_request_timeouts_total[${R}]))`, legend: 'timeout {{client}} {{api}}' },
+    ], 'short'),
     ts('Events aggregated and duplicates dropped /s', [
       { expr: `sum(rate(meterline_aggregator_events_consumed_total[${R}]))`, legend: 'consumed' },
       { expr: `sum(rate(meterline_aggregator_duplicate_events_total[${R}]))`, legend: 'duplicates' },
