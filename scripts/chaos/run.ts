@@ -290,6 +290,8 @@ async function inject(run: ChaosRun, fault: Fault, base: number): Promise<string
       return createMeter(run, fault.aggregation ?? 'COUNT')
     case 'aggregator-kill9':
     case 'endpoint-kill9': {
+      // A role starting (after npm run up, a restart) is not running yet: wait for it.
+      await p.rolesRunning(120_000)
       const killed = p.signalRole(fault.kind === 'endpoint-kill9' ? 'clickhouse-endpoint' : 'aggregator', 'SIGKILL')
       if (!killed) return 'no such process running: skipped'
       const t = Date.now()
@@ -297,6 +299,7 @@ async function inject(run: ChaosRun, fault: Fault, base: number): Promise<string
       return `${killed.name} killed; running again after ${Date.now() - t} ms`
     }
     case 'aggregator-pause': {
+      await p.rolesRunning(120_000)
       const paused = p.signalRole('aggregator', 'SIGSTOP')
       if (!paused) return 'no aggregator running: skipped'
       await sleep(fault.holdMs)
