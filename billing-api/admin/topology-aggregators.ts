@@ -35,15 +35,25 @@ export function topologyAggregators(opts: { dataDir: string; supervisorPid: numb
       const deadline = Date.now() + CHANGE_WAIT_MS
       for (;;) {
         const ps = aggregatorProcesses()
-        const views = ps.length === n && ps.every((p) => p.state === 'running') ? await consumers() : []
-        // settled: every process answers and holds its share, the topic's partitions each held once
-        const held = views.reduce((sum, v) => sum + v.partitions.length, 0)
-        if (views.length >= n && held === opts.partitions && views.every((v) => v.partitions.length > 0 || n > opts.partitions)) return views
+        const perProcess = ps.length === n && ps.every((p) => p.state === 'running') ? await Promise.all(ps.map(consumersOf)) : []
+        if (settled(n, opts.partitions, perProcess)) return perProcess.flat()
         if (Date.now() > deadline) throw new ServiceUnavailableError(`the aggregator processes did not settle at ${n} within ${CHANGE_WAIT_MS / 1000} s`)
         await new Promise((r) => setTimeout(r, 250))
       }
     },
   }
+}
+
+/**
+ * `n` processes each running its consumers, the topic's partitions each held once, and every
+ * consumer holding some while there are no more consumers than partitions. A process that
+ * serves but has not started its consumers yet answers none: not settled.
+ */
+export function settled(n: number, partitions: number, perProcess: AggregatorView[][]): boolean {
+  const views = perProcess.flat()
+  const held = views.reduce((sum, v) => sum + v.partitions.length, 0)
+  return perProcess.length === n && perProcess.every((consumers) => consumers.length > 0) && held === partitions &&
+    (views.length > partitions || views.every((v) => v.partitions.length > 0))
 }
 
 async function consumersOf(p: ProcessState): Promise<AggregatorView[]> {
