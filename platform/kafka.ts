@@ -75,11 +75,13 @@ interface RequestTimeout { apiName: string; broker: string; clientId: string; se
  */
 export function reportRequestTimeout(client: 'producer' | 'consumer', t: RequestTimeout): void {
   kafkaRequestTimeouts.inc({ client, api: t.apiName })
-  console.warn(JSON.stringify({
-    timestamp: new Date().toISOString(), logger: 'kafkajs', level: 'WARN',
-    message: `${t.apiName} request to ${t.broker} got no answer for ${Date.now() - t.sentAt} ms; kafkajs retries it`,
-    clientId: t.clientId, pendingDuration: t.pendingDuration,
-  }))
+  kafkaLogCreator(logLevel.WARN)({
+    namespace: '', level: logLevel.WARN, label: 'WARN',
+    log: {
+      timestamp: new Date().toISOString(), logger: 'kafkajs', clientId: t.clientId, pendingDuration: t.pendingDuration,
+      message: `${t.apiName} request to ${t.broker} got no answer for ${Date.now() - t.sentAt} ms; kafkajs retries it`,
+    },
+  })
 }
 
 /**
