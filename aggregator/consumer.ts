@@ -34,8 +34,8 @@ export interface AggregatorOptions {
   pg: pg.Pool
   topic: string
   groupId: string
-  /** KAFKA_GROUP_SYNC_DELAY_MS: the group leader's wait before it assigns (default 0) */
-  groupSyncDelayMs?: number
+  /** KAFKA_GROUP_SYNC_DELAY_MS: the group leader's wait before it assigns */
+  groupSyncDelayMs: number
   /** partitions of the events topic (KAFKA_EVENTS_PARTITIONS): shard s travels in partition s mod this */
   partitions: number
   meterRefreshMs?: number
@@ -137,7 +137,7 @@ function rerouterOf(opts: AggregatorOptions): { reroute: Reroute; producer?: Pro
 function consumerState(opts: AggregatorOptions, log: ConsumerLog, stage: WriteStage, commitMetrics: CommitMetrics): ConsumerState {
   const c: ConsumerState = {
     kafka: opts.kafka, topic: opts.topic, groupId: opts.groupId, hooks: opts.hooks, onCommitted: opts.onCommitted, log, stage, commitMetrics,
-    consumer: createConsumer(opts.kafka, opts.groupId, () => !c.stopping, { name: ASSIGNER_NAME, syncDelayMs: opts.groupSyncDelayMs ?? 0 }),
+    consumer: createConsumer(opts.kafka, opts.groupId, () => !c.stopping, { name: ASSIGNER_NAME, syncDelayMs: opts.groupSyncDelayMs }),
     stats: { batches: 0, events: 0, meterRows: 0, duplicates: 0 },
     partitions: new Map(), assignment: [], stopping: false, restarts: 0, batchSeq: 0, fetchStarts: new Map(), running: Promise.resolve(),
   }

@@ -49,7 +49,7 @@ const WRITERS = Number(process.env.WRITERS ?? 1)
 const pg = ShardFence.pool(config.databaseUrl, 4 * WRITERS)
 const started = performance.now()
 const aggregators = await Promise.all(Array.from({ length: WRITERS }, (_, i) => startAggregator({
-  kafka: createKafka(config, `bench-aggregator-${i}`), ch, meters, topic, groupId: topic, pg, partitions: config.eventsPartitions, name: `bench-writer-${i}`,
+  kafka: createKafka(config, `bench-aggregator-${i}`), ch, meters, topic, groupId: topic, groupSyncDelayMs: config.kafkaGroupSyncDelayMs, pg, partitions: config.eventsPartitions, name: `bench-writer-${i}`,
 })))
 const events = () => aggregators.reduce((n, a) => n + a.stats.events, 0)
 while (events() === 0) await new Promise((r) => setTimeout(r, 5))
