@@ -27,3 +27,13 @@ test('more consumers than partitions: settled once every partition is held, some
   assert.equal(settled(3, 4, perProcess), true)
   assert.equal(settled(3, 4, [perProcess[0], perProcess[1], []]), false, 'the third process runs no consumer yet')
 })
+
+test('a partition reported by two consumers while another is held by none is not settled', () => {
+  // mid-rebalance: an old owner still reports partition 0 that a new owner reports too, and 15 is held by no one;
+  // the count of held partitions is the topic's all the same
+  const perProcess = [
+    [view('a:1', [0, 4, 8, 12]), view('a:2', [1, 5, 9, 13])],
+    [view('b:1', [2, 6, 10, 14]), view('b:2', [3, 7, 11, 0])],
+  ]
+  assert.equal(settled(2, 16, perProcess), false)
+})

@@ -51,8 +51,9 @@ export function topologyAggregators(opts: { dataDir: string; supervisorPid: numb
  */
 export function settled(n: number, partitions: number, perProcess: AggregatorView[][]): boolean {
   const views = perProcess.flat()
-  const held = views.reduce((sum, v) => sum + v.partitions.length, 0)
-  return perProcess.length === n && perProcess.every((consumers) => consumers.length > 0) && held === partitions &&
+  const held = views.flatMap((v) => v.partitions)
+  const eachOnce = held.length === partitions && new Set(held).size === partitions
+  return perProcess.length === n && perProcess.every((consumers) => consumers.length > 0) && eachOnce &&
     (views.length > partitions || views.every((v) => v.partitions.length > 0))
 }
 
