@@ -13,7 +13,13 @@ import type { CreatedTenant } from '../billing-api/tenants/index.js'
 
 const config = loadConfigOrExit()
 let demo: CreatedTenant | undefined
-const topology = await startTopology(config, process.env, {
+let stopping = false
+// The admin API asks for a number of aggregator processes: it writes topology-request.json, then
+// signals this process. Requests apply one after another, the latest wins. The handler is in place
+// before the start: billing-api serves while the aggregators still join one after another, and a
+// request made then waits for the start instead of being lost to Node's default for SIGUSR1 (the
+// inspector).
+const starting = startTopology(config, process.env, {
   aggregators: config.topologyAggregators,
   faults: process.env.CLICKHOUSE_ENDPOINT_FAULTS === 'true',
   // The demo tenant before billing-api serves, so its key works from the first request.
@@ -27,21 +33,20 @@ const topology = await startTopology(config, process.env, {
     }
   },
 })
-const roles = topology.supervisor.states().map((p) => `${p.name} (pid ${p.pid}, :${p.port})`).join(', ')
-if (demo) console.log(demoBanner({ apiUrl: topology.apiUrl, ingestUrl: topology.ingestUrl, what: `one process per role: ${roles}`, demo }))
-else console.log(`[topology] running: ${roles}`)
-
-let stopping = false
-// The admin API asks for a number of aggregator processes: it writes topology-request.json, then
-// signals this process. Requests apply one after another, the latest wins.
-let resizing: Promise<void> = Promise.resolve()
+let resizing: Promise<void> = starting.then(() => undefined, () => undefined)
 process.on('SIGUSR1', () => {
   resizing = resizing.then(async () => {
     const request = readAggregatorRequest(config.dataDir)
     if (stopping || !request) return
+    const topology = await starting
     await topology.setAggregators(request.aggregators).catch((err: unknown) => console.error(`[topology] changing the aggregator processes failed: ${String(err)}`))
   })
 })
+const topology = await starting
+const roles = topology.supervisor.states().map((p) => `${p.name} (pid ${p.pid}, :${p.port})`).join(', ')
+if (demo) console.log(demoBanner({ apiUrl: topology.apiUrl, ingestUrl: topology.ingestUrl, what: `one process per role: ${roles}`, demo }))
+else console.log(`[topology] running: ${roles}`)
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return
