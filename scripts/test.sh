@@ -25,6 +25,6 @@ echo "running ${#files[@]} test files"
 # --test-force-exit: a file whose tests and hooks have all finished ends even if something left a
 # handle open. Under CI load a file has twice stayed alive after every test of it passed
 # (scheduler/scheduler.test.ts, billing-api/webhooks/ssrf.test.ts), until the 300 s timeout.
-# test/support/flush-test-report.ts: that exit waits until the file's report has reached the runner
+# test/support/flush-test-report.mjs: that exit waits until the file's report has reached the runner
 # (without it the runner lost the last tests' verdicts now and then: nodejs/node#64833).
-node --test --import tsx --import ./test/support/flush-test-report.ts --test-force-exit --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"
+node --test --import tsx --import ./test/support/flush-test-report.mjs --test-force-exit --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"
