@@ -17,6 +17,7 @@ import { dependencyUnavailable, httpRequestSeconds, metricsText, registry } from
 import { errorChain, unavailableDependency } from './unavailable.js'
 import { declareErrorStatuses, errorResponseSchema, mappedErrorStatuses } from './error-responses.js'
 import { buildLenientSerializer } from './lenient-serializer.js'
+import { validatorOnFirstUse } from './compile-on-first-use.js'
 
 export interface HttpOptions {
   service: string
@@ -128,13 +129,16 @@ function ajv(coerceTypes: false | 'array'): Ajv {
 /**
  * JSON bodies are validated strictly (a number is never coerced into a decimal string, so
  * floats cannot sneak into money fields); query strings and path parameters arrive as text
- * and are coerced to the schema's types (`?limit=20`).
+ * and are coerced to the schema's types (`?limit=20`). Each validator is compiled on its
+ * route's first request (compile-on-first-use.ts).
  */
 function validatorCompiler() {
-  const strict = ajv(false)
-  const coercing = ajv('array')
+  let instances: { strict: Ajv; coercing: Ajv } | undefined
   return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
-    (httpPart === 'body' ? strict : coercing).compile(withIntegerBounds(schema as object))
+    validatorOnFirstUse(() => {
+      instances ??= { strict: ajv(false), coercing: ajv('array') }
+      return (httpPart === 'body' ? instances.strict : instances.coercing).compile(withIntegerBounds(schema as object))
+    })
 }
 
 /**

@@ -3,6 +3,7 @@
 // undefined, which would turn one missing field into a 500 for a request that succeeded. The
 // OpenAPI document keeps `required`, and test/contract checks each route's own body against it.
 import fastJson from 'fast-json-stringify'
+import { serializerOnFirstUse } from './compile-on-first-use.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -20,9 +21,13 @@ export function withoutRequired(schema: unknown): unknown {
 
 /**
  * Fastify's `schemaController.compilersFactory.buildSerializer`: called per plugin context with
- * the schemas added to it (app.addSchema), which the route schemas' $refs resolve to.
+ * the schemas added to it (app.addSchema), which the route schemas' $refs resolve to. Each
+ * serializer is compiled on its first answer (compile-on-first-use.ts).
  */
 export function buildLenientSerializer(externalSchemas?: unknown): (route: { schema?: unknown }) => (data: unknown) => string {
-  const shared = withoutRequired(externalSchemas ?? {}) as Record<string, fastJson.Schema>
-  return ({ schema }) => fastJson(withoutRequired(schema) as fastJson.Schema, { schema: shared })
+  let shared: Record<string, fastJson.Schema> | undefined
+  return ({ schema }) => serializerOnFirstUse(() => {
+    shared ??= withoutRequired(externalSchemas ?? {}) as Record<string, fastJson.Schema>
+    return fastJson(withoutRequired(schema) as fastJson.Schema, { schema: shared })
+  })
 }

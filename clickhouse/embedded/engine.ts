@@ -18,12 +18,18 @@ interface Native {
 }
 
 const require = createRequire(import.meta.url)
+// Loaded on first use: the native library takes a few hundred milliseconds to load, and a
+// process that reaches ClickHouse over HTTP imports this module without ever opening the engine.
+let loaded: Native | undefined
 // The bindings' own loader: parameters go to the engine in their text form as the HTTP
 // interface receives them (the package's JavaScript API would escape them a second time).
-const loader = require(join(dirname(require.resolve('chdb')), 'dist/loader.js')) as { loadNative(): Native }
-const native = loader.loadNative()
-// The bindings report it quoted ("26.7.2.1"); in a worker thread, as `unknown`.
-export const engineVersion = String((require('chdb') as { version(): { libchdb: unknown } }).version().libchdb).replace(/"/g, '')
+const native = (): Native => (loaded ??= (require(join(dirname(require.resolve('chdb')), 'dist/loader.js')) as { loadNative(): Native }).loadNative())
+let version: string | undefined
+/** The engine's version, as ClickHouse's error texts quote it. */
+export function engineVersion(): string {
+  // The bindings report it quoted ("26.7.2.1"); in a worker thread, as `unknown`.
+  return (version ??= String((require('chdb') as { version(): { libchdb: unknown } }).version().libchdb).replace(/"/g, ''))
+}
 
 export interface Outcome {
   bytes: Buffer
@@ -68,7 +74,7 @@ export class Engine {
   constructor(path: string, connections: number) {
     mkdirSync(path, { recursive: true })
     const key = resolve(path)
-    for (let i = 0; i < connections; i++) this.idle.push({ handle: native.CreateConnection(key), applied: new Map(), params: new Set(), database: 'default' })
+    for (let i = 0; i < connections; i++) this.idle.push({ handle: native().CreateConnection(key), applied: new Map(), params: new Set(), database: 'default' })
     this.all.push(...this.idle)
   }
 
@@ -81,13 +87,13 @@ export class Engine {
     await this.applySettings(c, st.settings)
     await setParams(c, st.params)
     if (st.database && st.database !== c.database) {
-      await native.QueryAsyncConnection(c.handle, `USE ${quoteIdentifier(st.database)}`, 'TabSeparated')
+      await native().QueryAsyncConnection(c.handle, `USE ${quoteIdentifier(st.database)}`, 'TabSeparated')
       c.database = st.database
     }
     const t0 = process.hrtime.bigint()
     const raw = st.data && INSERT_WITH_FORMAT.test(st.sql)
-      ? await native.InsertRawAsyncConnection(c.handle, st.sql.trim(), st.data, true)
-      : await native.QueryAsyncConnection(c.handle, st.data ? `${st.sql}\n${st.data.toString('utf8')}` : st.sql, st.format)
+      ? await native().InsertRawAsyncConnection(c.handle, st.sql.trim(), st.data, true)
+      : await native().QueryAsyncConnection(c.handle, st.data ? `${st.sql}\n${st.data.toString('utf8')}` : st.sql, st.format)
     return {
       bytes: raw.bytes ? Buffer.from(raw.bytes.buffer, raw.bytes.byteOffset, raw.bytes.byteLength) : Buffer.alloc(0),
       readRows: raw.rowsRead ?? 0, readBytes: raw.bytesRead ?? 0,
@@ -106,12 +112,12 @@ export class Engine {
     }
     if (changes.length === 0) return
     try {
-      await native.QueryAsyncConnection(c.handle, `SET ${changes.join(', ')}`, 'TabSeparated')
+      await native().QueryAsyncConnection(c.handle, `SET ${changes.join(', ')}`, 'TabSeparated')
       c.applied = new Map(wanted)
     } catch (err) {
       // The connection's state is unknown now: every setting this statement named goes back.
       const names = new Set([...c.applied.keys(), ...[...wanted.keys()].filter((n) => SETTING_NAME.test(n))])
-      for (const name of names) await native.QueryAsyncConnection(c.handle, `SET ${name} = DEFAULT`, 'TabSeparated').catch(() => undefined)
+      for (const name of names) await native().QueryAsyncConnection(c.handle, `SET ${name} = DEFAULT`, 'TabSeparated').catch(() => undefined)
       c.applied = new Map()
       throw err
     }
@@ -135,7 +141,7 @@ export class Engine {
     this.closed = true
     const deadline = Date.now() + graceMs
     while (this.idle.length < this.all.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
-    for (const c of this.idle) native.CloseConnection?.(c.handle)
+    for (const c of this.idle) native().CloseConnection?.(c.handle)
     this.idle.length = 0
   }
 }
@@ -152,15 +158,15 @@ async function setParams(c: Connection, params: Record<string, string>): Promise
   if (sets.length === 0) return
   const set = `SET ${sets.join(', ')}`
   const bytes = Buffer.byteLength(set)
-  if (bytes < DEFAULT_MAX_QUERY_SIZE) return void (await native.QueryAsyncConnection(c.handle, set, 'TabSeparated'))
+  if (bytes < DEFAULT_MAX_QUERY_SIZE) return void (await native().QueryAsyncConnection(c.handle, set, 'TabSeparated'))
   // Over HTTP a parameter is no part of the statement's text: its size is not bounded by
   // max_query_size, so neither is this SET's. The statement's own value comes back after it.
-  await native.QueryAsyncConnection(c.handle, `SET max_query_size = ${bytes + 1024}`, 'TabSeparated')
+  await native().QueryAsyncConnection(c.handle, `SET max_query_size = ${bytes + 1024}`, 'TabSeparated')
   try {
-    await native.QueryAsyncConnection(c.handle, set, 'TabSeparated')
+    await native().QueryAsyncConnection(c.handle, set, 'TabSeparated')
   } finally {
     const own = c.applied.get('max_query_size')
-    await native.QueryAsyncConnection(c.handle, `SET max_query_size = ${own === undefined ? 'DEFAULT' : quoteString(own)}`, 'TabSeparated')
+    await native().QueryAsyncConnection(c.handle, `SET max_query_size = ${own === undefined ? 'DEFAULT' : quoteString(own)}`, 'TabSeparated')
   }
 }
 

@@ -44,7 +44,7 @@ export async function startEndpoint(opts: EndpointOptions): Promise<Endpoint> {
     const uses = (served.get(req.socket) ?? 0) + 1
     served.set(req.socket, uses)
     handle(e, req, res, uses > 1).catch((err) => {
-      if (!res.headersSent) fail(res, engineError(err, engineVersion), '')
+      if (!res.headersSent) fail(res, engineError(err, engineVersion()), '')
       else res.destroy()
     })
   })
@@ -94,7 +94,7 @@ async function handle(e: Served, req: IncomingMessage, res: ServerResponse, reus
   const body = decode(await readBody(req), req.headers['content-encoding'])
   const st = readStatement(req, body, randomUUID)
   if (opts.user !== undefined && ((st.user ?? 'default') !== opts.user || (st.password ?? '') !== (opts.password ?? ''))) {
-    return fail(res, authenticationFailed(st.user ?? 'default', engineVersion), st.queryId)
+    return fail(res, authenticationFailed(st.user ?? 'default', engineVersion()), st.queryId)
   }
   if (faults && reused && faults.take('reset_reused_socket', st.sql)) {
     req.socket.destroy()
@@ -103,14 +103,14 @@ async function handle(e: Served, req: IncomingMessage, res: ServerResponse, reus
   const kill = KILL_QUERY.exec(st.sql)
   if (kill) return killQuery(e, res, st, kill[1] ? st.params[kill[1]] : kill[2], kill[3]?.toUpperCase() !== 'ASYNC')
   if (running.has(st.queryId)) {
-    return fail(res, { code: 216, name: 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', text: `Code: 216. DB::Exception: Query with id = ${st.queryId} is already running. (QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING) (version ${engineVersion})\n` }, st.queryId)
+    return fail(res, { code: 216, name: 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', text: `Code: 216. DB::Exception: Query with id = ${st.queryId} is already running. (QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING) (version ${engineVersion()})\n` }, st.queryId)
   }
   const outcome = start(e, st)
   let result: Outcome
   try {
     result = await outcome
   } catch (err) {
-    return fail(res, engineError(err, engineVersion), st.queryId)
+    return fail(res, engineError(err, engineVersion()), st.queryId)
   } finally {
     running.delete(st.queryId)
   }
@@ -169,7 +169,7 @@ function sendMidStreamError(res: ServerResponse, st: Statement, result: Outcome)
   const half = result.bytes.subarray(0, result.bytes.length >> 1)
   const cut = half.lastIndexOf(0x0a) + 1
   res.write(result.bytes.subarray(0, cut))
-  const error = engineError(new Error('Code: 241. DB::Exception: Memory limit (total) exceeded: injected by the endpoint. (MEMORY_LIMIT_EXCEEDED)'), engineVersion)
+  const error = engineError(new Error('Code: 241. DB::Exception: Memory limit (total) exceeded: injected by the endpoint. (MEMORY_LIMIT_EXCEEDED)'), engineVersion())
   res.end(midStreamException(error, tag))
 }
 

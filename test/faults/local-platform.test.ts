@@ -47,18 +47,16 @@ async function counted(meterId: string): Promise<number> {
   return u.status === 200 ? Number(u.body.event_count ?? 0) : -1
 }
 
-/** Waits until the count reaches TOTAL (or stops changing for 40 s), then re-reads it. */
+/**
+ * Waits until the count reaches TOTAL (or passes it: counted twice), at most 180 s, then re-reads
+ * it. No shorter wait on a count that stopped moving: after a restart under load the aggregators
+ * have taken over a minute to hold their partitions again, with the count standing still meanwhile.
+ */
 async function settle(meterId: string): Promise<{ count: number; ms: number }> {
   const t0 = Date.now()
-  let last = -1
-  let since = Date.now()
   for (;;) {
     const c = await counted(meterId).catch(() => -1)
-    if (c !== last) {
-      last = c
-      since = Date.now()
-    }
-    if (c === TOTAL || Date.now() - since > 40_000 || Date.now() - t0 > 100_000) break
+    if (c >= TOTAL || Date.now() - t0 > 180_000) break
     await new Promise((r) => setTimeout(r, 250))
   }
   const ms = Date.now() - t0

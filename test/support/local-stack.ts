@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../platform/config.js'
 import { readTopology } from '../../platform/topology-file.js'
+import { stopOnTestTimeout } from './stop-on-test-timeout.js'
 
 export interface LocalStack {
   dataDir: string
@@ -56,6 +57,7 @@ export function createLocalStack(extraEnv: Record<string, string> = {}): LocalSt
   }
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'KAFKA_BROKERS', 'CHDB_PATH', 'SPOOL_DIR', 'REDIS_PREFIX', 'KAFKA_EVENTS_TOPIC']) delete env[name]
   const url = `http://127.0.0.1:${port}`
+  const forget = stopOnTestTimeout(env)
   let upProcess: ChildProcess | undefined
   let output = ''
   let upExited: Promise<void> = Promise.resolve()
@@ -164,6 +166,7 @@ export function createLocalStack(extraEnv: Record<string, string> = {}): LocalSt
     status: () => run(['scripts/stack.sh', 'status']).stdout,
     async destroy() {
       await stack.down().catch(() => undefined)
+      forget()
       upProcess?.kill('SIGKILL')
       if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true })
     },
