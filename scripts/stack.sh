@@ -7,7 +7,8 @@
 #   scripts/stack.sh start   install what is missing, start what is not running (idempotent)
 #   scripts/stack.sh stop    stop everything this script started (and the local Prometheus, scripts/prometheus.sh)
 #   scripts/stack.sh restart-kafka   stop and start the broker alone (it loses every record)
-#   scripts/stack.sh stop-postgres|start-postgres|stop-redis|start-redis   one service alone (npm run chaos)
+#   scripts/stack.sh stop-postgres|start-postgres|stop-redis|start-redis|stop-kafka|start-kafka   one service alone
+#   The broker is started again by itself when it dies (scripts/kafka-mock/keep-running.sh).
 #   scripts/stack.sh status  print what is running
 #   scripts/stack.sh env     print the env vars for the running stack (eval "$(scripts/stack.sh env)")
 #
@@ -138,8 +139,20 @@ stop_redis() {
 }
 
 # --- Kafka-protocol broker (in memory) --------------------------------------
+# scripts/kafka-mock/keep-running.sh runs the broker and starts it again when it dies (its pid:
+# kafka-keeper.pid; the broker's own: kafka-mock.pid).
 kafka_pid() { cat "$DATA/kafka/kafka-mock.pid" 2>/dev/null || true; }
 kafka_running() { local p; p="$(kafka_pid)"; [ -n "$p" ] && kill -0 "$p" 2>/dev/null && [ -s "$DATA/kafka/bootstrap" ]; }
+keeper_pid() { cat "$DATA/kafka/kafka-keeper.pid" 2>/dev/null || true; }
+keeper_running() { local p; p="$(keeper_pid)"; [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+
+wait_for_broker() {
+  for _ in $(seq 1 150); do
+    kafka_running && { log "broker listening on $(cat "$DATA/kafka/bootstrap")"; return; }
+    sleep 0.1
+  done
+  die "Kafka mock broker did not start on port $KAFKA_PORT (see $DATA/kafka/kafka-mock.log)"
+}
 
 start_kafka() {
   mkdir -p "$DATA/kafka" "$DATA/bin"
@@ -147,30 +160,39 @@ start_kafka() {
     log "Kafka-protocol broker already running on $(cat "$DATA/kafka/bootstrap")"
     return
   fi
+  if keeper_running; then
+    log "the Kafka-protocol broker is being started again by its keeper"
+    wait_for_broker
+    return
+  fi
   local src="$ROOT/scripts/kafka-mock/kafka-mock.c" bin="$DATA/bin/kafka-mock"
   if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
     log "compiling the Kafka mock-cluster launcher"
     gcc -O2 -Wall -o "$bin" "$src" -lrdkafka
   fi
-  rm -f "$DATA/kafka/bootstrap"
+  rm -f "$DATA/kafka/bootstrap" "$DATA/kafka/kafka-mock.pid"
+  : >"$DATA/kafka/kafka-mock.log"
   log "starting the Kafka-protocol broker (librdkafka mock cluster, in memory)"
-  setsid nohup env KAFKA_PORT="$KAFKA_PORT" "$bin" "$DATA/kafka/bootstrap" "$DATA/kafka/control" "events:${KAFKA_EVENTS_PARTITIONS:-16}" system_events:1 \
-    >"$DATA/kafka/kafka-mock.log" 2>&1 < /dev/null &
-  echo $! > "$DATA/kafka/kafka-mock.pid"
-  for _ in $(seq 1 100); do
-    [ -s "$DATA/kafka/bootstrap" ] && { log "broker listening on $(cat "$DATA/kafka/bootstrap")"; return; }
-    sleep 0.1
-  done
-  die "Kafka mock broker did not start on port $KAFKA_PORT (see $DATA/kafka/kafka-mock.log)"
+  setsid nohup env KAFKA_PORT="$KAFKA_PORT" bash "$ROOT/scripts/kafka-mock/keep-running.sh" "$bin" "$DATA/kafka" "${KAFKA_EVENTS_PARTITIONS:-16}" \
+    >/dev/null 2>&1 </dev/null &
+  echo $! >"$DATA/kafka/kafka-keeper.pid"
+  wait_for_broker
 }
 
 stop_kafka() {
-  local p; p="$(kafka_pid)"
-  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+  local k p
+  k="$(keeper_pid)"
+  p="$(kafka_pid)"
+  if { [ -n "$k" ] && kill -0 "$k" 2>/dev/null; } || { [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }; then
     log "stopping the Kafka-protocol broker"
-    kill "$p"; for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    [ -n "$k" ] && kill "$k" 2>/dev/null
+    [ -n "$p" ] && kill "$p" 2>/dev/null
+    for _ in $(seq 1 50); do
+      { [ -n "$k" ] && kill -0 "$k" 2>/dev/null; } || { [ -n "$p" ] && kill -0 "$p" 2>/dev/null; } || break
+      sleep 0.1
+    done
   fi
-  rm -f "$DATA/kafka/kafka-mock.pid" "$DATA/kafka/bootstrap"
+  rm -f "$DATA/kafka/kafka-mock.pid" "$DATA/kafka/kafka-keeper.pid" "$DATA/kafka/bootstrap"
 }
 
 print_env() {
@@ -205,10 +227,15 @@ case "${1:-}" in
     stop_kafka
     start_kafka
     ;;
+  start-kafka)
+    ensure_packages
+    start_kafka
+    ;;
+  stop-kafka) stop_kafka ;;
   stop-postgres) stop_postgres ;;
   start-postgres) start_postgres ;;
   stop-redis) stop_redis ;;
   start-redis) start_redis ;;
   env) print_env ;;
-  *) echo "usage: $0 start|stop|status|restart-kafka|stop-postgres|start-postgres|stop-redis|start-redis|env" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|restart-kafka|start-kafka|stop-kafka|stop-postgres|start-postgres|stop-redis|start-redis|env" >&2; exit 2 ;;
 esac
