@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../platform/config.js'
 import { HELD, scrapeStages, STAGES, stagesText, STEPS, type StageBuckets } from './support/write-path-stages.js'
+import { memoryAtPeak, memoryText } from './support/memory-at-peak.js'
 import { cpuByProcess as cpuByProcessOf, parseTopology, perProcessFigures, perProcessText, rssPeaks, startPlatformChild } from './support/platform-child.js'
 
 const { values: args } = parseArgs({
@@ -104,6 +105,7 @@ const WARMUP_EVENTS = warmedUp ? 1 : 0
 const cpuByProcess = () => cpuByProcessOf(platform.processes())
 const cpuOf = () => [...cpuByProcess().values()].reduce((a, b) => a + b, 0)
 const rss = rssPeaks(platform.processes)
+const memory = memoryAtPeak(platform.processes)
 
 let seq = 0
 const customers = 1000
@@ -275,6 +277,7 @@ await new Promise((r) => setTimeout(r, 3000))
 const [finalCount, finalSum] = await Promise.all([totalOf(count.id), totalOf(sum.id)])
 clearInterval(lagTimer)
 rss.stop()
+const memoryPeak = await memory.stop()
 // The admin API reports the aggregators of billing-api's own process (none in the processes topology).
 const adminAnswer = await fetch(`${base}/v1/admin/aggregators`, { headers: { authorization: `Bearer ${adminToken}` } })
 const write = (adminAnswer.ok ? await adminAnswer.json() : { items: [] }) as { items: { events: number; writes: number }[] }
@@ -308,6 +311,7 @@ const rows: [string, string][] = [
   ['drain after load', drained ? `${drained} ms` : 'not drained in 600 s'],
   ['platform CPU per event', `${((cpuUsed * 1e6) / Math.max(1, measured)).toFixed(0)} us (${cpuUsed.toFixed(1)} CPU s from load start to drained, all threads)`],
   ['RSS max (platform)', `${(rss.max() / 1024 ** 2).toFixed(0)} MiB`],
+  ['memory at the peak (MiB)', memoryText(memoryPeak)],
   ...(PROCESSES ? [['per process: CPU s / RSS max', perProcessText(perProcess)]] as [string, string][] : []),
   ['aggregator writes', `${write.items.reduce((s, a) => s + a.writes, 0)} writes for ${write.items.reduce((s, a) => s + a.events, 0)} events`],
   ['exact', `COUNT ${finalCount.value} of ${expectCount}, SUM ${finalSum.value} of ${expectSum}: ${finalCount.value === expectCount && finalSum.value === expectSum ? 'yes' : 'NO'}`],
