@@ -7,6 +7,7 @@ import { closeSync, existsSync, openSync, readFileSync, mkdirSync } from 'node:f
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../platform/config.js'
 import { readTopology, type RoleKind } from '../../platform/topology-file.js'
+import { processAlive } from '../../platform/process-alive.js'
 
 export interface CommandResult {
   status: number
@@ -40,14 +41,6 @@ export interface ChaosPlatform {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 /** waits for `p`, at most `ms` (the timer does not keep the process alive) */
 const within = (p: Promise<void>, ms: number) => Promise.race([p, new Promise((r) => setTimeout(r, ms).unref())])
 
@@ -171,7 +164,7 @@ async function kill9(s: PlatformState): Promise<void> {
   await within(s.upExited, 10_000)
   // up.sh removes the pid file when its wait returns; wait for the process to be gone too
   for (let i = 0; i < 100 && pid && readPid(s, 'platform.pid') === pid; i++) await sleep(50)
-  for (let i = 0; i < 600 && roles.some(alive); i++) await sleep(50)
+  for (let i = 0; i < 600 && roles.some(processAlive); i++) await sleep(50)
 }
 
 /** `npm run down` (the platform drains, then the stack stops); waits for up.sh to return */

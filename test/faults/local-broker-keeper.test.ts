@@ -10,15 +10,8 @@ import { join } from 'node:path'
 import { Kafka, logLevel } from 'kafkajs'
 import { PROJECT_ROOT } from '../../platform/config.js'
 import { freePort } from '../support/private-services.js'
+import { processAlive } from '../../platform/process-alive.js'
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** One message produced to `events` and the topic's offsets read back: the broker serves. */
@@ -56,7 +49,7 @@ test('the local broker is started again on the same address when it aborts; stop
     for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(100)) {
       try {
         second = Number(read('kafka-mock.pid'))
-        if (second !== first && alive(second) && read('bootstrap') !== '') break
+        if (second !== first && processAlive(second) && read('bootstrap') !== '') break
       } catch {
         // between two brokers: no pid or no bootstrap file yet
       }
@@ -70,7 +63,7 @@ test('the local broker is started again on the same address when it aborts; stop
     const keeper = Number(read('kafka-keeper.pid'))
     assert.equal(stack('stop-kafka').status, 0)
     await sleep(500)
-    assert.deepEqual([alive(keeper), alive(second)], [false, false], 'the keeper and the broker stopped')
+    assert.deepEqual([processAlive(keeper), processAlive(second)], [false, false], 'the keeper and the broker stopped')
   } finally {
     stack('stop-kafka')
     rmSync(dataDir, { recursive: true, force: true })
