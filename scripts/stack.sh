@@ -185,8 +185,9 @@ stop_kafka() {
   p="$(kafka_pid)"
   if { [ -n "$k" ] && kill -0 "$k" 2>/dev/null; } || { [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }; then
     log "stopping the Kafka-protocol broker"
-    [ -n "$k" ] && kill "$k" 2>/dev/null
-    [ -n "$p" ] && kill "$p" 2>/dev/null
+    # either may be gone already (the keeper stops the broker itself): not a failure
+    if [ -n "$k" ]; then kill "$k" 2>/dev/null || true; fi
+    if [ -n "$p" ]; then kill "$p" 2>/dev/null || true; fi
     for _ in $(seq 1 50); do
       { [ -n "$k" ] && kill -0 "$k" 2>/dev/null; } || { [ -n "$p" ] && kill -0 "$p" 2>/dev/null; } || break
       sleep 0.1
